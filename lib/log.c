@@ -1,0 +1,68 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/exitcode.h"
+#include "lib/log.h"
+
+static const char *program = "agenttrace";
+static int level = 1;
+
+void log_set_program(const char *name) { program = name; }
+void log_set_level(int l) { level = l; }
+int log_level(void) { return level; }
+
+/* One fprintf per message so that lines from concurrent writers of the
+ * same stderr do not interleave mid-line. */
+static void vmsg(const char *tag, int errnum, const char *fmt, va_list ap)
+{
+	char text[1024];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	if (errnum)
+		fprintf(stderr, "%s: %s%s: %s\n", program, tag, text, strerror(errnum));
+	else
+		fprintf(stderr, "%s: %s%s\n", program, tag, text);
+}
+
+#define DEFINE_MSG(fn, tag, minlevel, use_errno)         \
+	void fn(const char *fmt, ...)                        \
+	{                                                    \
+		int saved = errno;                               \
+		va_list ap;                                      \
+		if (level < (minlevel))                          \
+			return;                                      \
+		va_start(ap, fmt);                               \
+		vmsg(tag, (use_errno) ? saved : 0, fmt, ap);     \
+		va_end(ap);                                      \
+		errno = saved;                                   \
+	}
+
+DEFINE_MSG(warn_msg, "warning: ", 0, 0)
+DEFINE_MSG(warn_errno, "warning: ", 0, 1)
+DEFINE_MSG(info_msg, "", 2, 0)
+DEFINE_MSG(debug_msg, "debug: ", 3, 0)
+DEFINE_MSG(hint_msg, "Hint: ", 0, 0)
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", 0, fmt, ap);
+	va_end(ap);
+	exit(AT_EXIT_FAILURE);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", saved, fmt, ap);
+	va_end(ap);
+	exit(AT_EXIT_FAILURE);
+}

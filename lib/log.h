@@ -1,0 +1,24 @@
+/* Diagnostics of the programs: "agenttrace: " prefix, errno text, hints.
+ * Library code (rules/) never calls these: it returns errors. */
+#ifndef AGENTTRACE_LOG_H
+#define AGENTTRACE_LOG_H
+
+#include <stdarg.h>
+
+/* The program name printed before every message; set once by main(). */
+void log_set_program(const char *name);
+/* 0 quiet, 1 normal, 2 verbose (-v), 3 debug. */
+void log_set_level(int level);
+int log_level(void);
+
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void info_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Exit with AT_EXIT_FAILURE (125) after the message. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* A second line starting "Hint: ", printed after an error. */
+void hint_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

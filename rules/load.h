@@ -1,0 +1,81 @@
+/* The policy loader: shipped names and files -> one compiled block.
+ * Programs only (uses jansson and malloc); never linked into the preload. */
+#ifndef AGENTTRACE_RULES_LOAD_H
+#define AGENTTRACE_RULES_LOAD_H
+
+#include <stddef.h>
+
+#include "rules/rules.h"
+
+/* Where an error is.  Printed by rules_error_format() as
+ *   FILE:LINE:COL: key.path[i]: what is wrong
+ * (line and column 1-based; keypath empty for a syntax error, then the
+ * form is "FILE:LINE:COL: what is wrong"). */
+struct rules_error {
+	char file[512];
+	int line;
+	int column;
+	char keypath[256];
+	char text[512];
+};
+
+/* Writes the one-line form into buf (always NUL-terminated). */
+void rules_error_format(const struct rules_error *e, char *buf, size_t size);
+
+/* The values of ${ROOT} ${HOME} ${TMPDIR} ${CWD} ${SSH_AUTH_SOCK}, and the
+ * resolver list behind ${RESOLVERS}.  Absolute, without a trailing slash.
+ * NULL means unset:
+ *   ROOT   -> CWD;  HOME -> the passwd entry's directory, else an error
+ *   naming the variable if a rule uses it; TMPDIR -> "/tmp";
+ *   SSH_AUTH_SOCK -> every pattern using it is dropped (listed by
+ *   --explain as dropped), since an unset socket cannot be reached;
+ *   resolv_conf -> "/etc/resolv.conf" (${RESOLVERS} expands to one
+ *   pattern per nameserver line; none -> the pattern is dropped). */
+struct rules_vars {
+	const char *root;
+	const char *home;
+	const char *tmpdir;
+	const char *cwd;
+	const char *ssh_auth_sock;
+	const char *resolv_conf;
+};
+
+/* Fill vars from the process environment and --root (may be NULL). */
+void rules_vars_from_env(struct rules_vars *vars, const char *root);
+
+/* A rule added from the command line (--allow-net, --allow-write,
+ * --allow-exec): kind and pattern text, action allow. */
+struct rules_extra {
+	enum rules_kind kind;
+	const char *pattern;
+};
+
+/* Load and layer policies in order.  Each of names[] is a shipped policy
+ * name ("default", "strict", "ci", "audit", "agent") or a path to a JSON
+ * file (a name containing '/' or ending in ".json" is a path).  With
+ * n == 0 the shipped "default" is used.  extras are appended as the last
+ * layer.  Every policy's "tests" are run against the final block.
+ *
+ * On success *out is one malloc'ed block (free() it) and 0 is returned.
+ * On failure -1 is returned and err says where and what. */
+int rules_load(const char *const *names, size_t n,
+	       const struct rules_extra *extras, size_t n_extras,
+	       const struct rules_vars *vars,
+	       struct rules_policy **out, struct rules_error *err);
+
+/* Check one file on its own (agenttrace-policy check): every error found,
+ * not only the first, passed to report() in file order.  Returns the
+ * number of errors (0 = valid). */
+int rules_check_file(const char *path, const struct rules_vars *vars,
+		     void (*report)(const struct rules_error *e, void *arg), void *arg);
+
+/* Shipped policies, embedded at build time from rules/NAME.json. */
+const char *rules_builtin(const char *name, size_t *len); /* NULL if unknown */
+extern const char *const rules_builtin_names[];            /* NULL-terminated */
+
+/* The effective policy as pretty JSON text (malloc'ed, ends in "\n"):
+ * name, layers, mode, every rule of every section with id, why, action,
+ * pattern and origin, env, limits. */
+char *rules_explain(const struct rules_policy *p);
+
+#endif

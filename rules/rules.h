@@ -1,0 +1,229 @@
+/* The policy engine's public contract.
+ *
+ * Two halves:
+ *
+ *  - the compiled policy and rules_decide(): plain data in ONE contiguous,
+ *    position-independent block (offsets, never pointers), so that the
+ *    supervisor can hand the very same bytes to the preload shim through a
+ *    memfd and the shim can map it read-only.  Deciding allocates nothing,
+ *    takes no lock, touches no global and never calls jansson: it is the
+ *    only part of rules/ linked into the preload (librules-match.a).
+ *
+ *  - the loader (rules/load.h): files and shipped names -> JSON (jansson) ->
+ *    validated, layered, variable-expanded -> compiled block.  Programs
+ *    only.
+ *
+ * Semantics are SPEC §4; the language is documented in
+ * agenttrace-policy(5).
+ */
+#ifndef AGENTTRACE_RULES_H
+#define AGENTTRACE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RULES_MAGIC 0x50525441u /* "ATRP" little-endian */
+#define RULES_VERSION 1u
+
+/* A string inside the block: the byte offset of a NUL-terminated string
+ * from the start of the block.  0 means "none" (offset 0 is the header). */
+typedef uint32_t rules_str;
+
+enum rules_kind {
+	RULES_KIND_EXEC = 0,
+	RULES_KIND_WRITE,
+	RULES_KIND_READ,
+	RULES_KIND_NET,
+	RULES_KIND_COUNT
+};
+
+/* Ordered by precedence: a deny match beats an alert match beats an allow. */
+enum rules_action {
+	RULES_ACTION_ALLOW = 0,
+	RULES_ACTION_ALERT,
+	RULES_ACTION_DENY,
+	RULES_ACTION_COUNT
+};
+
+enum rules_mode {
+	RULES_MODE_ENFORCE = 0,
+	RULES_MODE_AUDIT,
+};
+
+/* What one net pattern matches. */
+enum rules_net_type {
+	RULES_NET_ANY = 0,     /* "*" or "*:PORT": any address of any family */
+	RULES_NET_IP,          /* address or CIDR, IPv4 or IPv6 */
+	RULES_NET_HOST,        /* host name glob, "*.example.com" allowed */
+	RULES_NET_UNIX_PATH,   /* "unix:PATH-GLOB" */
+	RULES_NET_UNIX_ABSTRACT, /* "unix:@GLOB"; text holds the glob after '@' */
+};
+
+/* One compiled matcher.  Which fields count depends on the rule's kind:
+ *
+ *  write/read: text = absolute path glob ("*" one component, "**" any
+ *              number of components, "?" and "[...]" as in fnmatch;
+ *              a trailing "/**" also matches the directory itself).
+ *  exec:       argv_first/argv_count = elements in the block's string
+ *              table; element 0 matches the program (full-path glob when
+ *              it contains '/', else the base name of the resolved
+ *              executable), the rest match argv[1..]: "*" one element,
+ *              "**" any number, "a|b" alternatives, globs inside an
+ *              element, "\|" "\*" "\?" "\[" "\\" escapes.
+ *  net:        net_type; IP: family (AF_INET/AF_INET6), addr (network
+ *              order, IPv4 in the first 4 bytes), prefix bits; HOST/UNIX:
+ *              text is the glob.  port_lo..port_hi inclusive, 0..65535
+ *              when no port was given (unix patterns ignore ports).
+ *
+ * prefix_len is the length of text's leading literal part (no glob or
+ * escape character), for a cheap memcmp() reject before the glob runs.
+ */
+struct rules_pattern {
+	rules_str text;
+	uint32_t prefix_len;
+	uint32_t argv_first;
+	uint32_t argv_count;
+	uint8_t net_type;
+	uint8_t family;
+	uint8_t prefix;
+	uint8_t pad_;
+	uint16_t port_lo;
+	uint16_t port_hi;
+	uint8_t addr[16];
+};
+
+struct rules_rule {
+	rules_str id;      /* "write.git-hooks"; generated when the policy gave none */
+	rules_str why;     /* may be 0 */
+	rules_str source;  /* the pattern as written after variable expansion */
+	rules_str origin;  /* "FILE:LINE:COL" (or "<builtin:default>:L:C", "<command line>") */
+	uint8_t kind;      /* enum rules_kind */
+	uint8_t action;    /* enum rules_action */
+	uint16_t pad_;
+	/* The rule does not match an event that one of these matches
+	 * (rule object key "unless": patterns of the same kind).  Lets a
+	 * policy say "programs under /tmp, unless under ${ROOT}". */
+	uint32_t unless_first; /* index into the block's pattern table */
+	uint32_t unless_count;
+	struct rules_pattern pat;
+};
+
+struct rules_span {
+	uint32_t first; /* index into the rule table */
+	uint32_t count;
+};
+
+/* Resource ceilings; 0 = not set. */
+struct rules_limits {
+	uint64_t max_procs;
+	uint64_t timeout_sec;
+	uint64_t max_memory;   /* bytes */
+	uint64_t max_cpu_sec;
+};
+
+/* The header at offset 0 of the block. */
+struct rules_policy {
+	uint32_t magic;    /* RULES_MAGIC */
+	uint32_t version;  /* RULES_VERSION */
+	uint32_t size;     /* total bytes of the block, header included */
+	uint8_t mode;      /* enum rules_mode, after layering */
+	uint8_t record;    /* the policy asks for every event to be recorded */
+	uint16_t pad_;
+	rules_str name;    /* "default", or the last layer's "name" */
+	rules_str layers;  /* "default+./extra.json" for records and --explain */
+
+	/* Rules of one kind and action are contiguous, in policy order. */
+	uint32_t rules_off;      /* byte offset of struct rules_rule[rules_count] */
+	uint32_t rules_count;
+	struct rules_span span[RULES_KIND_COUNT][RULES_ACTION_COUNT];
+	/* One synthetic rule per kind, for events that no rule matched: its
+	 * action is the section's fallback (SPEC §4) and its id reads
+	 * "write.fallback", "net.fallback", "exec.not-allowed", "read.fallback". */
+	uint32_t fallback[RULES_KIND_COUNT];
+
+	uint32_t patterns_off;   /* byte offset of struct rules_pattern[] ("unless" lists) */
+	uint32_t patterns_count;
+	uint32_t strs_off;       /* byte offset of rules_str[] (argv elements, env drops) */
+	uint32_t strs_count;
+
+	uint32_t env_drop_first; /* env.drop globs, in the string table */
+	uint32_t env_drop_count;
+
+	struct rules_limits limits;
+};
+
+/* One event to decide.  Every pointer is borrowed for the call. */
+struct rules_event {
+	enum rules_kind kind;
+
+	/* write, read: the resolved absolute path (no "..", no "//"). */
+	const char *path;
+
+	/* exec: the resolved executable, and the argv as the program got it
+	 * (argv[0] is never used for identity). */
+	const char *exe;
+	const char *const *argv;
+	size_t argc;
+
+	/* net: family is AF_INET, AF_INET6 or AF_UNIX; 0 when only a host
+	 * name is known (a policy test "connect": "pypi.org:443").
+	 * An IPv4-mapped IPv6 address also matches IPv4 patterns. */
+	int family;
+	uint8_t addr[16];      /* network order; IPv4 in the first 4 bytes */
+	uint16_t port;         /* host order */
+	const char *host;      /* a name known for addr, or NULL */
+	const char *unix_path; /* AF_UNIX: path, or "@name" for abstract; NULL for unnamed */
+};
+
+struct rules_verdict {
+	enum rules_action action;      /* the matched rule's action (mode not applied) */
+	const struct rules_rule *rule; /* never NULL: the fallback rule when nothing matched */
+};
+
+/* 0 when blk..blk+size holds a policy this build can read (magic,
+ * version, every offset and string inside the block); -EINVAL otherwise.
+ * The preload shim calls it on the block it maps before trusting it. */
+int rules_policy_check(const void *blk, size_t size);
+
+/* Decide one event.  Allocation-free, lock-free, no globals.
+ * Returns 0, or -EINVAL for an event of an unknown kind. */
+int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
+		 struct rules_verdict *out);
+
+/* The action to apply after the mode: in audit mode a deny becomes an
+ * alert. */
+enum rules_action rules_effective(const struct rules_policy *p, enum rules_action a);
+
+/* A string of the block, "" for 0. */
+static inline const char *rules_string(const struct rules_policy *p, rules_str s)
+{
+	return s ? (const char *)p + s : "";
+}
+
+static inline const struct rules_rule *rules_rule_at(const struct rules_policy *p, uint32_t i)
+{
+	return (const struct rules_rule *)((const char *)p + p->rules_off) + i;
+}
+
+/* True when NAME (an environment variable's name) matches env.drop. */
+bool rules_env_dropped(const struct rules_policy *p, const char *name, size_t name_len);
+
+/* Names for records and explain output. */
+const char *rules_kind_name(enum rules_kind k);     /* "exec" "write" "read" "net" */
+const char *rules_action_name(enum rules_action a); /* "allow" "alert" "deny" */
+
+/* ---- matchers (rules/match-*.c), exposed for the tests and the tools ---- */
+
+/* Glob over an absolute path: "*" "?" "[...]" within a component, "**" as a
+ * whole component across any number of them (zero included), a trailing
+ * "/**" matching the directory itself too, "\x" escapes. */
+bool match_path(const char *glob, const char *path);
+/* Glob over one string with no component structure ("*" matches '/').
+ * Used for base names, host names, argv elements, env names. */
+bool match_glob(const char *glob, const char *s);
+/* One argv element pattern: alternatives split on unescaped '|', each a
+ * match_glob(). */
+bool match_alternatives(const char *pattern, const char *s);
+
+#endif
