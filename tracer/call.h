@@ -1,0 +1,107 @@
+/* The boundary between the supervisor (loop, tracees, records) and the
+ * syscall semantics (table, BPF, registers, memory, paths, decoding).
+ *
+ * The supervisor, at a PTRACE_EVENT_SECCOMP stop of tracee PID:
+ *
+ *     struct call c;
+ *     call_decode(pid, &ctx, &c);          // what is this call about?
+ *     if (c.bypass)                         // a call that steps around us
+ *             -> record kind "syscall", call_deny(pid, c.bypass_errno)
+ *     for each i < c.n_events:              // 1 event, 2 for rename/link
+ *             rules_decide(policy, &c.events[i], &v) ...
+ *     deny  -> call_deny(pid, c.deny_errno)  // skip the call, set -errno
+ *     allow -> PTRACE_CONT
+ *
+ * Nothing here allocates on the hot path: struct call carries fixed
+ * buffers.  Nothing here writes records or knows the policy. */
+#ifndef AGENTTRACE_CALL_H
+#define AGENTTRACE_CALL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rules/rules.h"
+
+#define CALL_MAX_ARGV 256          /* argv elements kept for decisions and records */
+#define CALL_ARGV_BYTES (64 * 1024) /* bytes of argv strings kept */
+
+/* What the decoder may ask of the supervisor. */
+struct call_ctx {
+	/* True when PID is a process of this session: /proc/PID/... paths of
+	 * session processes are reported as /proc/self/... so that read rules
+	 * on /proc/[0-9]*&#47;environ only hit processes outside the session. */
+	bool (*in_session)(pid_t pid, void *arg);
+	void *arg;
+};
+
+struct call {
+	/* The stop itself. */
+	long nr;                 /* syscall number as the tracee's ABI numbers it */
+	uint32_t audit_arch;     /* AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, ... */
+	bool x32;                /* the __X32_SYSCALL_BIT was set */
+	const char *name;        /* "openat", or "syscall_NNN" for unknown ones */
+	unsigned long args[6];
+
+	/* A call that would step around the supervisor (SPEC §5 syscall list,
+	 * another ABI, clone with CLONE_UNTRACED, seccomp with a listener,
+	 * unshare/setns of new namespaces, ...): deny it with bypass_errno,
+	 * record kind "syscall" with bypass_id / bypass_why. */
+	bool bypass;
+	int bypass_errno;
+	const char *bypass_id;   /* "syscall.io_uring", "syscall.abi", ... */
+	const char *bypass_why;
+
+	/* The policy events of this call, all to be decided; the call is
+	 * denied when any of them is.  rename/link/symlink give two. */
+	size_t n_events;
+	struct rules_event events[2];
+	int deny_errno;          /* errno the program sees on deny: EACCES, EPERM, ... */
+
+	/* Storage that events[] point into. */
+	char path[2][PATH_MAX];
+	char exe[PATH_MAX];
+	const char *argv[CALL_MAX_ARGV + 1];
+	char argv_buf[CALL_ARGV_BYTES];
+	bool argv_truncated;
+	char unix_path[110];
+	int flags;               /* open flags, AT_* flags, clone flags: as the call has them */
+	int dirfd;
+
+	bool canary;             /* the filter_canary() call: deny with CALL_CANARY_ERRNO, no record */
+
+	/* A call the decoder could not read (tracee gone: -ESRCH; bad pointer:
+	 * -EFAULT).  With -EFAULT the call is let through to fail on its own
+	 * in the kernel (the kernel would return EFAULT too); -ESRCH means the
+	 * tracee died, nothing to do. */
+	int error;
+};
+
+/* Decode the call stopped at in PID (registers, strings, paths resolved in
+ * the tracee's view).  Returns 0, or -errno as in c->error. */
+int call_decode(pid_t pid, const struct call_ctx *ctx, struct call *c);
+
+/* Make the stopped call fail with -err without running it (nr := -1,
+ * return := -err).  Returns 0 or -errno (ESRCH when the tracee died). */
+int call_deny(pid_t pid, int err);
+
+/* The seccomp filter for POLICY: arch check first, TRACE only for the
+ * syscalls (and flag combinations) the policy needs, ENOSYS for clone3,
+ * ALLOW for the rest.  Installed in the child after PR_SET_NO_NEW_PRIVS,
+ * just before exec.  Returns 0 or -errno. */
+int filter_install(const struct rules_policy *policy);
+
+/* SPEC §1: before the command runs, the filter and the supervisor must be
+ * proven in force end to end.  The child, after filter_install() and once
+ * traced, calls filter_canary(): an openat(AT_FDCWD, CALL_CANARY_PATH,
+ * O_WRONLY) that the filter sends to the supervisor; call_decode() sets
+ * c->canary, and the supervisor denies it with CALL_CANARY_ERRNO and writes
+ * no record.  Returns 0 when refused exactly so; the child exits 125
+ * otherwise. */
+#define CALL_CANARY_PATH "/proc/self/agenttrace-canary"
+#define CALL_CANARY_ERRNO ENOTRECOVERABLE
+int filter_canary(void);
+
+#endif
