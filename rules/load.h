@@ -43,11 +43,17 @@ struct rules_vars {
 /* Fill vars from the process environment and --root (may be NULL). */
 void rules_vars_from_env(struct rules_vars *vars, const char *root);
 
-/* A rule added from the command line (--allow-net, --allow-write,
- * --allow-exec): kind and pattern text, action allow. */
+/* A rule added by the program rather than a policy file: --allow-net,
+ * --allow-write, --allow-exec (action allow), and the supervisor's own
+ * protection of its policy, log and binary (action deny, with id and
+ * why).  pattern is in policy syntax (exec: a program glob, matched with
+ * any arguments).  id NULL -> generated; origin "<command line>". */
 struct rules_extra {
 	enum rules_kind kind;
+	enum rules_action action;
 	const char *pattern;
+	const char *id;
+	const char *why;
 };
 
 /* Load and layer policies in order.  Each of names[] is a shipped policy

@@ -25,6 +25,10 @@
 
 #include "rules/rules.h"
 
+/* errno a program sees when a call is denied (documented in agenttrace(1)):
+ * file calls and exec EACCES, net EACCES, bypass syscalls EPERM,
+ * clone3 and other ABIs ENOSYS (libc falls back / the ABI "does not exist"). */
+
 #define CALL_MAX_ARGV 256          /* argv elements kept for decisions and records */
 #define CALL_ARGV_BYTES (64 * 1024) /* bytes of argv strings kept */
 
@@ -69,6 +73,11 @@ struct call {
 	char unix_path[110];
 	int flags;               /* open flags, AT_* flags, clone flags: as the call has them */
 	int dirfd;
+
+	/* fork, vfork, clone (threads included): no policy event; the
+	 * supervisor may refuse it with EAGAIN for --max-procs. */
+	bool spawns;
+	bool spawns_thread;      /* clone with CLONE_THREAD */
 
 	bool canary;             /* the filter_canary() call: deny with CALL_CANARY_ERRNO, no record */
 
