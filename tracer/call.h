@@ -86,6 +86,10 @@ struct call {
 	 * in the kernel (the kernel would return EFAULT too); -ESRCH means the
 	 * tracee died, nothing to do. */
 	int error;
+
+	/* Storage for name when the table does not know the call
+	 * ("syscall_NNN", in the numbering of the call's ABI). */
+	char name_buf[32];
 };
 
 /* Decode the call stopped at in PID (registers, strings, paths resolved in

@@ -1,0 +1,51 @@
+/* Path resolution in a tracee's view, as the kernel's namei would do it:
+ * relative to /proc/PID/cwd or the dirfd's /proc/PID/fd/N, ".", ".." and
+ * "//" folded, every symlink of an existing component followed (the final
+ * one unless PATH_NOFOLLOW), /proc/self and /proc/thread-self read as the
+ * tracee's, /proc/PID/{fd/N,cwd,root,exe} magic links replaced by what they
+ * refer to.  A path that does not exist (yet) is its resolved existing
+ * prefix plus the rest folded as text.
+ *
+ * The tracee's root and mount namespace are taken to be the supervisor's:
+ * chroot, pivot_root, mount, unshare and setns are denied by the syscall
+ * table, so a session cannot change them (doc/SYSCALLS.md).
+ *
+ * No allocation: the stack holds two PATH_MAX-sized work buffers. */
+#ifndef AGENTTRACE_PATH_H
+#define AGENTTRACE_PATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PATH_NOFOLLOW 0x1 /* do not follow a final symlink */
+
+/* Return value (besides -errno): the name is a /proc fd link to something
+ * that is not a file-system object (pipe:[..], socket:[..], anon_inode:..);
+ * OUT holds that text.  Reopening such a link cannot create or change a
+ * path, so the decoder makes no event of it. */
+#define PATH_NOT_FS 1
+
+#define PATH_MAX_SYMLINKS 40 /* the kernel's MAXSYMLINKS */
+
+/* Resolve PATH as tracee PID passed it, relative to DIRFD (AT_FDCWD for
+ * the cwd).  OUT gets the absolute result (OUTSZ bytes, PATH_MAX is
+ * enough).  Returns 0, PATH_NOT_FS, or -errno: -ENOENT for "", -ELOOP,
+ * -ENAMETOOLONG (result longer than OUTSZ), -ENOTDIR (DIRFD is not a
+ * directory), -EBADF (no such fd), -ESRCH (the tracee is gone). */
+int path_resolve(pid_t pid, int dirfd, const char *path, int flags, char *out, size_t outsz);
+
+/* The same with an already-resolved absolute directory BASE for relative
+ * paths (a symlink's target is relative to the link's directory). */
+int path_resolve_from(pid_t pid, const char *base, const char *path, int flags, char *out,
+		      size_t outsz);
+
+/* What fd FD of PID refers to (AT_FDCWD: the cwd).  0, PATH_NOT_FS, -errno. */
+int path_fd(pid_t pid, int fd, char *out, size_t outsz);
+
+/* "/proc/N/..." -> "/proc/self/..." in place when IN_SESSION(N) says N is a
+ * process of the session (NULL: only N == PID).  SIZE is PATH's buffer. */
+void path_proc_self(char *path, size_t size, pid_t pid, bool (*in_session)(pid_t, void *),
+		    void *arg);
+
+#endif
