@@ -64,7 +64,7 @@ enum rules_net_type {
  *
  *  write/read: text = absolute path glob ("*" one component, "**" any
  *              number of components, "?" and "[...]" as in fnmatch;
- *              a trailing "/**" also matches the directory itself).
+ *              a trailing "**" component also matches the directory itself).
  *  exec:       argv_first/argv_count = elements in the block's string
  *              table; element 0 matches the program (full-path glob when
  *              it contains '/', else the base name of the resolved
@@ -216,8 +216,8 @@ const char *rules_action_name(enum rules_action a); /* "allow" "alert" "deny" */
 /* ---- matchers (rules/match-*.c), exposed for the tests and the tools ---- */
 
 /* Glob over an absolute path: "*" "?" "[...]" within a component, "**" as a
- * whole component across any number of them (zero included), a trailing
- * "/**" matching the directory itself too, "\x" escapes. */
+ * whole component across any number of them (zero included), a
+ * trailing "**" component matching the directory itself too, "\x" escapes. */
 bool match_path(const char *glob, const char *path);
 /* Glob over one string with no component structure ("*" matches '/').
  * Used for base names, host names, argv elements, env names. */
