@@ -1,0 +1,185 @@
+/* deny > alert > allow > the kind's fallback, over the compiled block.
+ *
+ * The event is prepared once (path normalized, base name and host found)
+ * so that the rules only compare.  The normalization buffer lives on this
+ * call's stack: no allocation, no global state, safe in the preload shim
+ * between fork and exec. */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "rules/match-internal.h"
+#include "rules/rules.h"
+
+void match_subject_init(struct match_subject *m, const struct rules_event *ev, char *buf)
+{
+	const char *src = NULL;
+
+	memset(m, 0, sizeof(*m));
+	m->ev = ev;
+	switch (ev->kind) {
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		src = ev->path;
+		break;
+	case RULES_KIND_EXEC:
+		src = ev->exe;
+		break;
+	case RULES_KIND_NET:
+		if (ev->family == AF_UNIX && ev->unix_path && ev->unix_path[0] != '@')
+			src = ev->unix_path;
+		break;
+	default:
+		break;
+	}
+	if (src) {
+		size_t n = strlen(src);
+
+		if (match_path_needs_normalize(src, n)) {
+			n = match_path_normalize(src, n, buf, MATCH_PATH_MAX);
+			src = n == (size_t)-1 ? NULL : buf;
+		}
+		if (src) {
+			const char *slash = memrchr(src, '/', n);
+
+			m->path = src;
+			m->path_len = n;
+			if (ev->kind == RULES_KIND_WRITE || ev->kind == RULES_KIND_READ)
+				m->comps = match_path_comps(src, n);
+			m->base = slash ? slash + 1 : src;
+			m->base_len = n - (size_t)(m->base - src);
+		}
+	}
+	if (ev->kind == RULES_KIND_NET && ev->host) {
+		m->host = ev->host;
+		m->host_len = strlen(ev->host);
+		if (m->host_len > 1 && m->host[m->host_len - 1] == '.')
+			m->host_len--;
+	}
+}
+
+bool match_pattern(const struct rules_policy *p, enum rules_kind k,
+		   const struct rules_pattern *pat, const struct match_subject *m)
+{
+	switch (k) {
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		return m->path && match_path_pattern(p, pat, m->path, m->path_len, m->comps);
+	case RULES_KIND_EXEC:
+		return match_argv(p, pat, m);
+	case RULES_KIND_NET:
+		return match_net(p, pat, m);
+	default:
+		return false;
+	}
+}
+
+static bool decide_rule(const struct rules_policy *p, enum rules_kind k,
+			const struct rules_rule *r, const struct match_subject *m)
+{
+	const struct rules_pattern *unless;
+
+	/* The file kinds are most of the traffic: call their matcher
+	 * directly rather than through the kind switch. */
+	if (k == RULES_KIND_WRITE || k == RULES_KIND_READ) {
+		if (!m->path || !match_path_pattern(p, &r->pat, m->path, m->path_len, m->comps))
+			return false;
+	} else if (!match_pattern(p, k, &r->pat, m)) {
+		return false;
+	}
+	if (r->unless_count == 0)
+		return true;
+	unless = (const struct rules_pattern *)((const char *)p + p->patterns_off) + r->unless_first;
+	for (uint32_t i = 0; i < r->unless_count; i++)
+		if (match_pattern(p, k, &unless[i], m))
+			return false;
+	return true;
+}
+
+int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
+		 struct rules_verdict *out)
+{
+	static const enum rules_action order[] = {
+		RULES_ACTION_DENY, RULES_ACTION_ALERT, RULES_ACTION_ALLOW,
+	};
+	char buf[MATCH_PATH_MAX];
+	struct match_subject m;
+	enum rules_kind k;
+	const struct rules_rule *r;
+
+	if (!p || !ev || !out || (unsigned)ev->kind >= RULES_KIND_COUNT)
+		return -EINVAL;
+	k = ev->kind;
+	match_subject_init(&m, ev, buf);
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		const struct rules_span *sp = &p->span[k][order[o]];
+
+		for (uint32_t i = 0; i < sp->count; i++) {
+			r = rules_rule_at(p, sp->first + i);
+			if (decide_rule(p, k, r, &m)) {
+				out->action = order[o];
+				out->rule = r;
+				return 0;
+			}
+		}
+	}
+	r = rules_rule_at(p, p->fallback[k]);
+	out->action = (enum rules_action)r->action;
+	out->rule = r;
+	return 0;
+}
+
+enum rules_action rules_effective(const struct rules_policy *p, enum rules_action a)
+{
+	if (a == RULES_ACTION_DENY && p && p->mode == RULES_MODE_AUDIT)
+		return RULES_ACTION_ALERT;
+	return a;
+}
+
+bool rules_env_dropped(const struct rules_policy *p, const char *name, size_t name_len)
+{
+	const rules_str *strs;
+
+	if (!p || !name)
+		return false;
+	strs = (const rules_str *)((const char *)p + p->strs_off);
+	for (uint32_t i = 0; i < p->env_drop_count; i++) {
+		const char *g = rules_string(p, strs[p->env_drop_first + i]);
+
+		if (match_glob_n(g, strlen(g), name, name_len, 0))
+			return true;
+	}
+	return false;
+}
+
+/* Switches rather than tables of pointers: no relocated data in a
+ * library that the preload shim carries into every process. */
+const char *rules_kind_name(enum rules_kind k)
+{
+	switch (k) {
+	case RULES_KIND_EXEC:
+		return "exec";
+	case RULES_KIND_WRITE:
+		return "write";
+	case RULES_KIND_READ:
+		return "read";
+	case RULES_KIND_NET:
+		return "net";
+	default:
+		return "unknown";
+	}
+}
+
+const char *rules_action_name(enum rules_action a)
+{
+	switch (a) {
+	case RULES_ACTION_ALLOW:
+		return "allow";
+	case RULES_ACTION_ALERT:
+		return "alert";
+	case RULES_ACTION_DENY:
+		return "deny";
+	default:
+		return "unknown";
+	}
+}

@@ -1,0 +1,114 @@
+/* net patterns against one connect/sendto event.
+ *
+ *  ANY     any family and address; the port range applies to IP and
+ *          host-only events.  A unix socket has no port, so it matches
+ *          only when the pattern's range is the whole 0..65535: "*"
+ *          covers unix sockets, "*:443" does not.
+ *  IP      CIDR of the pattern's family; an AF_INET6 event holding an
+ *          IPv4-mapped address (::ffff:a.b.c.d) also meets IPv4 patterns,
+ *          since that is how a dual-stack socket reaches an IPv4 peer.
+ *  HOST    case-insensitive glob over the name known for the address; a
+ *          trailing dot (the DNS root) is ignored on both sides.
+ *  UNIX_*  AF_UNIX only; unix patterns ignore ports.  A named socket path
+ *          meets UNIX_PATH (match_path, or a plain glob when the pattern
+ *          is not absolute, so that "unix:*" covers every named socket),
+ *          an abstract "@name" meets UNIX_ABSTRACT (glob after the '@').
+ * An event with family 0 carries only a host name: HOST and ANY only. */
+#include <string.h>
+#include <sys/socket.h>
+
+#include "rules/match-internal.h"
+#include "rules/rules.h"
+
+static bool net_port(const struct rules_pattern *pat, uint16_t port)
+{
+	return port >= pat->port_lo && port <= pat->port_hi;
+}
+
+static bool net_prefix(const uint8_t *a, const uint8_t *b, unsigned bits)
+{
+	unsigned bytes = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, b, bytes) != 0)
+		return false;
+	if (rest) {
+		uint8_t mask = (uint8_t)(0xffu << (8 - rest));
+		if ((a[bytes] ^ b[bytes]) & mask)
+			return false;
+	}
+	return true;
+}
+
+static bool net_v4mapped(const uint8_t *a)
+{
+	static const uint8_t head[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	return memcmp(a, head, sizeof(head)) == 0;
+}
+
+static bool net_ip(const struct rules_pattern *pat, const struct rules_event *ev)
+{
+	if (pat->family == AF_INET) {
+		const uint8_t *a;
+
+		if (pat->prefix > 32)
+			return false;
+		if (ev->family == AF_INET)
+			a = ev->addr;
+		else if (ev->family == AF_INET6 && net_v4mapped(ev->addr))
+			a = ev->addr + 12;
+		else
+			return false;
+		return net_prefix(pat->addr, a, pat->prefix);
+	}
+	if (pat->family == AF_INET6 && ev->family == AF_INET6 && pat->prefix <= 128)
+		return net_prefix(pat->addr, ev->addr, pat->prefix);
+	return false;
+}
+
+static bool net_host(const struct rules_policy *p, const struct rules_pattern *pat,
+		     const struct match_subject *m)
+{
+	const char *g = rules_string(p, pat->text);
+	size_t gn = strlen(g);
+
+	if (!m->host)
+		return false;
+	if (gn > 1 && g[gn - 1] == '.' && g[gn - 2] != '\\')
+		gn--;
+	return match_glob_n(g, gn, m->host, m->host_len, MATCH_CASEFOLD);
+}
+
+bool match_net(const struct rules_policy *p, const struct rules_pattern *pat,
+	       const struct match_subject *m)
+{
+	const struct rules_event *ev = m->ev;
+	bool is_unix = ev->family == AF_UNIX;
+	bool is_ip = ev->family == AF_INET || ev->family == AF_INET6;
+	const char *u = ev->unix_path;
+
+	switch (pat->net_type) {
+	case RULES_NET_ANY:
+		if (is_unix)
+			return pat->port_lo == 0 && pat->port_hi == 65535;
+		return net_port(pat, ev->port);
+	case RULES_NET_IP:
+		return is_ip && net_ip(pat, ev) && net_port(pat, ev->port);
+	case RULES_NET_HOST:
+		return (is_ip || ev->family == 0) && net_port(pat, ev->port) && net_host(p, pat, m);
+	case RULES_NET_UNIX_PATH: {
+		const char *g = rules_string(p, pat->text);
+
+		if (!is_unix || !u || u[0] == '@' || !m->path)
+			return false;
+		if (g[0] != '/')
+			return match_glob_n(g, strlen(g), m->path, m->path_len, 0);
+		return match_path_norm(g, strlen(g), m->path, m->path_len);
+	}
+	case RULES_NET_UNIX_ABSTRACT:
+		if (!is_unix || !u || u[0] != '@')
+			return false;
+		return match_glob(rules_string(p, pat->text), u + 1);
+	default:
+		return false;
+	}
+}
