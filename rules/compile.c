@@ -1,0 +1,1576 @@
+/* Validated layers (+ command-line extras) -> one compiled block:
+ * variables expanded, patterns parsed and checked, lists merged in layer
+ * order, ids generated and checked for duplicates, rules sorted by kind
+ * then action (stable), fallbacks added.  Also runs the policy tests. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "rules/load-internal.h"
+
+#define KP_SIZE 256
+#define MSG_SIZE 400
+/* The block addresses itself with 32-bit offsets. */
+#define BLOCK_MAX (1u << 30)
+
+struct cpat {
+	char *src;  /* the expanded pattern as written (net: with "unix:" etc.) */
+	char *text;
+	char **argv;
+	size_t argc;
+	uint8_t net_type, family, prefix;
+	uint16_t port_lo, port_hi;
+	uint8_t addr[16];
+};
+
+struct crule {
+	uint8_t kind, action;
+	bool from_extra; /* a command-line rule (struct rules_extra) */
+	char *id, *why, *source, *origin;
+	struct cpat pat;
+	struct cpat *unless;
+	size_t n_unless;
+};
+
+struct cdrop {
+	char *id, *pattern, *origin;
+	const char *var;
+};
+
+/* One id as the policy gave or generated it, before expansion. */
+struct cid {
+	char *id;
+	char *keypath;
+	const struct load_layer *layer; /* NULL: command line */
+	size_t seq;
+};
+
+struct comp {
+	struct load_ctx *ctx;
+	struct crule *rules;
+	size_t n_rules, cap_rules;
+	struct cdrop *drops;
+	size_t n_drops, cap_drops;
+	struct cid *ids;
+	size_t n_ids, cap_ids;
+	const char **env;
+	size_t n_env, cap_env;
+	size_t gen[RULES_KIND_COUNT][RULES_ACTION_COUNT];
+	uint8_t mode, record;
+	const char *name;
+	struct rules_limits limits;
+	size_t errors;
+	bool oom;
+};
+
+static const char *const kind_names[RULES_KIND_COUNT] = { "exec", "write", "read", "net" };
+static const char *const action_names[RULES_ACTION_COUNT] = { "allow", "alert", "deny" };
+
+/* Grow *v (of *cap elements of size sz) to hold n + 1. */
+static bool grow(void *v, size_t *cap, size_t n, size_t sz)
+{
+	void **pv = v;
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return true;
+	ncap = *cap ? *cap * 2 : 16;
+	nv = realloc(*pv, ncap * sz);
+	if (!nv)
+		return false;
+	*pv = nv;
+	*cap = ncap;
+	return true;
+}
+
+static void comp_error(struct comp *c, const struct load_layer *layer, const char *kp,
+		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void comp_error(struct comp *c, const struct load_layer *layer, const char *kp,
+		       const char *fmt, ...)
+{
+	char text[MSG_SIZE + 200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	c->errors++;
+	if (layer) {
+		error_at(c->ctx, layer, kp, false, "%s", text);
+	} else {
+		struct rules_error e;
+
+		error_set(&e, "<command line>", 0, 0, "", "%s", text);
+		error_push(&c->ctx->errs, &e);
+	}
+}
+
+static void cpat_free(struct cpat *p)
+{
+	free(p->src);
+	free(p->text);
+	for (size_t i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A deep copy without src (exceptions need none).  On failure dst is
+ * still safe to cpat_free(). */
+static int cpat_copy(struct cpat *d, const struct cpat *s)
+{
+	*d = *s;
+	d->src = NULL;
+	d->argv = NULL;
+	d->argc = 0;
+	d->text = s->text ? strdup(s->text) : NULL;
+	if (s->text && !d->text)
+		return -1;
+	if (!s->argc)
+		return 0;
+	d->argv = calloc(s->argc, sizeof(char *));
+	if (!d->argv)
+		return -1;
+	for (size_t a = 0; a < s->argc; a++) {
+		d->argv[a] = strdup(s->argv[a]);
+		if (!d->argv[a])
+			return -1;
+		d->argc = a + 1;
+	}
+	return 0;
+}
+
+static void crule_free(struct crule *r)
+{
+	free(r->id);
+	free(r->why);
+	free(r->source);
+	free(r->origin);
+	cpat_free(&r->pat);
+	for (size_t i = 0; i < r->n_unless; i++)
+		cpat_free(&r->unless[i]);
+	free(r->unless);
+}
+
+static void comp_free(struct comp *c)
+{
+	for (size_t i = 0; i < c->n_rules; i++)
+		crule_free(&c->rules[i]);
+	free(c->rules);
+	for (size_t i = 0; i < c->n_drops; i++) {
+		free(c->drops[i].id);
+		free(c->drops[i].pattern);
+		free(c->drops[i].origin);
+	}
+	free(c->drops);
+	for (size_t i = 0; i < c->n_ids; i++) {
+		free(c->ids[i].id);
+		free(c->ids[i].keypath);
+	}
+	free(c->ids);
+	free(c->env);
+}
+
+/* ---- pattern syntax ---- */
+
+/* Bracket classes closed, escapes escaping something; in a path, a class
+ * cannot span '/' and "**" must be a whole component. */
+static const char *glob_problem(const char *s, bool path)
+{
+	const char *comp = s;
+
+	for (size_t i = 0; s[i]; i++) {
+		if (s[i] == '\\') {
+			if (!s[i + 1])
+				return "a trailing '\\' escapes nothing";
+			i++;
+			continue;
+		}
+		if (s[i] == '[') {
+			size_t j = i + 1;
+
+			if (s[j] == '!' || s[j] == '^')
+				j++;
+			if (s[j] == ']')
+				j++;
+			while (s[j] && s[j] != ']' && !(path && s[j] == '/')) {
+				if (s[j] == '\\' && s[j + 1])
+					j++;
+				j++;
+			}
+			if (s[j] != ']')
+				return "unbalanced '[' (write \"\\[\" for a literal '[')";
+			i = j;
+		}
+	}
+	if (!path)
+		return NULL;
+	while (*comp) {
+		size_t n = strcspn(comp, "/");
+		const char *stars = memmem(comp, n, "**", 2);
+
+		if (stars && n != 2)
+			return "'**' must be a whole path component";
+		comp += n;
+		if (*comp)
+			comp++;
+	}
+	return NULL;
+}
+
+/* A write/read path glob: absolute after expansion, normalized. */
+static int compile_path(char *s, char *msg)
+{
+	char orig[200];
+	const char *why;
+
+	if (s[0] != '/') {
+		error_fmt(msg, MSG_SIZE, "path pattern \"%s\" must be absolute after expansion", s);
+		return -1;
+	}
+	error_fmt(orig, sizeof(orig), "%s", s);
+	if (vars_normalize(s) < 0) {
+		error_fmt(msg, MSG_SIZE, "\"..\" after a glob component in \"%s\"", orig);
+		return -1;
+	}
+	why = glob_problem(s, true);
+	if (why) {
+		error_fmt(msg, MSG_SIZE, "%s in \"%s\"", why, s);
+		return -1;
+	}
+	return 0;
+}
+
+static size_t literal_prefix(const char *s)
+{
+	return strcspn(s, "*?[\\");
+}
+
+static int parse_port(const char *s, uint16_t *out)
+{
+	unsigned long v = 0;
+
+	if (!*s || strlen(s) > 5)
+		return -1;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		v = v * 10 + (unsigned long)(*s - '0');
+	}
+	if (v < 1 || v > 65535)
+		return -1;
+	*out = (uint16_t)v;
+	return 0;
+}
+
+/* "PORT" or "LO-HI" */
+static int parse_ports(const char *s, struct cpat *p, char *msg)
+{
+	char lo[16], *dash;
+
+	if (strlen(s) >= 12) {
+		error_fmt(msg, MSG_SIZE, "bad port \"%s\" (1-65535 or LOW-HIGH)", s);
+		return -1;
+	}
+	error_fmt(lo, sizeof(lo), "%s", s);
+	dash = strchr(lo, '-');
+	if (dash)
+		*dash = '\0';
+	if (parse_port(lo, &p->port_lo) < 0 ||
+	    parse_port(dash ? dash + 1 : lo, &p->port_hi) < 0) {
+		error_fmt(msg, MSG_SIZE, "port out of range or not a number in \"%s\" (1-65535)", s);
+		return -1;
+	}
+	if (p->port_lo > p->port_hi) {
+		error_fmt(msg, MSG_SIZE, "port range \"%s\": low end above high end", s);
+		return -1;
+	}
+	return 0;
+}
+
+/* "ADDR" or "ADDR/LEN"; host bits beyond the prefix are cleared. */
+static int parse_cidr(const char *s, int family, struct cpat *p, char *msg)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
+	unsigned max = family == AF_INET ? 32 : 128;
+	unsigned len = max;
+
+	if (strlen(s) >= sizeof(buf)) {
+		error_fmt(msg, MSG_SIZE, "bad %s address \"%s\"",
+			 family == AF_INET ? "IPv4" : "IPv6", s);
+		return -1;
+	}
+	error_fmt(buf, sizeof(buf), "%s", s);
+	slash = strchr(buf, '/');
+	if (slash) {
+		const char *d = slash + 1;
+
+		*slash = '\0';
+		len = 0;
+		if (!*d || strlen(d) > 3) {
+			error_fmt(msg, MSG_SIZE, "bad CIDR prefix in \"%s\" (0-%u)", s, max);
+			return -1;
+		}
+		for (; *d; d++) {
+			if (!isdigit((unsigned char)*d)) {
+				error_fmt(msg, MSG_SIZE, "bad CIDR prefix in \"%s\" (0-%u)", s, max);
+				return -1;
+			}
+			len = len * 10 + (unsigned)(*d - '0');
+		}
+		if (len > max) {
+			error_fmt(msg, MSG_SIZE, "bad CIDR prefix in \"%s\" (0-%u)", s, max);
+			return -1;
+		}
+	}
+	memset(p->addr, 0, sizeof(p->addr));
+	if (inet_pton(family, buf, p->addr) != 1) {
+		error_fmt(msg, MSG_SIZE, "bad %s address \"%s\"",
+			 family == AF_INET ? "IPv4" : "IPv6", buf);
+		return -1;
+	}
+	for (unsigned bit = len; bit < max; bit++)
+		p->addr[bit / 8] &= (uint8_t) ~(0x80u >> (bit % 8));
+	p->net_type = RULES_NET_IP;
+	p->family = (uint8_t)family;
+	p->prefix = (uint8_t)len;
+	return 0;
+}
+
+/* Letters, digits, '-' and '.', optional leading "*.", no empty label;
+ * lower-cased in place. */
+static int check_host(char *h, char *msg)
+{
+	char *p = h;
+
+	if (!strncmp(p, "*.", 2))
+		p += 2;
+	if (!*p || *p == '.' || p[strlen(p) - 1] == '.' || strstr(p, "..") || strlen(h) > 253)
+		goto bad;
+	for (char *q = p; *q; q++) {
+		if (!isalnum((unsigned char)*q) && *q != '-' && *q != '.')
+			goto bad;
+		*q = (char)tolower((unsigned char)*q);
+	}
+	return 0;
+bad:
+	error_fmt(msg, MSG_SIZE,
+		 "invalid host name \"%s\" (letters, digits, '-', '.', and an optional leading \"*.\")",
+		 h);
+	return -1;
+}
+
+static int compile_net(const char *s, struct cpat *p, char *msg)
+{
+	const char *colon;
+	char *addr = NULL;
+	size_t colons = 0;
+	int rc = -1;
+
+	memset(p, 0, sizeof(*p));
+	p->port_lo = 0;
+	p->port_hi = 65535;
+	if (!strcmp(s, "*") || !strncmp(s, "*:", 2)) {
+		p->net_type = RULES_NET_ANY;
+		if (s[1] && parse_ports(s + 2, p, msg) < 0)
+			return -1;
+		return (p->text = strdup(s)) ? 0 : -1;
+	}
+	if (!strncmp(s, "unix:", 5)) {
+		const char *g = s + 5, *why = NULL;
+		char *t;
+
+		if (!*g) {
+			error_fmt(msg, MSG_SIZE, "\"unix:\" needs a path glob or \"@name\"");
+			return -1;
+		}
+		if (g[0] == '@') {
+			if (!g[1]) {
+				error_fmt(msg, MSG_SIZE, "\"unix:@\" needs an abstract name glob");
+				return -1;
+			}
+			why = glob_problem(g + 1, false);
+			if (why) {
+				error_fmt(msg, MSG_SIZE, "%s in \"%s\"", why, s);
+				return -1;
+			}
+			p->net_type = RULES_NET_UNIX_ABSTRACT;
+			return (p->text = strdup(g + 1)) ? 0 : -1;
+		}
+		if (g[0] != '/' && g[0] != '*') {
+			error_fmt(msg, MSG_SIZE,
+				 "unix socket pattern \"%s\" must be an absolute path or start with '*'",
+				 s);
+			return -1;
+		}
+		t = strdup(g);
+		if (!t)
+			return -1;
+		if (vars_normalize(t) < 0 || (why = glob_problem(t, true)) != NULL) {
+			error_fmt(msg, MSG_SIZE, "%s in \"%s\"",
+				 why ? why : "\"..\" after a glob component", s);
+			free(t);
+			return -1;
+		}
+		p->net_type = RULES_NET_UNIX_PATH;
+		p->text = t;
+		return 0;
+	}
+	p->text = strdup(s);
+	if (!p->text)
+		return -1;
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close) {
+			error_fmt(msg, MSG_SIZE, "missing ']' in \"%s\"", s);
+			return -1;
+		}
+		addr = strndup(s + 1, (size_t)(close - s - 1));
+		if (!addr)
+			return -1;
+		if (parse_cidr(addr, AF_INET6, p, msg) < 0)
+			goto out;
+		if (close[1] == ':')
+			rc = parse_ports(close + 2, p, msg);
+		else if (close[1])
+			error_fmt(msg, MSG_SIZE, "expected \":PORT\" after ']' in \"%s\"", s);
+		else
+			rc = 0;
+		goto out;
+	}
+	for (const char *q = s; *q; q++)
+		colons += *q == ':';
+	if (colons >= 2)
+		return parse_cidr(s, AF_INET6, p, msg);
+	colon = strrchr(s, ':');
+	addr = colon ? strndup(s, (size_t)(colon - s)) : strdup(s);
+	if (!addr)
+		return -1;
+	if (colon && parse_ports(colon + 1, p, msg) < 0)
+		goto out;
+	if (!addr[0]) {
+		error_fmt(msg, MSG_SIZE, "missing address or host before ':' in \"%s\"", s);
+		goto out;
+	}
+	if (strspn(addr, "0123456789./") == strlen(addr)) {
+		rc = parse_cidr(addr, AF_INET, p, msg);
+		goto out;
+	}
+	if (check_host(addr, msg) < 0)
+		goto out;
+	free(p->text);
+	p->text = addr;
+	addr = NULL;
+	p->net_type = RULES_NET_HOST;
+	rc = 0;
+out:
+	free(addr);
+	return rc;
+}
+
+/* One argv element: alternatives split on unescaped '|', none empty;
+ * the program element's alternatives that name a path are path globs. */
+static int compile_argv_element(char **elem, bool program, char *msg)
+{
+	char *s = *elem;
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f;
+	const char *alt = s;
+	int rc = -1;
+
+	if (!program && !s[0])
+		return 0; /* matches an empty argument */
+	f = open_memstream(&out, &out_len);
+	if (!f)
+		return -1;
+	for (;;) {
+		size_t n = 0;
+		char *one;
+		const char *why;
+
+		while (alt[n] && alt[n] != '|') {
+			if (alt[n] == '\\' && alt[n + 1])
+				n++;
+			n++;
+		}
+		if (!n) {
+			error_fmt(msg, MSG_SIZE, "empty alternative in \"%s\"", s);
+			goto out;
+		}
+		one = strndup(alt, n);
+		if (!one)
+			goto out;
+		if (program && strchr(one, '/')) {
+			if (vars_normalize(one) < 0) {
+				error_fmt(msg, MSG_SIZE, "\"..\" after a glob component in \"%s\"", s);
+				free(one);
+				goto out;
+			}
+			why = glob_problem(one, true);
+		} else {
+			why = glob_problem(one, false);
+		}
+		if (why) {
+			error_fmt(msg, MSG_SIZE, "%s in \"%s\"", why, s);
+			free(one);
+			goto out;
+		}
+		if (alt != s)
+			fputc('|', f);
+		fputs(one, f);
+		free(one);
+		alt += n;
+		if (!*alt)
+			break;
+		alt++;
+	}
+	if (fclose(f) == 0) {
+		f = NULL;
+		free(*elem);
+		*elem = out;
+		out = NULL;
+		rc = 0;
+	}
+	f = NULL;
+out:
+	if (f)
+		fclose(f);
+	free(out);
+	return rc;
+}
+
+/* ---- rules ---- */
+
+struct rule_in {
+	enum rules_kind kind;
+	enum rules_action action;
+	const struct load_layer *layer; /* NULL: command line */
+	char kp[KP_SIZE];               /* the rule's key path */
+	const char *id, *why;
+	/* the pattern: a string, or an argv list */
+	const char *str;
+	const json_t *argv;
+	char pat_kp[KP_SIZE];
+	bool implicit_args;              /* exec string rule: any arguments */
+	const json_t *unless;
+	char *origin;
+};
+
+static unsigned kind_flags(enum rules_kind kind)
+{
+	switch (kind) {
+	case RULES_KIND_EXEC: return VARS_ESCAPE_GLOB | VARS_ESCAPE_ALT;
+	case RULES_KIND_NET: return VARS_ESCAPE_GLOB | VARS_RESOLVERS;
+	default: return VARS_ESCAPE_GLOB;
+	}
+}
+
+/* Expand and compile one string pattern of KIND into a list of patterns
+ * (several for ${RESOLVERS}, none when dropped).  For exec, S is a
+ * program glob and the pattern is [S, "**"] when implicit_args. */
+static int compile_string(struct comp *c, enum rules_kind kind, const char *s,
+			  bool implicit_args, struct cpat **out, size_t *n_out,
+			  const char **dropped, char *msg)
+{
+	struct vars_result res;
+	struct cpat *v = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if (vars_expand(c->ctx->vars, s, kind_flags(kind), &res, msg, MSG_SIZE) < 0)
+		return -1;
+	*dropped = res.dropped;
+	if (res.n) {
+		v = calloc(res.n, sizeof(*v));
+		if (!v)
+			goto oom;
+	}
+	for (size_t i = 0; i < res.n; i++) {
+		struct cpat *p = &v[n];
+
+		switch (kind) {
+		case RULES_KIND_WRITE:
+		case RULES_KIND_READ:
+			if (compile_path(res.v[i], msg) < 0)
+				goto fail;
+			p->text = res.v[i];
+			res.v[i] = NULL;
+			p->port_hi = 65535;
+			break;
+		case RULES_KIND_NET:
+			if (compile_net(res.v[i], p, msg) < 0) {
+				if (!msg[0])
+					goto oom;
+				cpat_free(p);
+				goto fail;
+			}
+			p->src = res.v[i];
+			res.v[i] = NULL;
+			break;
+		case RULES_KIND_EXEC:
+			p->argv = calloc(2, sizeof(char *));
+			if (!p->argv)
+				goto oom;
+			p->argv[0] = res.v[i];
+			res.v[i] = NULL;
+			p->argc = 1;
+			if (compile_argv_element(&p->argv[0], true, msg) < 0) {
+				if (!msg[0])
+					goto oom;
+				cpat_free(p);
+				goto fail;
+			}
+			if (implicit_args) {
+				p->argv[1] = strdup("**");
+				if (!p->argv[1])
+					goto oom;
+				p->argc = 2;
+			}
+			p->port_hi = 65535;
+			break;
+		default:
+			break;
+		}
+		n++;
+	}
+	vars_result_free(&res);
+	*out = v;
+	*n_out = n;
+	return 0;
+oom:
+	error_fmt(msg, MSG_SIZE, "out of memory");
+fail:
+	for (size_t i = 0; i < n; i++)
+		cpat_free(&v[i]);
+	free(v);
+	vars_result_free(&res);
+	return -1;
+}
+
+/* An argv list pattern: each element expanded (no ${RESOLVERS}), so one
+ * result or a drop. */
+static int compile_argv(struct comp *c, const struct rule_in *in, struct cpat *p,
+			const char **dropped, char *msg, char *kp_out)
+{
+	size_t n = json_array_size(in->argv);
+
+	memset(p, 0, sizeof(*p));
+	p->port_hi = 65535;
+	*dropped = NULL;
+	p->argv = calloc(n + 1, sizeof(char *));
+	if (!p->argv)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		struct vars_result res;
+
+		error_fmt(kp_out, KP_SIZE, "%s[%zu]", in->pat_kp, i);
+		msg[0] = '\0';
+		if (vars_expand(c->ctx->vars, json_string_value(json_array_get(in->argv, i)),
+				VARS_ESCAPE_GLOB | VARS_ESCAPE_ALT, &res, msg, MSG_SIZE) < 0)
+			goto fail;
+		if (!res.n) {
+			*dropped = res.dropped;
+			vars_result_free(&res);
+			cpat_free(p);
+			return 0;
+		}
+		p->argv[i] = res.v[0];
+		res.v[0] = NULL;
+		p->argc = i + 1;
+		vars_result_free(&res);
+		if (compile_argv_element(&p->argv[i], i == 0, msg) < 0) {
+			if (!msg[0])
+				goto oom;
+			goto fail;
+		}
+	}
+	return 0;
+oom:
+	error_fmt(msg, MSG_SIZE, "out of memory");
+fail:
+	cpat_free(p);
+	return -1;
+}
+
+static char *argv_source(const struct cpat *p)
+{
+	json_t *a = json_array();
+	char *s;
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < p->argc; i++)
+		json_array_append_new(a, json_string(p->argv[i]));
+	s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+static void comp_drop(struct comp *c, const struct rule_in *in, const char *id,
+		      const char *pattern, const char *var)
+{
+	struct cdrop *d;
+
+	if (!grow(&c->drops, &c->cap_drops, c->n_drops, sizeof(*c->drops))) {
+		c->oom = true;
+		return;
+	}
+	d = &c->drops[c->n_drops];
+	d->id = strdup(id);
+	d->pattern = strdup(pattern);
+	d->origin = strdup(in->origin);
+	d->var = var;
+	if (!d->id || !d->pattern || !d->origin) {
+		free(d->id);
+		free(d->pattern);
+		free(d->origin);
+		c->oom = true;
+		return;
+	}
+	c->n_drops++;
+}
+
+static void comp_add_id(struct comp *c, const struct rule_in *in, const char *id, bool given)
+{
+	struct cid *e;
+
+	if (!grow(&c->ids, &c->cap_ids, c->n_ids, sizeof(*c->ids))) {
+		c->oom = true;
+		return;
+	}
+	e = &c->ids[c->n_ids];
+	e->id = strdup(id);
+	e->keypath = malloc(KP_SIZE);
+	if (!e->id || !e->keypath) {
+		free(e->id);
+		free(e->keypath);
+		c->oom = true;
+		return;
+	}
+	if (given)
+		error_fmt(e->keypath, KP_SIZE, "%s.id", in->kp);
+	else
+		error_fmt(e->keypath, KP_SIZE, "%s", in->kp);
+	e->layer = in->layer;
+	e->seq = c->n_ids++;
+}
+
+static void comp_rule(struct comp *c, struct rule_in *in)
+{
+	size_t index = ++c->gen[in->kind][in->action];
+	char gen_id[64], msg[MSG_SIZE], err_kp[KP_SIZE];
+	const char *id = in->id;
+	const char *dropped = NULL;
+	struct cpat *pats = NULL, *unless = NULL;
+	size_t n_pats = 0, n_unless = 0;
+	const json_t *u;
+	size_t ui;
+
+	if (!id) {
+		error_fmt(gen_id, sizeof(gen_id), "%s.%s.%zu", kind_names[in->kind],
+			 action_names[in->action], index);
+		id = gen_id;
+	}
+	comp_add_id(c, in, id, in->id != NULL);
+	msg[0] = '\0';
+	error_fmt(err_kp, sizeof(err_kp), "%s", in->pat_kp);
+	if (in->argv) {
+		pats = calloc(1, sizeof(*pats));
+		if (!pats) {
+			c->oom = true;
+			return;
+		}
+		if (compile_argv(c, in, pats, &dropped, msg, err_kp) < 0)
+			goto bad;
+		n_pats = dropped ? 0 : 1;
+	} else if (compile_string(c, in->kind, in->str, in->implicit_args, &pats, &n_pats,
+				  &dropped, msg) < 0) {
+		goto bad;
+	}
+	if (dropped) {
+		char *text = in->argv ? json_dumps(in->argv, JSON_COMPACT) : NULL;
+
+		comp_drop(c, in, id, text ? text : in->str, dropped);
+		free(text);
+		goto out;
+	}
+	json_array_foreach(in->unless, ui, u) {
+		struct cpat *more;
+		size_t n_more;
+		const char *udropped;
+		struct cpat *nv;
+
+		error_fmt(err_kp, sizeof(err_kp), "%s.unless[%zu]", in->kp, ui);
+		if (compile_string(c, in->kind, json_string_value(u), in->kind == RULES_KIND_EXEC,
+				   &more, &n_more, &udropped, msg) < 0)
+			goto bad;
+		/* An exception naming an unset variable cannot apply. */
+		nv = n_more ? realloc(unless, (n_unless + n_more) * sizeof(*unless)) : unless;
+		if (n_more && !nv) {
+			for (size_t k = 0; k < n_more; k++)
+				cpat_free(&more[k]);
+			free(more);
+			c->oom = true;
+			goto out;
+		}
+		unless = nv;
+		memcpy(unless + n_unless, more, n_more * sizeof(*more));
+		n_unless += n_more;
+		free(more);
+	}
+	for (size_t i = 0; i < n_pats; i++) {
+		struct crule *r;
+
+		if (!grow(&c->rules, &c->cap_rules, c->n_rules, sizeof(*c->rules))) {
+			c->oom = true;
+			goto out;
+		}
+		r = &c->rules[c->n_rules];
+		memset(r, 0, sizeof(*r));
+		r->kind = (uint8_t)in->kind;
+		r->action = (uint8_t)in->action;
+		r->id = strdup(id);
+		r->why = in->why ? strdup(in->why) : NULL;
+		r->origin = strdup(in->origin);
+		r->source = in->argv ? argv_source(&pats[i])
+			: strdup(in->kind == RULES_KIND_EXEC ? pats[i].argv[0]
+				 : pats[i].src ? pats[i].src : pats[i].text);
+		r->pat = pats[i];
+		memset(&pats[i], 0, sizeof(pats[i]));
+		c->n_rules++;
+		if (!r->id || (in->why && !r->why) || !r->origin || !r->source) {
+			c->oom = true;
+			goto out;
+		}
+		/* Each expanded rule gets its own copy of the exceptions. */
+		if (n_unless) {
+			r->unless = calloc(n_unless, sizeof(*r->unless));
+			if (!r->unless) {
+				c->oom = true;
+				goto out;
+			}
+			for (size_t k = 0; k < n_unless; k++) {
+				r->n_unless = k + 1;
+				if (cpat_copy(&r->unless[k], &unless[k]) < 0) {
+					c->oom = true;
+					goto out;
+				}
+			}
+		}
+		r->from_extra = in->layer == NULL;
+	}
+	goto out;
+bad:
+	if (!msg[0])
+		c->oom = true;
+	else
+		comp_error(c, in->layer, err_kp, "%s", msg);
+out:
+	for (size_t i = 0; i < n_pats; i++)
+		cpat_free(&pats[i]);
+	free(pats);
+	for (size_t i = 0; i < n_unless; i++)
+		cpat_free(&unless[i]);
+	free(unless);
+}
+
+static char *layer_origin(const struct load_layer *layer, const char *kp)
+{
+	int line, col;
+	char *s;
+
+	jsonpos_find(&layer->pos, kp, false, &line, &col);
+	if (asprintf(&s, "%s:%d:%d", layer->display, line, col) < 0)
+		return NULL;
+	return s;
+}
+
+static bool string_list(const json_t *v, bool need_one)
+{
+	size_t i;
+	json_t *el;
+
+	if (!json_is_array(v) || (need_one && !json_array_size(v)))
+		return false;
+	json_array_foreach(v, i, el)
+		if (!json_is_string(el))
+			return false;
+	return true;
+}
+
+/* Layers with schema errors are still compiled, to report every pattern
+ * error at once; rules whose shape is wrong were reported by the schema
+ * and are skipped here. */
+static bool rule_shape_ok(enum rules_kind k, const json_t *rule)
+{
+	const json_t *v;
+
+	if (json_is_string(rule))
+		return json_string_length(rule) > 0;
+	if (!json_is_object(rule))
+		return false;
+	v = json_object_get(rule, k == RULES_KIND_EXEC ? "argv" : k == RULES_KIND_NET ? "addr" : "path");
+	if (k == RULES_KIND_EXEC ? !string_list(v, true) || !json_string_length(json_array_get(v, 0))
+				 : !json_is_string(v) || !json_string_length(v))
+		return false;
+	if ((v = json_object_get(rule, "id")) && !json_is_string(v))
+		return false;
+	if ((v = json_object_get(rule, "why")) && !json_is_string(v))
+		return false;
+	if ((v = json_object_get(rule, "unless")) && !string_list(v, false))
+		return false;
+	return true;
+}
+
+static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
+{
+	for (int k = 0; k < RULES_KIND_COUNT; k++) {
+		json_t *sec = json_object_get(layer->root, kind_names[k]);
+
+		for (int a = 0; a < RULES_ACTION_COUNT && sec; a++) {
+			json_t *list = json_object_get(sec, action_names[a]);
+			json_t *rule;
+			size_t i;
+
+			json_array_foreach(list, i, rule) {
+				struct rule_in in = { .kind = k, .action = a, .layer = layer };
+
+				if (!rule_shape_ok(k, rule)) {
+					c->gen[k][a]++;
+					continue;
+				}
+				error_fmt(in.kp, sizeof(in.kp), "%s.%s[%zu]", kind_names[k],
+					 action_names[a], i);
+				in.origin = layer_origin(layer, in.kp);
+				if (!in.origin) {
+					c->oom = true;
+					return;
+				}
+				if (json_is_string(rule)) {
+					in.str = json_string_value(rule);
+					in.implicit_args = true;
+					error_fmt(in.pat_kp, sizeof(in.pat_kp), "%s", in.kp);
+				} else {
+					const char *pkey = k == RULES_KIND_EXEC ? "argv"
+						: k == RULES_KIND_NET ? "addr" : "path";
+					json_t *pv = json_object_get(rule, pkey);
+
+					in.id = json_string_value(json_object_get(rule, "id"));
+					in.why = json_string_value(json_object_get(rule, "why"));
+					in.unless = json_object_get(rule, "unless");
+					error_fmt(in.pat_kp, sizeof(in.pat_kp), "%s.%s", in.kp, pkey);
+					if (k == RULES_KIND_EXEC)
+						in.argv = pv;
+					else
+						in.str = json_string_value(pv);
+				}
+				comp_rule(c, &in);
+				free(in.origin);
+			}
+		}
+	}
+}
+
+static void comp_layer_settings(struct comp *c, const struct load_layer *layer)
+{
+	const json_t *root = layer->root, *v, *el;
+	size_t i;
+
+	v = json_object_get(root, "mode");
+	if (json_is_string(v))
+		c->mode = strcmp(json_string_value(v), "audit") ? RULES_MODE_ENFORCE : RULES_MODE_AUDIT;
+	if (json_is_true(json_object_get(root, "record")))
+		c->record = 1;
+	v = json_object_get(root, "name");
+	c->name = json_is_string(v) ? json_string_value(v) : layer->label;
+	v = json_object_get(json_object_get(root, "env"), "drop");
+	json_array_foreach(v, i, el) {
+		const char *why;
+
+		if (!json_is_string(el))
+			continue;
+		why = glob_problem(json_string_value(el), false);
+
+		if (why) {
+			char kp[KP_SIZE];
+
+			error_fmt(kp, sizeof(kp), "env.drop[%zu]", i);
+			comp_error(c, layer, kp, "%s in \"%s\"", why, json_string_value(el));
+			continue;
+		}
+		if (!grow(&c->env, &c->cap_env, c->n_env, sizeof(*c->env))) {
+			c->oom = true;
+			return;
+		}
+		c->env[c->n_env++] = json_string_value(el);
+	}
+	v = json_object_get(root, "limits");
+	if (v) {
+		json_t *m;
+		unsigned long long size;
+
+		if ((m = json_object_get(v, "max_procs")))
+			c->limits.max_procs = (uint64_t)json_integer_value(m);
+		if ((m = json_object_get(v, "timeout")))
+			c->limits.timeout_sec = (uint64_t)json_integer_value(m);
+		if ((m = json_object_get(v, "max_cpu")))
+			c->limits.max_cpu_sec = (uint64_t)json_integer_value(m);
+		if ((m = json_object_get(v, "max_memory"))) {
+			if (json_is_string(m) && schema_parse_size(json_string_value(m), &size) == 0)
+				c->limits.max_memory = size;
+			else if (json_is_integer(m))
+				c->limits.max_memory = (uint64_t)json_integer_value(m);
+		}
+	}
+}
+
+static void comp_extras(struct comp *c, const struct rules_extra *extras, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rules_extra *x = &extras[i];
+		struct rule_in in = {
+			.kind = x->kind, .action = x->action, .id = x->id, .why = x->why,
+			.str = x->pattern, .implicit_args = true, .origin = (char *)"<command line>",
+		};
+		size_t before = c->errors;
+
+		if ((unsigned)x->kind >= RULES_KIND_COUNT || (unsigned)x->action >= RULES_ACTION_COUNT ||
+		    !x->pattern || !x->pattern[0]) {
+			comp_error(c, NULL, "", "rule %zu: bad kind, action or empty pattern", i);
+			continue;
+		}
+		comp_rule(c, &in);
+		/* comp_rule located nothing for the command line: say which. */
+		if (c->errors > before && c->ctx->errs.n) {
+			struct rules_error *e = &c->ctx->errs.v[c->ctx->errs.n - 1];
+			char text[sizeof(e->text)];
+
+			error_fmt(text, sizeof(text), "%s rule \"%s\": %s", kind_names[x->kind],
+				 x->pattern, e->text);
+			memcpy(e->text, text, sizeof(text));
+		}
+	}
+}
+
+/* SPEC §5: "git init ... need --allow-write '${ROOT}/.git/config'".  A
+ * command-line allow is the user's explicit exception, so what it matches
+ * is exempted from the policy's deny rules of the same kind (added to
+ * their "unless").  Command-line denies (the supervisor protecting its
+ * own files) are never exempted, and alerts stay. */
+static void comp_exempt_extras(struct comp *c)
+{
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct crule *x = &c->rules[i];
+
+		if (!x->from_extra || x->action != RULES_ACTION_ALLOW)
+			continue;
+		for (size_t j = 0; j < c->n_rules; j++) {
+			struct crule *d = &c->rules[j];
+			struct cpat *nv;
+
+			if (d->from_extra || d->action != RULES_ACTION_DENY || d->kind != x->kind)
+				continue;
+			nv = realloc(d->unless, (d->n_unless + 1) * sizeof(*nv));
+			if (!nv) {
+				c->oom = true;
+				return;
+			}
+			d->unless = nv;
+			if (cpat_copy(&d->unless[d->n_unless++], &x->pat) < 0) {
+				c->oom = true;
+				return;
+			}
+		}
+	}
+}
+
+static int cid_cmp(const void *a, const void *b)
+{
+	const struct cid *x = a, *y = b;
+	int r = strcmp(x->id, y->id);
+
+	if (r)
+		return r;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void comp_check_ids(struct comp *c)
+{
+	if (c->n_ids > 1)
+		qsort(c->ids, c->n_ids, sizeof(*c->ids), cid_cmp);
+	for (size_t i = 1; i < c->n_ids; i++) {
+		struct cid *first = &c->ids[i - 1], *dup = &c->ids[i];
+		char where[600];
+
+		if (strcmp(first->id, dup->id))
+			continue;
+		/* Report each later duplicate against the first one. */
+		while (first > c->ids && !strcmp((first - 1)->id, dup->id))
+			first--;
+		if (first->layer) {
+			int line, col;
+
+			jsonpos_find(&first->layer->pos, first->keypath, false, &line, &col);
+			error_fmt(where, sizeof(where), "%s:%d:%d", first->layer->display, line, col);
+		} else {
+			error_fmt(where, sizeof(where), "<command line>");
+		}
+		comp_error(c, dup->layer, dup->keypath, "duplicate id \"%s\" (first used at %s)",
+			   dup->id, where);
+	}
+}
+
+/* ---- the block ---- */
+
+struct pool {
+	char *b;
+	size_t n, cap;
+	uint32_t base;
+	bool oom;
+};
+
+static rules_str pool_add(struct pool *p, const char *s)
+{
+	size_t len;
+	rules_str off;
+
+	if (!s)
+		return 0;
+	len = strlen(s) + 1;
+	if (p->n + len > p->cap) {
+		size_t ncap = p->cap ? p->cap : 4096;
+		char *nb;
+
+		while (ncap < p->n + len)
+			ncap *= 2;
+		nb = realloc(p->b, ncap);
+		if (!nb) {
+			p->oom = true;
+			return 0;
+		}
+		p->b = nb;
+		p->cap = ncap;
+	}
+	if ((size_t)p->base + p->n + len > BLOCK_MAX) {
+		p->oom = true;
+		return 0;
+	}
+	memcpy(p->b + p->n, s, len);
+	off = (rules_str)(p->base + p->n);
+	p->n += len;
+	return off;
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+struct builder {
+	struct pool pool;
+	rules_str *strs;
+	size_t n_strs;
+	struct rules_pattern *pats;
+	size_t n_pats;
+};
+
+static void build_pattern(struct builder *b, const struct cpat *s, struct rules_pattern *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->text = pool_add(&b->pool, s->text);
+	d->prefix_len = s->text ? (uint32_t)literal_prefix(s->text) : 0;
+	if (s->argc) {
+		d->argv_first = (uint32_t)b->n_strs;
+		d->argv_count = (uint32_t)s->argc;
+		for (size_t i = 0; i < s->argc; i++)
+			b->strs[b->n_strs++] = pool_add(&b->pool, s->argv[i]);
+	}
+	d->net_type = s->net_type;
+	d->family = s->family;
+	d->prefix = s->prefix;
+	d->port_lo = s->port_lo;
+	d->port_hi = s->port_hi;
+	memcpy(d->addr, s->addr, sizeof(d->addr));
+}
+
+static int comp_block(struct comp *c, const char *layers, struct rules_policy **out)
+{
+	size_t n_rules = c->n_rules + RULES_KIND_COUNT, n_pats = 0, n_strs = 0;
+	size_t rules_off, pats_off, strs_off, fixed;
+	struct rules_rule *rules = NULL;
+	struct builder b = { 0 };
+	struct rules_policy hdr;
+	size_t r = 0;
+	char *blk;
+	int rc = -1;
+
+	for (size_t i = 0; i < c->n_rules; i++) {
+		n_pats += c->rules[i].n_unless;
+		n_strs += c->rules[i].pat.argc;
+		for (size_t k = 0; k < c->rules[i].n_unless; k++)
+			n_strs += c->rules[i].unless[k].argc;
+	}
+	n_strs += c->n_env + COMPILE_DROPPED_FIELDS * c->n_drops;
+	rules_off = align8(sizeof(struct rules_policy));
+	pats_off = align8(rules_off + n_rules * sizeof(struct rules_rule));
+	strs_off = align8(pats_off + n_pats * sizeof(struct rules_pattern));
+	fixed = align8(strs_off + n_strs * sizeof(rules_str));
+	if (fixed >= BLOCK_MAX)
+		return -1;
+	b.pool.base = (uint32_t)fixed;
+	rules = calloc(n_rules, sizeof(*rules));
+	b.pats = calloc(n_pats + 1, sizeof(*b.pats));
+	b.strs = calloc(n_strs + 1, sizeof(*b.strs));
+	if (!rules || !b.pats || !b.strs)
+		goto out;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.magic = RULES_MAGIC;
+	hdr.version = RULES_VERSION;
+	hdr.mode = c->mode;
+	hdr.record = c->record;
+	hdr.name = pool_add(&b.pool, c->name);
+	hdr.layers = pool_add(&b.pool, layers);
+	hdr.rules_off = (uint32_t)rules_off;
+	hdr.rules_count = (uint32_t)n_rules;
+	/* Stable sort by kind, then action: the spans of rules.h. */
+	for (int k = 0; k < RULES_KIND_COUNT; k++) {
+		for (int a = 0; a < RULES_ACTION_COUNT; a++) {
+			hdr.span[k][a].first = (uint32_t)r;
+			for (size_t i = 0; i < c->n_rules; i++) {
+				const struct crule *s = &c->rules[i];
+				struct rules_rule *d = &rules[r];
+
+				if (s->kind != k || s->action != a)
+					continue;
+				d->id = pool_add(&b.pool, s->id);
+				d->why = pool_add(&b.pool, s->why);
+				d->source = pool_add(&b.pool, s->source);
+				d->origin = pool_add(&b.pool, s->origin);
+				d->kind = s->kind;
+				d->action = s->action;
+				build_pattern(&b, &s->pat, &d->pat);
+				d->unless_first = (uint32_t)b.n_pats;
+				d->unless_count = (uint32_t)s->n_unless;
+				for (size_t u = 0; u < s->n_unless; u++)
+					build_pattern(&b, &s->unless[u], &b.pats[b.n_pats++]);
+				r++;
+			}
+			hdr.span[k][a].count = (uint32_t)r - hdr.span[k][a].first;
+		}
+	}
+	for (int k = 0; k < RULES_KIND_COUNT; k++) {
+		struct rules_rule *d = &rules[r];
+		static const struct { const char *id, *why; uint8_t action; } fb[] = {
+			[RULES_KIND_EXEC] = { "exec.fallback", NULL, RULES_ACTION_ALLOW },
+			[RULES_KIND_WRITE] = { "write.fallback", "not under an allowed write root",
+					       RULES_ACTION_DENY },
+			[RULES_KIND_READ] = { "read.fallback", NULL, RULES_ACTION_ALLOW },
+			[RULES_KIND_NET] = { "net.fallback", "destination not in the egress allow-list",
+					     RULES_ACTION_DENY },
+		};
+
+		d->kind = (uint8_t)k;
+		d->action = fb[k].action;
+		d->id = pool_add(&b.pool, fb[k].id);
+		d->why = pool_add(&b.pool, fb[k].why);
+		if (k == RULES_KIND_EXEC && hdr.span[k][RULES_ACTION_ALLOW].count) {
+			d->action = RULES_ACTION_DENY;
+			d->id = pool_add(&b.pool, "exec.not-allowed");
+			d->why = pool_add(&b.pool, "program not in the exec allow-list");
+		}
+		d->pat.port_hi = 65535;
+		hdr.fallback[k] = (uint32_t)r++;
+	}
+	hdr.env_drop_first = (uint32_t)b.n_strs;
+	hdr.env_drop_count = (uint32_t)c->n_env;
+	for (size_t i = 0; i < c->n_env; i++)
+		b.strs[b.n_strs++] = pool_add(&b.pool, c->env[i]);
+	for (size_t i = 0; i < c->n_drops; i++) {
+		b.strs[b.n_strs++] = pool_add(&b.pool, c->drops[i].id);
+		b.strs[b.n_strs++] = pool_add(&b.pool, c->drops[i].pattern);
+		b.strs[b.n_strs++] = pool_add(&b.pool, c->drops[i].origin);
+		b.strs[b.n_strs++] = pool_add(&b.pool, c->drops[i].var);
+	}
+	hdr.limits = c->limits;
+	hdr.patterns_off = (uint32_t)pats_off;
+	hdr.patterns_count = (uint32_t)n_pats;
+	hdr.strs_off = (uint32_t)strs_off;
+	hdr.strs_count = (uint32_t)n_strs;
+	if (b.pool.oom)
+		goto out;
+	hdr.size = (uint32_t)(fixed + b.pool.n);
+	blk = calloc(1, hdr.size);
+	if (!blk)
+		goto out;
+	memcpy(blk, &hdr, sizeof(hdr));
+	memcpy(blk + rules_off, rules, n_rules * sizeof(*rules));
+	memcpy(blk + pats_off, b.pats, n_pats * sizeof(*b.pats));
+	memcpy(blk + strs_off, b.strs, n_strs * sizeof(*b.strs));
+	if (b.pool.n)
+		memcpy(blk + fixed, b.pool.b, b.pool.n);
+	*out = (struct rules_policy *)blk;
+	rc = 0;
+out:
+	free(rules);
+	free(b.pats);
+	free(b.strs);
+	free(b.pool.b);
+	return rc;
+}
+
+int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_t n_extras,
+		   struct rules_policy **out)
+{
+	struct comp c = { .ctx = ctx, .mode = RULES_MODE_ENFORCE };
+	char *layers = NULL;
+	size_t layers_len = 0;
+	FILE *f = open_memstream(&layers, &layers_len);
+	int rc = -1;
+
+	*out = NULL;
+	if (!f)
+		goto oom;
+	for (size_t i = 0; i < ctx->n_layers; i++) {
+		fprintf(f, "%s%s", i ? "+" : "", ctx->layers[i]->label);
+		comp_layer_settings(&c, ctx->layers[i]);
+		comp_layer_rules(&c, ctx->layers[i]);
+		if (c.oom)
+			break;
+	}
+	if (fclose(f) != 0) {
+		layers = NULL;
+		goto oom;
+	}
+	if (!c.oom)
+		comp_extras(&c, extras, n_extras);
+	if (!c.oom && !c.errors)
+		comp_exempt_extras(&c);
+	if (!c.oom)
+		comp_check_ids(&c);
+	if (c.oom)
+		goto oom;
+	if (c.errors)
+		goto out;
+	if (comp_block(&c, layers, out) < 0)
+		goto oom;
+	rc = 0;
+	goto out;
+oom: {
+		struct rules_error e;
+
+		error_set(&e, ctx->n_layers ? ctx->layers[0]->display : "<policy>", 0, 0, "",
+			  "out of memory, or the policy is too large to compile");
+		error_push(&ctx->errs, &e);
+	}
+out:
+	free(layers);
+	comp_free(&c);
+	return rc;
+}
+
+/* ---- tests ---- */
+
+struct test_event {
+	struct rules_event ev;
+	char path[PATH_MAX];
+	char exe[PATH_MAX];
+	char host[256];
+	char unix_path[PATH_MAX];
+};
+
+static int test_connect(const char *s, struct test_event *t, char *msg)
+{
+	const char *colon;
+	char addr[INET6_ADDRSTRLEN + 2];
+
+	if (!strncmp(s, "unix:", 5)) {
+		if (!s[5] || strlen(s + 5) >= sizeof(t->unix_path)) {
+			error_fmt(msg, MSG_SIZE, "\"unix:\" needs a path or \"@name\"");
+			return -1;
+		}
+		t->ev.family = AF_UNIX;
+		snprintf(t->unix_path, sizeof(t->unix_path), "%s", s + 5);
+		t->ev.unix_path = t->unix_path;
+		return 0;
+	}
+	colon = strrchr(s, ':');
+	if (!colon || parse_port(colon + 1, &t->ev.port) < 0)
+		goto bad;
+	if (s[0] == '[') {
+		if (colon < s + 2 || colon[-1] != ']' || (size_t)(colon - s - 2) >= sizeof(addr))
+			goto bad;
+		memcpy(addr, s + 1, (size_t)(colon - s - 2));
+		addr[colon - s - 2] = '\0';
+		if (inet_pton(AF_INET6, addr, t->ev.addr) != 1)
+			goto bad;
+		t->ev.family = AF_INET6;
+		return 0;
+	}
+	if ((size_t)(colon - s) >= sizeof(t->host) || colon == s)
+		goto bad;
+	memcpy(t->host, s, (size_t)(colon - s));
+	t->host[colon - s] = '\0';
+	if (strchr(t->host, ':'))
+		goto bad;
+	if (inet_pton(AF_INET, t->host, t->ev.addr) == 1) {
+		t->ev.family = AF_INET;
+		return 0;
+	}
+	for (char *p = t->host; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	t->ev.family = 0;
+	t->ev.host = t->host;
+	return 0;
+bad:
+	error_fmt(msg, MSG_SIZE, "expected \"HOST:PORT\", \"ADDR:PORT\", \"[IPv6]:PORT\" or "
+		 "\"unix:PATH\", got \"%s\"", s);
+	return -1;
+}
+
+/* Decide one expanded test event; returns 1 when it failed. */
+static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, const char *kp,
+		       const struct rules_policy *p, struct test_event *t, const char *expect)
+{
+	struct rules_verdict v;
+	const char *got;
+
+	if (rules_decide(p, &t->ev, &v) < 0) {
+		error_at(ctx, layer, kp, false, "the engine could not decide this test");
+		return 1;
+	}
+	got = rules_action_name(v.action);
+	if (!strcmp(got, expect))
+		return 0;
+	error_at(ctx, layer, kp, false, "expected %s, got %s (rule %s)", expect, got,
+		 v.rule ? rules_string(p, v.rule->id) : "?");
+	return 1;
+}
+
+static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, const char *kp,
+		       const json_t *test, const struct rules_policy *p)
+{
+	const char *expect = json_string_value(json_object_get(test, "expect"));
+	struct test_event *t = calloc(1, sizeof(*t));
+	struct vars_result res = { 0 };
+	char msg[MSG_SIZE], ekp[KP_SIZE];
+	const json_t *v;
+	size_t failed = 0;
+
+	if (!t) {
+		error_at(ctx, layer, kp, false, "out of memory");
+		return 1;
+	}
+	msg[0] = '\0';
+	if ((v = json_object_get(test, "exec"))) {
+		size_t n = json_array_size(v);
+		char **argv = calloc(n + 1, sizeof(char *));
+		bool dropped = false;
+
+		if (!argv) {
+			error_fmt(msg, MSG_SIZE, "out of memory");
+			goto bad;
+		}
+		for (size_t i = 0; i < n && !msg[0] && !dropped; i++) {
+			error_fmt(ekp, sizeof(ekp), "%s.exec[%zu]", kp, i);
+			if (vars_expand(ctx->vars, json_string_value(json_array_get(v, i)), 0, &res,
+					msg, MSG_SIZE) < 0)
+				break;
+			if (!res.n)
+				dropped = true;
+			else
+				argv[i] = strdup(res.v[0]);
+			vars_result_free(&res);
+		}
+		if (!msg[0] && !dropped && argv[0]) {
+			/* A test names a program as a user would; the engine
+			 * gets a resolved path, here /usr/bin/NAME. */
+			if (strchr(argv[0], '/'))
+				snprintf(t->exe, sizeof(t->exe), "%s", argv[0]);
+			else
+				snprintf(t->exe, sizeof(t->exe), "/usr/bin/%s", argv[0]);
+			vars_normalize(t->exe);
+			t->ev.kind = RULES_KIND_EXEC;
+			t->ev.exe = t->exe;
+			t->ev.argv = (const char *const *)argv;
+			t->ev.argc = n;
+			failed += (size_t)test_decide(ctx, layer, kp, p, t, expect);
+		}
+		for (size_t i = 0; i < n; i++)
+			free(argv[i]);
+		free(argv);
+		if (msg[0])
+			goto bad;
+		goto out;
+	}
+	if ((v = json_object_get(test, "connect"))) {
+		error_fmt(ekp, sizeof(ekp), "%s.connect", kp);
+		if (vars_expand(ctx->vars, json_string_value(v), VARS_RESOLVERS, &res, msg,
+				MSG_SIZE) < 0)
+			goto bad;
+		for (size_t i = 0; i < res.n; i++) {
+			memset(t, 0, sizeof(*t));
+			t->ev.kind = RULES_KIND_NET;
+			if (test_connect(res.v[i], t, msg) < 0)
+				goto bad;
+			failed += (size_t)test_decide(ctx, layer, kp, p, t, expect);
+		}
+		goto out;
+	}
+	v = json_object_get(test, "write");
+	t->ev.kind = v ? RULES_KIND_WRITE : RULES_KIND_READ;
+	if (!v)
+		v = json_object_get(test, "read");
+	error_fmt(ekp, sizeof(ekp), "%s.%s", kp, t->ev.kind == RULES_KIND_WRITE ? "write" : "read");
+	if (vars_expand(ctx->vars, json_string_value(v), 0, &res, msg, MSG_SIZE) < 0)
+		goto bad;
+	if (res.n) {
+		if (res.v[0][0] != '/' || strlen(res.v[0]) >= sizeof(t->path)) {
+			error_fmt(msg, MSG_SIZE, "test path \"%s\" must be absolute", res.v[0]);
+			goto bad;
+		}
+		snprintf(t->path, sizeof(t->path), "%s", res.v[0]);
+		vars_normalize(t->path);
+		t->ev.path = t->path;
+		failed += (size_t)test_decide(ctx, layer, kp, p, t, expect);
+	}
+	goto out;
+bad:
+	error_at(ctx, layer, ekp, false, "%s", msg);
+	failed++;
+out:
+	vars_result_free(&res);
+	free(t);
+	return failed;
+}
+
+size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p)
+{
+	size_t failed = 0;
+
+	for (size_t l = 0; l < ctx->n_layers; l++) {
+		const struct load_layer *layer = ctx->layers[l];
+		json_t *test;
+		size_t i;
+
+		json_array_foreach(json_object_get(layer->root, "tests"), i, test) {
+			char kp[KP_SIZE];
+
+			error_fmt(kp, sizeof(kp), "tests[%zu]", i);
+			failed += test_run(ctx, layer, kp, test, p);
+		}
+	}
+	return failed;
+}

@@ -1,0 +1,350 @@
+/* ${ROOT} ${HOME} ${TMPDIR} ${CWD} ${SSH_AUTH_SOCK} ${RESOLVERS}: values,
+ * expansion into patterns, and lexical path normalization. */
+#include <arpa/inet.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules/load-internal.h"
+
+#define VARS_MAX_RESOLVERS 16
+
+static bool glob_component(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\') {
+			i++;
+			continue;
+		}
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+			return true;
+	}
+	return false;
+}
+
+int vars_normalize(char *path)
+{
+	char *out = path, *p = path;
+	int rc = 0;
+
+	if (path[0] != '/')
+		return 0;
+	/* out always ends at a component boundary; "" stands for "/". */
+	while (*p) {
+		char *start, *end;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		start = p;
+		while (*p && *p != '/')
+			p++;
+		end = p;
+		n = (size_t)(end - start);
+		if (n == 1 && start[0] == '.')
+			continue;
+		if (n == 2 && start[0] == '.' && start[1] == '.') {
+			char *slash;
+
+			if (out == path)
+				continue; /* "/.." is "/" */
+			slash = out - 1;
+			while (slash > path && *slash != '/')
+				slash--;
+			if (glob_component(slash + 1, (size_t)(out - slash - 1)))
+				rc = -1;
+			out = slash;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, start, n);
+		out += n;
+	}
+	if (out == path)
+		*out++ = '/';
+	*out = '\0';
+	return rc;
+}
+
+/* Static storage: rules_vars holds borrowed pointers, and these values
+ * live for the program's run.  Not thread-safe, called once by main(). */
+static char vars_cwd_buf[PATH_MAX], vars_root_buf[PATH_MAX], vars_home_buf[PATH_MAX],
+	vars_tmp_buf[PATH_MAX], vars_sock_buf[PATH_MAX];
+
+/* Events carry paths with symlinks resolved (the tracee's view), so the
+ * variables must be resolved the same way or ${ROOT} under a symlinked
+ * directory would never match; lexical normalization when the path does
+ * not exist (yet). */
+static const char *vars_resolve(char *buf, const char *path)
+{
+	char tmp[PATH_MAX];
+
+	if (!path || path[0] != '/' || strlen(path) >= PATH_MAX)
+		return NULL;
+	if (realpath(path, tmp)) {
+		snprintf(buf, PATH_MAX, "%s", tmp);
+	} else {
+		snprintf(buf, PATH_MAX, "%s", path);
+		vars_normalize(buf);
+	}
+	return buf;
+}
+
+void rules_vars_from_env(struct rules_vars *vars, const char *root)
+{
+	char tmp[PATH_MAX];
+	const char *s;
+
+	memset(vars, 0, sizeof(*vars));
+	if (getcwd(tmp, sizeof(tmp)))
+		vars->cwd = vars_resolve(vars_cwd_buf, tmp);
+	if (root && root[0]) {
+		if (root[0] == '/')
+			vars->root = vars_resolve(vars_root_buf, root);
+		else if (vars->cwd &&
+			 (size_t)snprintf(tmp, sizeof(tmp), "%s/%s", vars->cwd, root) < sizeof(tmp))
+			vars->root = vars_resolve(vars_root_buf, tmp);
+	}
+	s = getenv("HOME");
+	if (s && s[0] == '/') {
+		vars->home = vars_resolve(vars_home_buf, s);
+	} else {
+		struct passwd *pw = getpwuid(getuid());
+
+		if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
+			vars->home = vars_resolve(vars_home_buf, pw->pw_dir);
+	}
+	s = getenv("TMPDIR");
+	if (s && s[0] == '/')
+		vars->tmpdir = vars_resolve(vars_tmp_buf, s);
+	s = getenv("SSH_AUTH_SOCK");
+	if (s && s[0] == '/' && strlen(s) < sizeof(vars_sock_buf)) {
+		snprintf(vars_sock_buf, sizeof(vars_sock_buf), "%s", s);
+		vars_normalize(vars_sock_buf);
+		vars->ssh_auth_sock = vars_sock_buf;
+	}
+	vars->resolv_conf = NULL;
+}
+
+/* Nameserver addresses of resolv.conf(5), validated; scope ids dropped. */
+static size_t vars_resolvers(const char *path, char out[][INET6_ADDRSTRLEN], size_t max)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	size_t n = 0;
+
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		char *p = line, *addr, *end;
+		unsigned char bin[16];
+
+		p += strspn(p, " \t");
+		if (strncmp(p, "nameserver", 10) || !strchr(" \t", p[10]))
+			continue;
+		addr = p + 10 + strspn(p + 10, " \t");
+		end = addr + strcspn(addr, " \t\r\n%#;");
+		*end = '\0';
+		if (strlen(addr) >= INET6_ADDRSTRLEN)
+			continue;
+		if (inet_pton(AF_INET, addr, bin) != 1 && inet_pton(AF_INET6, addr, bin) != 1)
+			continue;
+		snprintf(out[n++], INET6_ADDRSTRLEN, "%s", addr);
+	}
+	fclose(f);
+	return n;
+}
+
+static void put_escaped(FILE *f, const char *v, unsigned flags)
+{
+	for (; *v; v++) {
+		if ((flags & VARS_ESCAPE_GLOB) && strchr("\\*?[]", *v))
+			fputc('\\', f);
+		else if ((flags & VARS_ESCAPE_ALT) && *v == '|')
+			fputc('\\', f);
+		fputc(*v, f);
+	}
+}
+
+void vars_result_free(struct vars_result *res)
+{
+	for (size_t i = 0; i < res->n; i++)
+		free(res->v[i]);
+	free(res->v);
+	memset(res, 0, sizeof(*res));
+}
+
+static int vars_value(const struct rules_vars *vars, const char *name, char *buf,
+		      const char **dropped, char *msg, size_t msg_size)
+{
+	const char *v = NULL;
+	char cwd[PATH_MAX];
+
+	*dropped = NULL;
+	if (!strcmp(name, "ROOT") || !strcmp(name, "CWD")) {
+		v = !strcmp(name, "ROOT") ? vars->root : NULL;
+		if (!v)
+			v = vars->cwd;
+		if (!v)
+			v = getcwd(cwd, sizeof(cwd));
+		if (!v) {
+			snprintf(msg, msg_size, "${%s}: the current directory is unknown", name);
+			return -1;
+		}
+	} else if (!strcmp(name, "HOME")) {
+		v = vars->home;
+		if (!v) {
+			snprintf(msg, msg_size,
+				 "${HOME} is unset (no HOME and no home directory in the passwd entry)");
+			return -1;
+		}
+	} else if (!strcmp(name, "TMPDIR")) {
+		v = vars->tmpdir ? vars->tmpdir : "/tmp";
+	} else if (!strcmp(name, "SSH_AUTH_SOCK")) {
+		v = vars->ssh_auth_sock;
+		if (!v) {
+			*dropped = "SSH_AUTH_SOCK";
+			return 0;
+		}
+	} else {
+		snprintf(msg, msg_size, "unknown variable ${%s} (known: ROOT HOME TMPDIR CWD "
+			 "SSH_AUTH_SOCK RESOLVERS; \"$$\" is a literal '$')", name);
+		return -1;
+	}
+	if (v[0] != '/' || strlen(v) >= PATH_MAX) {
+		snprintf(msg, msg_size, "${%s} is not an absolute path", name);
+		return -1;
+	}
+	snprintf(buf, PATH_MAX, "%s", v);
+	vars_normalize(buf);
+	return 0;
+}
+
+int vars_expand(const struct rules_vars *vars, const char *s, unsigned flags,
+		struct vars_result *res, char *msg, size_t msg_size)
+{
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f = open_memstream(&out, &out_len);
+	long resolvers_at = -1;
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (!f) {
+		snprintf(msg, msg_size, "out of memory");
+		return -1;
+	}
+	while (*s) {
+		char name[32], value[PATH_MAX];
+		const char *end;
+		size_t n;
+
+		if (s[0] != '$') {
+			fputc(*s++, f);
+			continue;
+		}
+		if (s[1] == '$') {
+			fputc('$', f);
+			s += 2;
+			continue;
+		}
+		if (s[1] != '{') {
+			fputc(*s++, f);
+			continue;
+		}
+		end = strchr(s + 2, '}');
+		if (!end) {
+			snprintf(msg, msg_size, "unterminated \"${\" (write \"$$\" for a literal '$')");
+			goto out;
+		}
+		n = (size_t)(end - s - 2);
+		if (n == 0 || n >= sizeof(name)) {
+			snprintf(msg, msg_size, "unknown variable ${%.*s}", (int)(n < 64 ? n : 64),
+				 s + 2);
+			goto out;
+		}
+		memcpy(name, s + 2, n);
+		name[n] = '\0';
+		s = end + 1;
+		if (!strcmp(name, "RESOLVERS")) {
+			if (!(flags & VARS_RESOLVERS)) {
+				snprintf(msg, msg_size, "${RESOLVERS} is only valid in net patterns");
+				goto out;
+			}
+			if (resolvers_at >= 0) {
+				snprintf(msg, msg_size, "${RESOLVERS} may appear only once in a pattern");
+				goto out;
+			}
+			fflush(f);
+			resolvers_at = (long)out_len;
+			continue;
+		}
+		if (vars_value(vars, name, value, &res->dropped, msg, msg_size) < 0)
+			goto out;
+		if (res->dropped) {
+			rc = 0; /* dropped: no results */
+			goto out;
+		}
+		put_escaped(f, value, flags);
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		snprintf(msg, msg_size, "out of memory");
+		goto out;
+	}
+	f = NULL;
+	if (resolvers_at < 0) {
+		res->v = malloc(sizeof(*res->v));
+		if (!res->v) {
+			snprintf(msg, msg_size, "out of memory");
+			goto out;
+		}
+		res->v[0] = out;
+		res->n = 1;
+		out = NULL;
+		rc = 0;
+	} else {
+		char addrs[VARS_MAX_RESOLVERS][INET6_ADDRSTRLEN];
+		const char *conf = vars->resolv_conf ? vars->resolv_conf : "/etc/resolv.conf";
+		size_t na = vars_resolvers(conf, addrs, VARS_MAX_RESOLVERS);
+		const char *suffix = out + resolvers_at;
+		bool port_follows = suffix[0] == ':';
+
+		if (!na) {
+			res->dropped = "RESOLVERS";
+			rc = 0;
+			goto out;
+		}
+		res->v = calloc(na, sizeof(*res->v));
+		if (!res->v) {
+			snprintf(msg, msg_size, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < na; i++) {
+			bool v6 = strchr(addrs[i], ':') != NULL;
+			char *one;
+
+			if (asprintf(&one, "%.*s%s%s%s%s", (int)resolvers_at, out,
+				     v6 && port_follows ? "[" : "", addrs[i],
+				     v6 && port_follows ? "]" : "", suffix) < 0) {
+				snprintf(msg, msg_size, "out of memory");
+				vars_result_free(res);
+				goto out;
+			}
+			res->v[res->n++] = one;
+		}
+		rc = 0;
+	}
+out:
+	if (f)
+		fclose(f);
+	free(out);
+	if (rc < 0)
+		vars_result_free(res);
+	return rc;
+}
