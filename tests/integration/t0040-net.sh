@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPEC §5 net rules: loopback and UNIX sockets allowed, container engine
+# sockets and every other address denied.  Denied destinations are tested
+# only inside a fresh network namespace (unshare -n) where the address sits
+# on the namespace's own lo, so that no packet can leave the machine.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+# listen KIND ADDR: a python3 listener; sets LISTEN_PORT once bound.
+listen() {
+	local portfile=$SANDBOX/port.$RANDOM
+	"$PYTHON" - "$1" "$2" "$portfile" >/dev/null 2>&1 <<'PY' &
+import os, socket, sys
+kind, addr, portfile = sys.argv[1:4]
+if kind == "unix":
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(addr)
+    port = 0
+elif kind == "udp":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((addr, 0))
+    port = s.getsockname()[1]
+else:
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.bind((addr, 0))
+    port = s.getsockname()[1]
+if kind != "udp":
+    s.listen(16)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(port))
+os.rename(portfile + ".tmp", portfile)
+s.settimeout(60)
+while True:
+    try:
+        if kind == "udp":
+            s.recvfrom(100)
+        else:
+            c, _ = s.accept()
+            c.close()
+    except Exception:
+        break
+PY
+	bg_track $!
+	LISTEN_PORT=
+	for _ in $(seq 100); do
+		[ -s "$portfile" ] && break
+		sleep 0.05
+	done
+	LISTEN_PORT=$(cat "$portfile" 2>/dev/null)
+}
+
+# --- allowed -------------------------------------------------------------
+listen tcp 127.0.0.1
+port=$LISTEN_PORT
+if [ -n "$port" ]; then
+	expect_allowed "connect 127.0.0.1:$port (listener)" -- "$TRY" connect 127.0.0.1 "$port"
+	at -- "$PYTHON" -c "import socket; socket.create_connection(('127.0.0.1', $port), timeout=5).close(); print('connected')" >"$OUT" 2>"$ERR"
+	assert_eq "python3 connects to 127.0.0.1" 0 $?
+	assert_no_alert "python3 connects to 127.0.0.1: no alert"
+else
+	not_ok "tcp listener on 127.0.0.1 did not start"
+fi
+
+# Nothing listens on ::1 port 1: refused by the kernel, not by agenttrace.
+at -- "$TRY" connect ::1 1 >"$OUT" 2>"$ERR"
+st=$?
+if [ "$st" = 111 ] || [ "$st" = 0 ]; then ok "connect ::1 reaches the kernel (status $st)"; else not_ok "connect ::1 reaches the kernel" "status $st"; fi
+assert_no_alert "connect ::1: no alert"
+
+listen udp 127.0.0.1
+uport=$LISTEN_PORT
+expect_allowed "sendto 127.0.0.1 (udp)" -- "$TRY" sendto 127.0.0.1 "${uport:-9}"
+
+sock=$ROOT/app.sock
+listen unix "$sock"
+expect_allowed "connect unix socket under ROOT" -- "$TRY" connect-unix "$sock"
+
+# --- denied: container engine socket --------------------------------------
+docker=$HOME/docker.sock
+listen unix "$docker"
+at -- "$TRY" connect-unix "$docker" >"$OUT" 2>"$ERR"
+assert_eq "connect HOME/docker.sock: EACCES" "$EACCES" $?
+assert_rec "connect HOME/docker.sock: deny record" \
+	"event == 'alert' and action == 'deny' and kind == 'net' and pre(rule_id, 'net.') and '$docker' in (path, addr, 'unix:' + str(addr))"
+
+# --- denied: other addresses, inside a private network namespace ------------
+netns_ok=1
+if ! have unshare || ! have ip; then
+	netns_ok=0
+elif ! unshare -n sh -c 'ip link set lo up && ip addr add 192.0.2.1/24 dev lo' >/dev/null 2>&1; then
+	netns_ok=0
+fi
+
+# at_netns [OPTIONS] -- CMD...: like at, inside a new network namespace
+# whose lo carries 192.0.2.1/24, 169.254.169.254/32 and 2001:db8::1.
+at_netns() {
+	rm -f "$LOG"
+	unshare -n sh -c '
+		ip link set lo up && ip addr add 192.0.2.1/24 dev lo &&
+		ip addr add 169.254.169.254/32 dev lo || exit 99
+		ip -6 addr add 2001:db8::1/128 dev lo nodad 2>/dev/null
+		cd "$ROOT" && exec "$@"' sh \
+		timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" "$@"
+}
+
+if [ $netns_ok = 1 ]; then
+	# Sanity: without agenttrace the kernel answers (refused), so an EACCES
+	# below can only come from the supervisor.
+	unshare -n sh -c 'ip link set lo up; ip addr add 192.0.2.1/24 dev lo; exec "$0" connect 192.0.2.1 9' "$TRY" 2>/dev/null
+	assert_eq "netns sanity: native connect 192.0.2.1 is refused" 111 $?
+
+	at_netns -- "$TRY" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
+	assert_eq "connect 192.0.2.1:9: EACCES" "$EACCES" $?
+	assert_rec "connect 192.0.2.1:9: deny record with addr and port" \
+		"event == 'alert' and action == 'deny' and kind == 'net' and pre(rule_id, 'net.') and addr == '192.0.2.1' and port == 9 and syscall == 'connect' and errno == 'EACCES'"
+
+	at_netns -- "$TRY" sendto 192.0.2.1 53 >"$OUT" 2>"$ERR"
+	assert_eq "sendto 192.0.2.1:53 (udp): EACCES" "$EACCES" $?
+	assert_rec "sendto 192.0.2.1:53: deny record" \
+		"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.1' and port == 53 and syscall in ('sendto', 'sendmsg')"
+
+	at_netns -- "$TRY" connect 169.254.169.254 80 >"$OUT" 2>"$ERR"
+	assert_eq "connect cloud metadata 169.254.169.254: EACCES" "$EACCES" $?
+	assert_rec "cloud metadata: deny record" "$(deny_expr net net.) and addr == '169.254.169.254'"
+
+	at_netns -- "$TRY" connect 2001:db8::1 443 >"$OUT" 2>"$ERR"
+	assert_eq "connect [2001:db8::1]:443: EACCES" "$EACCES" $?
+	assert_rec "connect [2001:db8::1]:443: deny record" "$(deny_expr net net.) and addr == '2001:db8::1' and port == 443"
+
+	# A command-line rule admits it.
+	at_netns --allow-net 192.0.2.1:9 -- "$TRY" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
+	assert_eq "--allow-net 192.0.2.1:9 admits it (refused by the kernel)" 111 $?
+	assert_no_alert "--allow-net 192.0.2.1:9: no alert"
+	at_netns --allow-net 192.0.2.1:9 -- "$TRY" connect 192.0.2.1 10 >"$OUT" 2>"$ERR"
+	assert_eq "--allow-net 192.0.2.1:9 does not admit port 10" "$EACCES" $?
+else
+	skip "denied destinations in a network namespace" "unshare -n or ip unavailable here"
+fi

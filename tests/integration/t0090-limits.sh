@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPEC §2 resource ceilings: --timeout and --max-procs end or refuse cleanly
+# with a limit record; many short processes are no problem.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+limit_expr() {
+	printf "event == 'alert' and kind == 'limit' and rule_id == '%s'" "$1"
+}
+
+# --- --timeout --------------------------------------------------------------------
+t0=$(now_ms)
+at --timeout 1 -- sleep 30 >"$OUT" 2>"$ERR"
+st=$?
+el=$(( $(now_ms) - t0 ))
+assert_ne "--timeout 1 on sleep 30: non-zero status" 0 "$st"
+if [ $el -lt 5000 ]; then ok "--timeout 1 on sleep 30 ends in about 1 s (${el} ms)"; else not_ok "--timeout 1 on sleep 30 ends in about 1 s" "${el} ms"; fi
+if [ $el -ge 900 ]; then ok "--timeout 1 does not end early (${el} ms)"; else not_ok "--timeout 1 does not end early" "${el} ms"; fi
+assert_rec "--timeout: limit record limit.timeout" "$(limit_expr limit.timeout)"
+assert_rec "--timeout: summary record" "event == 'summary'"
+
+t0=$(now_ms)
+at --timeout 1 -- "$TRY" ignore-term 30 >"$OUT" 2>"$ERR"
+st=$?
+el=$(( $(now_ms) - t0 ))
+assert_eq "a command that ignores SIGTERM is killed (137)" 137 "$st"
+if [ $el -lt 15000 ]; then ok "SIGTERM-ignoring command ends within 15 s (${el} ms)"; else not_ok "SIGTERM-ignoring command ends within 15 s" "${el} ms"; fi
+assert_rec "SIGTERM-ignoring command: limit record" "$(limit_expr limit.timeout)"
+
+# Children of the command are ended too.
+rm -f "$ROOT/child-pid"
+at --timeout 1 -- sh -c 'sleep 60 & echo $! > child-pid; wait' >"$OUT" 2>"$ERR"
+sleep 0.3
+# (A zombie left to an init that does not reap counts as ended.)
+child_state=
+[ -s "$ROOT/child-pid" ] && child_state=$(awk '{print $3}' "/proc/$(cat "$ROOT/child-pid")/stat" 2>/dev/null)
+if [ -n "$child_state" ] && [ "$child_state" != Z ] && [ "$child_state" != X ]; then
+	not_ok "--timeout: the command's children are ended too" "pid $(cat "$ROOT/child-pid") still runs"
+	kill -KILL "$(cat "$ROOT/child-pid")" 2>/dev/null
+else
+	ok "--timeout: the command's children are ended too"
+fi
+
+# A policy's limits section does the same.
+cat >"$SANDBOX/limits.json" <<'JSON'
+{ "agenttrace": 1, "extends": "default", "limits": { "timeout": 1 } }
+JSON
+t0=$(now_ms)
+at --policy "$SANDBOX/limits.json" -- sleep 30 >"$OUT" 2>"$ERR"
+el=$(( $(now_ms) - t0 ))
+if [ $el -lt 5000 ]; then ok "policy limits.timeout 1 ends sleep 30 (${el} ms)"; else not_ok "policy limits.timeout 1 ends sleep 30" "${el} ms"; fi
+assert_rec "policy limits.timeout: limit record" "$(limit_expr limit.timeout)"
+
+# --- --max-procs ---------------------------------------------------------------------
+t0=$(now_ms)
+at --max-procs 20 -- "$TRY" fork-storm 100 >"$OUT" 2>"$ERR"
+st=$?
+el=$(( $(now_ms) - t0 ))
+assert_eq "fork storm over --max-procs 20: fork fails with EAGAIN" "$EAGAIN" "$st"
+if [ $el -lt 30000 ]; then ok "fork storm: the run ends cleanly (${el} ms)"; else not_ok "fork storm: the run ends cleanly" "${el} ms"; fi
+assert_rec "fork storm: limit record limit.max-procs" "$(limit_expr limit.max-procs)"
+assert_rec "fork storm: summary record" "event == 'summary' and exit_code == $EAGAIN"
+
+at --max-procs 20 -- "$TRY" fork-storm 10 >"$OUT" 2>"$ERR"
+assert_eq "10 children under --max-procs 20: fine" 0 $?
+assert_no_rec "10 children under --max-procs 20: no limit record" "kind == 'limit'"
+
+# --- many short processes ---------------------------------------------------------
+t0=$(now_ms)
+at -- sh -c 'i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done; echo $i' >"$OUT" 2>"$ERR"
+st=$?
+el=$(( $(now_ms) - t0 ))
+assert_eq "1000 short processes: exit 0" 0 "$st"
+assert_file_content "1000 short processes: all ran" "$OUT" 1000
+assert_no_alert "1000 short processes: no alert"
+diag "1000 short processes took ${el} ms"

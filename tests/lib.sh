@@ -1,0 +1,415 @@
+# tests/lib.sh: TAP helpers and a sandbox for the integration tests.
+#
+# Sourced by tests/integration/tNNNN-topic.sh.  The test harness
+# (AM_TESTS_ENVIRONMENT) exports top_srcdir, top_builddir, AGENTTRACE and
+# PROGS.  Every assertion prints one TAP line; the plan is printed at exit,
+# so a test never has to count its own cases.
+#
+# Each test gets a sandbox under "$top_builddir/tests/tmp/<test>.XXXXXX"
+# (never /tmp: the default policy denies running programs from there):
+#   $ROOT    the project root, cwd of every `at` run (ROOT/bin: helpers)
+#   $HOME    a temporary home (dotfiles and credentials live here)
+#   $TMPDIR  a temporary TMPDIR
+#   $LOG     the --log file of the last `at` run (outside ROOT)
+# and removes it at exit unless a case failed or AGENTTRACE_KEEP=1.
+#
+# Skips: `skip DESC REASON` for one case, `skip_all REASON` for the file.
+# With AGENTTRACE_MUST_WORK=1 (CI) every skip is a failure.
+
+set -u
+
+: "${top_builddir:?run through make check}" "${top_srcdir:?}" "${AGENTTRACE:?}" "${PROGS:?}"
+
+TEST_NAME=$(basename "$0" .sh)
+tap_n=0
+tap_failed=0
+tap_bg_pids=""
+
+# --- TAP ----------------------------------------------------------------
+
+diag() {
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+ok() {
+	tap_n=$((tap_n + 1))
+	printf 'ok %d - %s\n' "$tap_n" "$1"
+}
+
+not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	printf 'not ok %d - %s\n' "$tap_n" "$1"
+	shift
+	[ $# -gt 0 ] && diag "$@"
+	return 0
+}
+
+skip() {
+	if [ "${AGENTTRACE_MUST_WORK:-0}" = 1 ]; then
+		not_ok "$1" "skipped ($2) but AGENTTRACE_MUST_WORK=1"
+	else
+		tap_n=$((tap_n + 1))
+		printf 'ok %d - %s # SKIP %s\n' "$tap_n" "$1" "$2"
+	fi
+}
+
+skip_all() {
+	if [ "${AGENTTRACE_MUST_WORK:-0}" = 1 ]; then
+		not_ok "$TEST_NAME" "skipped ($1) but AGENTTRACE_MUST_WORK=1"
+	else
+		echo "1..0 # SKIP $1"
+		tap_plan_printed=1
+	fi
+	exit 0
+}
+
+# check DESC CMD...: ok when CMD exits 0.
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		not_ok "$desc" "command failed ($?): $*" "$out"
+	fi
+}
+
+assert_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "expected: $2" "     got: $3"
+	fi
+}
+
+assert_ne() {
+	if [ "$2" != "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "expected anything but: $2"
+	fi
+}
+
+# assert_match DESC ERE TEXT
+assert_match() {
+	if printf '%s' "$3" | grep -Eq -- "$2"; then
+		ok "$1"
+	else
+		not_ok "$1" "expected to match: $2" "got: $3"
+	fi
+}
+
+assert_file_absent() {
+	if [ -e "$2" ] || [ -L "$2" ]; then
+		not_ok "$1" "$2 exists"
+	else
+		ok "$1"
+	fi
+}
+
+assert_file_present() {
+	if [ -e "$2" ] || [ -L "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$2 is missing"
+	fi
+}
+
+# assert_file_content DESC PATH TEXT: PATH holds exactly TEXT.
+assert_file_content() {
+	local got
+	if [ ! -f "$2" ]; then
+		not_ok "$1" "$2 is missing"
+		return 0
+	fi
+	got=$(cat "$2")
+	assert_eq "$1" "$3" "$got"
+}
+
+# --- sandbox --------------------------------------------------------------
+
+tap_cleanup() {
+	local pid
+	for pid in $tap_bg_pids; do
+		kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	if [ -z "${tap_plan_printed:-}" ]; then
+		echo "1..$tap_n"
+	fi
+	if [ -n "${SANDBOX:-}" ] && [ -d "$SANDBOX" ]; then
+		if [ "$tap_failed" -eq 0 ] && [ "${AGENTTRACE_KEEP:-0}" != 1 ]; then
+			chmod -R u+rwx "$SANDBOX" 2>/dev/null
+			rm -rf "$SANDBOX"
+			rmdir "$top_builddir/tests/tmp" 2>/dev/null
+		else
+			echo "# sandbox kept: $SANDBOX"
+		fi
+	fi
+}
+trap tap_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# bg_track PID: a background process of the test, killed at exit.
+bg_track() {
+	tap_bg_pids="$tap_bg_pids $1"
+}
+
+# The real python3 (a pyenv shim resolves through $HOME, which we replace).
+PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PYTHON=
+[ -n "$PYTHON" ] || skip_all "python3 is required by the test helpers"
+export PYTHON
+
+mkdir -p "$top_builddir/tests/tmp" || exit 99
+SANDBOX=$(mktemp -d "$top_builddir/tests/tmp/$TEST_NAME.XXXXXX") || exit 99
+SANDBOX=$(cd -P "$SANDBOX" && pwd)
+ROOT=$SANDBOX/root
+HOME=$SANDBOX/home
+TMPDIR=$SANDBOX/tmp
+LOG=$SANDBOX/log.jsonl
+OUT=$SANDBOX/out
+ERR=$SANDBOX/err
+mkdir -p "$ROOT/bin" "$HOME" "$TMPDIR" || exit 99
+export ROOT HOME TMPDIR LOG
+unset XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_RUNTIME_DIR \
+	XDG_CONFIG_DIRS XDG_DATA_DIRS AGENTTRACE_CONTEXT SSH_AUTH_SOCK LD_PRELOAD
+
+# Helpers run from ROOT/bin: the build dir may itself be under /tmp.
+if [ ! -x "$PROGS/try-syscall" ]; then
+	skip_all "helper $PROGS/try-syscall not built"
+fi
+cp "$PROGS/try-syscall" "$ROOT/bin/try-syscall" || exit 99
+TRY=$ROOT/bin/try-syscall
+TRY_STATIC=
+if [ -x "$PROGS/try-syscall-static" ]; then
+	cp "$PROGS/try-syscall-static" "$ROOT/bin/try-syscall-static" || exit 99
+	TRY_STATIC=$ROOT/bin/try-syscall-static
+fi
+
+export TRY TRY_STATIC
+
+need_agenttrace() {
+	[ -x "$AGENTTRACE" ] || skip_all "$AGENTTRACE not built"
+}
+
+# errno values as a program's exit status (try-syscall exits with errno).
+EPERM=1 ENOENT=2 EAGAIN=11 EACCES=13 ENOSYS=38
+
+# --- running agenttrace -----------------------------------------------
+
+AT_TIMEOUT=${AT_TIMEOUT:-60}
+at_runs=0
+export AT_TIMEOUT
+
+# at [AGENTTRACE OPTIONS] -- COMMAND...: run agenttrace with --log "$LOG"
+# (a fresh log each time) in $ROOT; returns its exit status.  A watchdog
+# kills a hung run after $AT_TIMEOUT seconds (and says so).
+at() {
+	local st start
+	rm -f "$LOG"
+	start=$(date +%s)
+	(cd "$ROOT" && exec timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" "$@")
+	st=$?
+	# Every run's log stays in the sandbox (kept when a case fails).
+	at_runs=$((at_runs + 1))
+	[ -f "$LOG" ] && cp "$LOG" "$SANDBOX/log.$at_runs.jsonl"
+	if [ $(( $(date +%s) - start )) -ge "$AT_TIMEOUT" ]; then
+		diag "agenttrace ran into the ${AT_TIMEOUT}s test watchdog: $*"
+	fi
+	return $st
+}
+
+# at_q: like at, with the command's stdout and stderr in $OUT and $ERR.
+at_q() {
+	at "$@" >"$OUT" 2>"$ERR"
+}
+
+# --- reading the log ----------------------------------------------------
+
+# The evaluator behind rec_*: each JSON line of $LOG is one record; EXPR is
+# a Python expression over its keys (absent keys are None), plus
+#   r        the record as a dict
+#   rule_id  the rule's id whether "rule" is a string or {"id": ...}
+#   pre(x, p)  x is a string starting with p
+#   has(k)   the record has key k
+tap_rec_py='
+import builtins, json, sys
+mode, path, expr = sys.argv[1], sys.argv[2], sys.argv[3]
+class Rec(dict):
+    # Names are looked up here first: builtins (str, len, ...) must win
+    # over "absent key".
+    def __missing__(self, key):
+        return getattr(builtins, key, None)
+def pre(x, p):
+    return isinstance(x, str) and x.startswith(p)
+recs = []
+try:
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")
+except OSError:
+    lines = []
+for n, line in enumerate(lines, 1):
+    if not line.strip():
+        continue
+    try:
+        obj = json.loads(line.decode("utf-8"))
+    except Exception as e:
+        print("line %d is not JSON: %s" % (n, e), file=sys.stderr)
+        continue
+    r = Rec(obj)
+    rule = r["rule"]
+    r["rule_id"] = rule.get("id") if isinstance(rule, dict) else rule
+    r["r"] = r
+    r["pre"] = pre
+    r["has"] = lambda k, r=r: k in r
+    recs.append(r)
+hits = []
+for r in recs:
+    try:
+        if eval(expr, {"__builtins__": __builtins__}, r):
+            hits.append(r)
+    except Exception:
+        pass
+if mode == "count":
+    print(len(hits))
+elif mode == "field":
+    if hits:
+        v = hits[0][sys.argv[4]]
+        print(v if isinstance(v, str) else json.dumps(v))
+'
+
+# rec_count EXPR: how many records of $LOG satisfy EXPR.
+rec_count() {
+	"$PYTHON" -c "$tap_rec_py" count "${REC_LOG:-$LOG}" "$1"
+}
+
+# rec_field EXPR KEY: KEY of the first record satisfying EXPR (JSON for
+# non-strings; empty when none).
+rec_field() {
+	"$PYTHON" -c "$tap_rec_py" field "${REC_LOG:-$LOG}" "$1" "$2"
+}
+
+rec_dump() {
+	if [ -s "${REC_LOG:-$LOG}" ]; then
+		diag "log:" "$(head -c 4000 "${REC_LOG:-$LOG}")"
+	else
+		diag "log: (empty or missing)"
+	fi
+}
+
+# assert_rec DESC EXPR: at least one record satisfies EXPR.
+assert_rec() {
+	local n
+	n=$(rec_count "$2")
+	if [ "${n:-0}" -ge 1 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "no record with: $2"
+		rec_dump
+	fi
+}
+
+# assert_no_rec DESC EXPR: no record satisfies EXPR.
+assert_no_rec() {
+	local n
+	n=$(rec_count "$2")
+	if [ "${n:-0}" -eq 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$n record(s) with: $2"
+		rec_dump
+	fi
+}
+
+assert_no_alert() {
+	assert_no_rec "$1" 'event == "alert"'
+}
+
+# The shape of a denial record (SPEC §6 and the lead's errno table).
+# deny_expr KIND RULE_PREFIX [PATH]
+deny_expr() {
+	local e="event == \"alert\" and action == \"deny\" and kind == \"$1\" and pre(rule_id, \"$2\")"
+	if [ -n "${3:-}" ]; then
+		e="$e and (path == \"$3\" or path2 == \"$3\")"
+	fi
+	printf '%s' "$e"
+}
+
+# expect_denied DESC ERRNO KIND RULE_PREFIX PATH -- COMMAND...
+#   runs COMMAND under `at`, asserts the exit status is ERRNO (try-syscall
+#   exits with the errno it saw) and one deny record of KIND whose rule id
+#   starts with RULE_PREFIX and whose path or path2 is PATH (none: "").
+expect_denied() {
+	local desc=$1 want=$2 kind=$3 prefix=$4 path=$5 st
+	shift 5
+	[ "$1" = -- ] && shift
+	at -- "$@" >"$OUT" 2>"$ERR"
+	st=$?
+	assert_eq "$desc: program sees errno $want" "$want" "$st"
+	[ "$st" = "$want" ] || diag "stderr:" "$(head -c 2000 "$ERR")"
+	assert_rec "$desc: deny record ($kind, $prefix*${path:+, $path})" "$(deny_expr "$kind" "$prefix" "$path")"
+}
+
+# expect_allowed DESC -- COMMAND...: exit 0 and no alert record.
+expect_allowed() {
+	local desc=$1 st
+	shift
+	[ "$1" = -- ] && shift
+	at -- "$@" >"$OUT" 2>"$ERR"
+	st=$?
+	assert_eq "$desc: exit status 0" 0 "$st"
+	[ "$st" = 0 ] || diag "stderr:" "$(head -c 2000 "$ERR")"
+	assert_no_alert "$desc: no alert record"
+}
+
+# Helpers for cases needing a feature of the host.
+have() {
+	command -v "$1" >/dev/null 2>&1
+}
+
+# at_bg [OPTIONS] -- COMMAND...: start agenttrace in the background (stdout
+# and stderr in $OUT and $ERR), with SIGINT and SIGQUIT at their defaults
+# (a non-interactive shell would start it with both ignored); sets AT_PID.
+at_bg() {
+	rm -f "$LOG"
+	(cd "$ROOT" && exec "$PYTHON" -c '
+import os, signal, sys
+for s in (signal.SIGINT, signal.SIGQUIT):
+    signal.signal(s, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$AGENTTRACE" --log "$LOG" "$@") >"$OUT" 2>"$ERR" &
+	AT_PID=$!
+	bg_track "$AT_PID"
+}
+
+# wait_file PATH [SECONDS]: wait until PATH exists and is not empty.
+wait_file() {
+	local i n=$(( ${2:-10} * 20 ))
+	for ((i = 0; i < n; i++)); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_exit PID SECONDS: the exit status of background PID, or 255 after
+# killing it when it did not end in time.
+wait_exit() {
+	local i n=$(( $2 * 20 ))
+	for ((i = 0; i < n; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		diag "process $1 still running after $2 s: killed"
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		return 255
+	fi
+	wait "$1"
+}
+
+# now_ms: a clock for elapsed-time assertions.
+now_ms() {
+	date +%s%3N
+}

@@ -1,0 +1,628 @@
+/* try-syscall OP ARGS...: perform one operation and exit 0 on success or
+ * with the errno value on failure, printing "OP: errno NAME" on stderr.
+ *
+ * In the spirit of bubblewrap's tests/try-syscall.c: the integration tests
+ * judge the supervisor by what a program can observe (exit status = errno),
+ * so each op is one small, direct call.  Built without sanitizers because it
+ * runs under the seccomp filter and makes raw syscalls (int $0x80, x32). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#ifndef __X32_SYSCALL_BIT
+#define __X32_SYSCALL_BIT 0x40000000
+#endif
+
+extern char **environ;
+
+/* Written by process_vm_writev into a forked child: the same address in
+ * both processes after fork. */
+static volatile int try_target = 1;
+
+/* Every op returns 0 or an errno value. */
+typedef int (*try_fn)(char **argv);
+
+static int try_errno_of(long ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+static int try_write_fd(int fd)
+{
+	int err = 0;
+
+	if (write(fd, "x", 1) != 1)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+static int op_open_write(char **argv)
+{
+	int fd = open(argv[0], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	return fd < 0 ? errno : try_write_fd(fd);
+}
+
+static int op_open_read(char **argv)
+{
+	char buf[64];
+	int fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (read(fd, buf, sizeof(buf)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static int op_creat(char **argv)
+{
+	int fd = creat(argv[0], 0644);
+
+	return fd < 0 ? errno : try_write_fd(fd);
+}
+
+static int op_openat_dirfd(char **argv)
+{
+	int dfd = open(argv[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd, err;
+
+	if (dfd < 0)
+		return errno;
+	fd = openat(dfd, argv[1], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	err = fd < 0 ? errno : try_write_fd(fd);
+	close(dfd);
+	return err;
+}
+
+/* The magic-link way in: a harmless O_PATH descriptor, then a write open
+ * through /proc/self/fd/N, which the kernel follows to the file itself. */
+static int op_proc_fd_write(char **argv)
+{
+	char link[64];
+	int pfd = open(argv[0], O_PATH | O_CLOEXEC);
+	int fd, err;
+
+	if (pfd < 0)
+		return errno;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+	fd = open(link, O_WRONLY | O_CLOEXEC);
+	err = fd < 0 ? errno : try_write_fd(fd);
+	close(pfd);
+	return err;
+}
+
+static int op_rename(char **argv) { return try_errno_of(rename(argv[0], argv[1])); }
+static int op_link(char **argv) { return try_errno_of(link(argv[0], argv[1])); }
+static int op_symlink(char **argv) { return try_errno_of(symlink(argv[0], argv[1])); }
+static int op_unlink(char **argv) { return try_errno_of(unlink(argv[0])); }
+static int op_mkdir(char **argv) { return try_errno_of(mkdir(argv[0], 0755)); }
+static int op_chmod(char **argv) { return try_errno_of(chmod(argv[0], 0600)); }
+static int op_truncate(char **argv) { return try_errno_of(truncate(argv[0], 0)); }
+
+/* ADDR PORT -> sockaddr of the right family. */
+static int try_sockaddr(const char *addr, const char *port,
+			struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)atoi(port));
+		if (inet_pton(AF_INET6, addr, &s6->sin6_addr) != 1)
+			return EINVAL;
+		*len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)atoi(port));
+		if (inet_pton(AF_INET, addr, &s4->sin_addr) != 1)
+			return EINVAL;
+		*len = sizeof(*s4);
+	}
+	return 0;
+}
+
+static int op_connect(char **argv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, err;
+
+	err = try_sockaddr(argv[0], argv[1], &ss, &len);
+	if (err)
+		return err;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	err = try_errno_of(connect(fd, (struct sockaddr *)&ss, len));
+	close(fd);
+	return err;
+}
+
+static int op_connect_unix(char **argv)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	if (strlen(argv[0]) >= sizeof(sun.sun_path))
+		return ENAMETOOLONG;
+	strcpy(sun.sun_path, argv[0]);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	err = try_errno_of(connect(fd, (struct sockaddr *)&sun, sizeof(sun)));
+	close(fd);
+	return err;
+}
+
+static int op_sendto(char **argv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, err;
+
+	err = try_sockaddr(argv[0], argv[1], &ss, &len);
+	if (err)
+		return err;
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	err = try_errno_of(sendto(fd, "ping", 4, 0, (struct sockaddr *)&ss, len));
+	close(fd);
+	return err;
+}
+
+/* The syscall itself, not the libc wrapper (which a preload could see). */
+static int op_raw_openat(char **argv)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, argv[0], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	return fd < 0 ? errno : try_write_fd((int)fd);
+}
+
+static int op_raw_openat_read(char **argv)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, argv[0], O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+/* exec PATH ARGS...: argv[0] of the new program is PATH. */
+static int op_exec(char **argv)
+{
+	execv(argv[0], argv);
+	return errno;
+}
+
+/* open(2) through the i386 entry point, with the path in the low 4 GiB so
+ * that a 32-bit pointer can name it. */
+static int op_i386_open(char **argv)
+{
+	size_t n = strlen(argv[0]) + 1;
+	char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	long ret;
+
+	if (low == MAP_FAILED)
+		return errno;
+	if (n > 4096)
+		return ENAMETOOLONG;
+	memcpy(low, argv[0], n);
+	/* i386: eax = 5 (open), ebx = path, ecx = flags, edx = mode. */
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(5L), "b"((long)(uintptr_t)low),
+			   "c"((long)(O_WRONLY | O_CREAT)), "d"(0644L)
+			 : "memory", "r8", "r9", "r10", "r11");
+	if (ret < 0 && ret > -4096)
+		return (int)-ret;
+	close((int)ret);
+	return 0;
+}
+
+static int op_x32_getpid(char **argv)
+{
+	return try_errno_of(syscall(__X32_SYSCALL_BIT | SYS_getpid));
+}
+
+static int op_io_uring_setup(char **argv)
+{
+	struct io_uring_params p;
+	long fd;
+
+	memset(&p, 0, sizeof(p));
+	fd = syscall(SYS_io_uring_setup, 4, &p);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+/* A child that waits to be acted on: the "sibling" in the same session. */
+static pid_t try_spawn_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (int i = 0; i < 50; i++)
+			usleep(100000);
+		_exit(0);
+	}
+	return pid;
+}
+
+static void try_reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* ptrace-attach PID|child */
+static int op_ptrace_attach(char **argv)
+{
+	bool own = strcmp(argv[0], "child") == 0;
+	pid_t pid = own ? try_spawn_sleeper() : (pid_t)atoi(argv[0]);
+	int err;
+
+	if (pid < 0)
+		return errno;
+	err = try_errno_of(ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+	if (!err)
+		ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	if (own)
+		try_reap(pid);
+	return err;
+}
+
+/* process_vm_writev PID|child: with "child", the variable's address is the
+ * same in both processes, so the native call succeeds. */
+static int op_process_vm_writev(char **argv)
+{
+	bool own = strcmp(argv[0], "child") == 0;
+	pid_t pid = own ? try_spawn_sleeper() : (pid_t)atoi(argv[0]);
+	int val = 2;
+	struct iovec local = { .iov_base = &val, .iov_len = sizeof(val) };
+	struct iovec remote = { .iov_base = (void *)&try_target, .iov_len = sizeof(val) };
+	int err;
+
+	if (pid < 0)
+		return errno;
+	err = try_errno_of(process_vm_writev(pid, &local, 1, &remote, 1, 0));
+	if (own)
+		try_reap(pid);
+	return err;
+}
+
+static int op_unshare_mount(char **argv)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		return errno;
+	return try_errno_of(mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL));
+}
+
+/* mount DIR: a tmpfs on DIR (run it in a private mount namespace). */
+static int op_mount(char **argv)
+{
+	return try_errno_of(mount("agenttrace-test", argv[0], "tmpfs", 0, "size=64k"));
+}
+
+static int op_unshare_net(char **argv)
+{
+	return try_errno_of(unshare(CLONE_NEWNET));
+}
+
+/* A fork whose child the tracer would not follow. */
+static int op_clone_untraced(char **argv)
+{
+	long pid = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0L, 0L, 0L, 0L);
+	int status;
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(0);
+	if (waitpid((pid_t)pid, &status, 0) < 0)
+		return errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
+}
+
+static int op_clone3(char **argv)
+{
+	/* An empty clone_args of the oldest size (64 bytes) acts like fork. */
+	uint64_t args[8];
+	long pid;
+
+	memset(args, 0, sizeof(args));
+	args[4] = SIGCHLD; /* exit_signal */
+	pid = syscall(SYS_clone3, args, sizeof(args));
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(0);
+	waitpid((pid_t)pid, NULL, 0);
+	return 0;
+}
+
+static void *try_thread_write(void *arg)
+{
+	char *argv[] = { arg, NULL };
+
+	return (void *)(intptr_t)op_open_write(argv);
+}
+
+static int op_thread_write(char **argv)
+{
+	pthread_t t;
+	void *ret;
+	int err = pthread_create(&t, NULL, try_thread_write, argv[0]);
+
+	if (err)
+		return err;
+	pthread_join(t, &ret);
+	return (int)(intptr_t)ret;
+}
+
+static void *try_thread_exec(void *arg)
+{
+	char **argv = arg;
+
+	execv(argv[0], argv);
+	return (void *)(intptr_t)errno;
+}
+
+/* thread-exec PATH ARGS...: execve from a non-leader thread; the kernel
+ * makes the thread the leader (the tracer sees the pid change). */
+static int op_thread_exec(char **argv)
+{
+	pthread_t t;
+	void *ret;
+	int err = pthread_create(&t, NULL, try_thread_exec, argv);
+
+	if (err)
+		return err;
+	pthread_join(t, &ret);
+	return (int)(intptr_t)ret;
+}
+
+/* Exit status of a child as this program's own result. */
+static int try_child_result(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) < 0)
+		return errno;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static int op_vfork_exec(char **argv)
+{
+	pid_t pid = vfork();
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(errno);
+	}
+	return try_child_result(pid);
+}
+
+static int op_vfork_write(char **argv)
+{
+	pid_t pid = vfork();
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		/* Only async-signal-safe raw calls in a vfork child. */
+		int fd = open(argv[0], O_WRONLY | O_CREAT, 0644);
+
+		_exit(fd < 0 ? errno : 0);
+	}
+	return try_child_result(pid);
+}
+
+static int op_fork_write(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(op_open_write(argv));
+	return try_child_result(pid);
+}
+
+/* memfd-exec [PROGRAM]: fileless execution of a copy of PROGRAM
+ * (default /bin/true). */
+static int op_memfd_exec(char **argv)
+{
+	const char *src = argv[0] ? argv[0] : "/bin/true";
+	char *const args[] = { "memfd-program", NULL };
+	char buf[65536];
+	ssize_t n;
+	int in, mfd;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno;
+	mfd = (int)syscall(SYS_memfd_create, "agenttrace-test", 0);
+	if (mfd < 0) {
+		close(in);
+		return errno;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(mfd, buf, (size_t)n) != n)
+			break;
+	close(in);
+	syscall(SYS_execveat, mfd, "", args, environ, AT_EMPTY_PATH);
+	return errno;
+}
+
+static int op_exit(char **argv)
+{
+	exit(atoi(argv[0]));
+}
+
+static int op_kill_self(char **argv)
+{
+	int sig = atoi(argv[0]);
+
+	signal(sig, SIG_DFL);
+	raise(sig);
+	return EINTR;
+}
+
+static int op_sleep(char **argv)
+{
+	double s = atof(argv[0]);
+	struct timespec ts = { .tv_sec = (time_t)s,
+			       .tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+/* ignore-term SEC: a command that does not stop on SIGTERM (or SIGINT). */
+static int op_ignore_term(char **argv)
+{
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	return op_sleep(argv);
+}
+
+/* fork-storm N: fork N children that linger a moment; the result is 0 when
+ * every fork worked, else the first fork's errno (EAGAIN at a ceiling). */
+static int op_fork_storm(char **argv)
+{
+	int n = atoi(argv[0]);
+	int err = 0;
+
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			err = errno;
+			break;
+		}
+		if (pid == 0) {
+			usleep(500000);
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	return err;
+}
+
+static const struct try_op {
+	const char *name;
+	int nargs;        /* required arguments; more may follow */
+	try_fn fn;
+} try_ops[] = {
+	{ "open-write", 1, op_open_write },
+	{ "open-read", 1, op_open_read },
+	{ "creat", 1, op_creat },
+	{ "openat-dirfd", 2, op_openat_dirfd },
+	{ "proc-fd-write", 1, op_proc_fd_write },
+	{ "rename", 2, op_rename },
+	{ "link", 2, op_link },
+	{ "symlink", 2, op_symlink },
+	{ "unlink", 1, op_unlink },
+	{ "mkdir", 1, op_mkdir },
+	{ "chmod", 1, op_chmod },
+	{ "truncate", 1, op_truncate },
+	{ "connect", 2, op_connect },
+	{ "connect-unix", 1, op_connect_unix },
+	{ "sendto", 2, op_sendto },
+	{ "exec", 1, op_exec },
+	{ "raw-openat", 1, op_raw_openat },
+	{ "raw-openat-read", 1, op_raw_openat_read },
+	{ "i386-open", 1, op_i386_open },
+	{ "x32-getpid", 0, op_x32_getpid },
+	{ "io_uring_setup", 0, op_io_uring_setup },
+	{ "ptrace-attach", 1, op_ptrace_attach },
+	{ "process_vm_writev", 1, op_process_vm_writev },
+	{ "unshare-mount", 0, op_unshare_mount },
+	{ "unshare-net", 0, op_unshare_net },
+	{ "mount", 1, op_mount },
+	{ "clone-untraced", 0, op_clone_untraced },
+	{ "clone3", 0, op_clone3 },
+	{ "thread-write", 1, op_thread_write },
+	{ "thread-exec", 1, op_thread_exec },
+	{ "vfork-exec", 1, op_vfork_exec },
+	{ "vfork-write", 1, op_vfork_write },
+	{ "fork-write", 1, op_fork_write },
+	{ "memfd-exec", 0, op_memfd_exec },
+	{ "exit", 1, op_exit },
+	{ "kill-self", 1, op_kill_self },
+	{ "sleep", 1, op_sleep },
+	{ "ignore-term", 1, op_ignore_term },
+	{ "fork-storm", 1, op_fork_storm },
+};
+
+static void try_usage(FILE *f)
+{
+	fprintf(f, "usage: try-syscall OP ARGS...\nops:");
+	for (size_t i = 0; i < sizeof(try_ops) / sizeof(try_ops[0]); i++)
+		fprintf(f, " %s", try_ops[i].name);
+	fputc('\n', f);
+}
+
+int main(int argc, char **argv)
+{
+	const struct try_op *op = NULL;
+	int err;
+
+	if (argc < 2) {
+		try_usage(stderr);
+		return 255;
+	}
+	for (size_t i = 0; i < sizeof(try_ops) / sizeof(try_ops[0]); i++)
+		if (strcmp(argv[1], try_ops[i].name) == 0)
+			op = &try_ops[i];
+	if (!op || argc - 2 < op->nargs) {
+		try_usage(stderr);
+		return 255;
+	}
+	errno = 0;
+	err = op->fn(argv + 2);
+	if (err) {
+		const char *name = strerrorname_np(err);
+
+		fprintf(stderr, "%s: errno %s\n", op->name, name ? name : "?");
+	}
+	return err;
+}

@@ -1,0 +1,32 @@
+/* Resource ceilings of a session (limits.c): --timeout, --max-procs,
+ * --max-memory, --max-cpu, defaults from the policy's "limits". */
+#ifndef AGENTTRACE_LIMITS_H
+#define AGENTTRACE_LIMITS_H
+
+#include <stdbool.h>
+
+#include "tracer/call.h"
+#include "tracer/session.h"
+#include "tracer/tracee.h"
+
+/* Arms the timeout; called once the command is started. */
+void limits_start(struct session *s);
+
+/* Milliseconds until the next deadline, or -1 when none is armed. */
+long limits_next_ms(const struct session *s);
+
+/* Acts on deadlines that have passed: SIGTERM to every process of the
+ * session at the timeout, SIGKILL 2 s later. */
+void limits_check(struct session *s);
+
+/* At a fork/vfork/clone stop of T: false (and a "limit" record) when a new
+ * process would exceed --max-procs; the caller then denies with EAGAIN. */
+bool limits_spawn_allowed(struct session *s, struct tracee *t, const struct call *c);
+
+/* In the child, just before exec: RLIMIT_AS and RLIMIT_CPU.  0 or -errno. */
+int limits_apply_rlimits(const struct session *s);
+
+/* T is about to receive SIGXCPU: the CPU ceiling was hit. */
+void limits_cpu_hit(struct session *s, struct tracee *t);
+
+#endif

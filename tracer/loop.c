@@ -1,0 +1,639 @@
+/* The event loop: wait for a stop, classify it, act, resume with
+ * PTRACE_CONT (never PTRACE_SYSCALL: only seccomp stops cost anything).
+ *
+ * Stop kinds (ptrace(2), with PTRACE_SEIZE):
+ *   status>>16 == PTRACE_EVENT_SECCOMP   the filter asked: decode, decide
+ *   PTRACE_EVENT_FORK/VFORK/CLONE        a new task (table entry)
+ *   PTRACE_EVENT_EXEC                    a new program (tid may change)
+ *   PTRACE_EVENT_STOP + stop signal      group-stop: PTRACE_LISTEN
+ *   PTRACE_EVENT_STOP + SIGTRAP          a new task's first stop, or the
+ *                                        wake-up after LISTEN: resume
+ *   no event                             signal-delivery-stop: re-inject
+ * Any ptrace call may fail with ESRCH: the tracee was killed meanwhile;
+ * its exit is reported by waitpid later and handled there.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/xalloc.h"
+#include "tracer/call.h"
+#include "tracer/limits.h"
+#include "tracer/loop.h"
+#include "tracer/record.h"
+
+#ifndef PTRACE_EVENT_STOP
+#define PTRACE_EVENT_STOP 128
+#endif
+
+/* Tasks that exited before the event announcing them was handled (a
+ * child can be killed before its parent's fork event is read): remembered
+ * so that the late event does not add a dead task. */
+#define LOOP_GONE_RING 64
+static pid_t loop_gone[LOOP_GONE_RING];
+static unsigned loop_gone_next;
+
+static void loop_gone_add(pid_t pid)
+{
+	loop_gone[loop_gone_next++ % LOOP_GONE_RING] = pid;
+}
+
+static bool loop_gone_take(pid_t pid)
+{
+	for (unsigned i = 0; i < LOOP_GONE_RING; i++)
+		if (loop_gone[i] == pid) {
+			loop_gone[i] = 0;
+			return true;
+		}
+	return false;
+}
+
+static void loop_resume(pid_t pid, int sig)
+{
+	if (ptrace(PTRACE_CONT, pid, 0L, (long)sig) < 0 && errno != ESRCH)
+		debug_msg("PTRACE_CONT %d: %s", (int)pid, strerror(errno));
+}
+
+static bool loop_in_session(pid_t pid, void *arg)
+{
+	struct session *s = arg;
+
+	return tracee_find(&s->tasks, pid) != NULL;
+}
+
+/* ---- records of one call ---- */
+
+static void loop_record_who(struct record *r, const struct tracee *t)
+{
+	/* The process, not the thread: what ps(1) and the tools show. */
+	r->pid = t->tgid;
+	r->ppid = t->ppid;
+	if (t->info) {
+		r->exe = t->info->exe;
+		r->argv = (const char *const *)t->info->argv;
+		r->argc = t->info->argc;
+	}
+}
+
+static bool loop_is_open(const char *name)
+{
+	return name && (strncmp(name, "open", 4) == 0 || strcmp(name, "creat") == 0);
+}
+
+static const char *loop_family_name(int family)
+{
+	switch (family) {
+	case AF_INET: return "inet";
+	case AF_INET6: return "inet6";
+	case AF_UNIX: return "unix";
+	default: return NULL;
+	}
+}
+
+/* Fills the object fields of r from event i of c (and the second path of
+ * a two-path call).  addr must hold INET6_ADDRSTRLEN bytes. */
+static void loop_record_object(struct record *r, const struct call *c, size_t i, char *addr)
+{
+	const struct rules_event *ev = &c->events[i];
+
+	r->kind = (int)ev->kind;
+	r->syscall = c->name;
+	r->port = -1;
+	switch (ev->kind) {
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		r->path = c->n_events > 1 ? c->events[0].path : ev->path;
+		if (c->n_events > 1 && c->events[1].kind == c->events[0].kind)
+			r->path2 = c->events[1].path;
+		if (loop_is_open(c->name)) {
+			r->flags = c->flags;
+			r->has_flags = true;
+		}
+		break;
+	case RULES_KIND_NET:
+		r->family = loop_family_name(ev->family);
+		if (record_addr_text(ev, addr, 4096))
+			r->addr = addr;
+		if (ev->family != AF_UNIX)
+			r->port = ev->port;
+		r->host = ev->host;
+		break;
+	case RULES_KIND_EXEC:
+		r->target = ev->exe;
+		r->target_argv = ev->argv;
+		r->target_argc = ev->argc;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- seccomp stops ---- */
+
+static void loop_bypass(struct session *s, struct tracee *t, struct call *c)
+{
+	struct record r = { 0 };
+
+	r.event = "alert";
+	loop_record_who(&r, t);
+	r.action = "deny"; /* also in audit mode: see agenttrace(1) */
+	r.kind = SESSION_KIND_SYSCALL;
+	r.syscall = c->name;
+	r.port = -1;
+	r.err = c->bypass_errno;
+	r.rule = c->bypass_id ? c->bypass_id : "syscall.bypass";
+	r.why = c->bypass_why;
+	record_emit(s, &r);
+	call_deny(t->pid, c->bypass_errno);
+}
+
+static bool loop_missing(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+static void loop_decide(struct session *s, struct tracee *t, struct call *c)
+{
+	struct rules_verdict v[2], worst = { RULES_ACTION_ALLOW, NULL };
+	size_t wi = 0, n = c->n_events < 2 ? c->n_events : 2;
+	enum rules_action eff;
+	struct record r = { 0 };
+	char addr[4096], suggest[PATH_MAX + 128];
+	static char script[RECORD_SCRIPT_MAX];
+
+	if (n == 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (rules_decide(s->policy, &c->events[i], &v[i]) < 0) {
+			/* An event kind the engine does not know: fail closed. */
+			v[i].action = RULES_ACTION_DENY;
+			v[i].rule = NULL;
+		}
+		if (i == 0 || v[i].action > worst.action) {
+			worst = v[i];
+			wi = i;
+		}
+	}
+	eff = rules_effective(s->policy, worst.action);
+
+	/* execvp() tries every PATH directory: a candidate that does not
+	 * exist fails in the kernel with ENOENT whatever the policy says.
+	 * Refusing it with that same errno keeps execvp's search (and the
+	 * 127 of a missing program) intact and spares one record per PATH
+	 * entry; nothing runs either way.  execve only: execveat of an fd
+	 * names "/memfd:x (deleted)" and the like, which is no path. */
+	if (worst.action != RULES_ACTION_ALLOW && c->events[wi].kind == RULES_KIND_EXEC &&
+	    c->name && strcmp(c->name, "execve") == 0 && c->events[wi].exe &&
+	    loop_missing(c->events[wi].exe)) {
+		if (eff == RULES_ACTION_DENY)
+			call_deny(t->pid, ENOENT);
+		return;
+	}
+
+	if (eff == RULES_ACTION_DENY)
+		call_deny(t->pid, c->deny_errno);
+	else if (c->events[wi].kind == RULES_KIND_EXEC) {
+		/* The program this task becomes if the exec succeeds. */
+		const struct rules_event *ev = &c->events[wi];
+
+		tracee_info_unref(t->pending_exec);
+		t->pending_exec = tracee_info_new(ev->exe ? ev->exe : "", ev->argv, ev->argc);
+	}
+
+	if (worst.action == RULES_ACTION_ALLOW) {
+		const char *event;
+
+		if (!s->record_all || c->events[wi].kind == RULES_KIND_EXEC)
+			return; /* execs are recorded when they happen (PTRACE_EVENT_EXEC) */
+		if (c->events[wi].kind == RULES_KIND_NET)
+			event = "connect";
+		else if (c->events[wi].kind == RULES_KIND_READ || loop_is_open(c->name))
+			event = "open";
+		else
+			event = "write";
+		r.event = event;
+		r.action = "allow";
+		loop_record_who(&r, t);
+		loop_record_object(&r, c, wi, addr);
+		r.rule = worst.rule ? rules_string(s->policy, worst.rule->id) : NULL;
+		record_emit(s, &r);
+		return;
+	}
+
+	r.event = "alert";
+	r.action = rules_action_name(eff);
+	loop_record_who(&r, t);
+	loop_record_object(&r, c, wi, addr);
+	if (eff == RULES_ACTION_DENY)
+		r.err = c->deny_errno;
+	if (worst.rule) {
+		r.rule = rules_string(s->policy, worst.rule->id);
+		r.why = rules_string(s->policy, worst.rule->why);
+	} else {
+		r.rule = "engine.error";
+		r.why = "the policy engine could not decide this event";
+	}
+	if (worst.action == RULES_ACTION_DENY &&
+	    record_suggest(c->events[wi].kind, &c->events[wi], suggest, sizeof(suggest)))
+		r.suggest = suggest;
+	if (c->events[wi].kind == RULES_KIND_EXEC) {
+		const struct rules_event *ev = &c->events[wi];
+
+		r.script_len = record_script(t->pid, ev->exe, ev->argv, ev->argc, script,
+					     sizeof(script));
+		r.script = script;
+	}
+	record_emit(s, &r);
+}
+
+static void loop_seccomp(struct session *s, struct tracee *t)
+{
+	struct call *c = s->call;
+	struct call_ctx ctx = { loop_in_session, s };
+	int r;
+
+	/* A fork allowed earlier has returned by now (its new task was seen,
+	 * or the kernel failed it): it no longer counts as pending. */
+	tracee_set_spawn_pending(&s->tasks, t, false);
+	r = call_decode(t->pid, &ctx, c);
+	if (r < 0) {
+		/* ESRCH: gone.  EFAULT and the like: the kernel fails the call
+		 * on its own when it runs. */
+		if (r != -ESRCH)
+			debug_msg("pid %d: cannot decode %s: %s", (int)t->pid,
+				  c->name ? c->name : "a call", strerror(-r));
+		return;
+	}
+	if (c->canary) {
+		call_deny(t->pid, CALL_CANARY_ERRNO);
+		return;
+	}
+	if (c->bypass) {
+		loop_bypass(s, t, c);
+		return;
+	}
+	if (c->spawns) {
+		if (!limits_spawn_allowed(s, t, c))
+			call_deny(t->pid, EAGAIN);
+		else if (!c->spawns_thread)
+			tracee_set_spawn_pending(&s->tasks, t, true);
+		return;
+	}
+	loop_decide(s, t, c);
+}
+
+/* ---- new tasks ---- */
+
+/* Tgid and PPid of a task from /proc (the real parent, not the tracer). */
+static bool loop_task_ids(pid_t pid, pid_t *tgid, pid_t *ppid)
+{
+	char path[64], line[256];
+	long v;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (found < 2 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Tgid: %ld", &v) == 1) {
+			*tgid = (pid_t)v;
+			found++;
+		} else if (sscanf(line, "PPid: %ld", &v) == 1) {
+			*ppid = (pid_t)v;
+			found++;
+		}
+	}
+	fclose(f);
+	return found == 2;
+}
+
+/* What a task runs, read from /proc when no parent told us. */
+static struct tracee_info *loop_info_from_proc(pid_t pid)
+{
+	char path[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	return tracee_info_new(exe, NULL, 0);
+}
+
+/* Adds task PID, started by task PARENT (NULL when its first stop came
+ * before the parent's event). */
+static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee *parent)
+{
+	pid_t tgid = pid, ppid = parent ? parent->tgid : 0;
+	struct tracee *src = parent, *e;
+	struct tracee_info *own = NULL;
+
+	if (!loop_task_ids(pid, &tgid, &ppid) && !parent)
+		return NULL; /* gone already */
+	if (!src)
+		src = tracee_find(&s->tasks, tgid != pid ? tgid : ppid);
+	if (tgid != pid) {
+		/* A thread: same program, same parent as its process. */
+		struct tracee *leader = tracee_find(&s->tasks, tgid);
+
+		if (leader) {
+			src = leader;
+			ppid = leader->ppid;
+		}
+	} else if (parent) {
+		ppid = parent->tgid;
+	}
+	if (!src || !src->info)
+		own = loop_info_from_proc(pid);
+	e = tracee_add(&s->tasks, pid, tgid, ppid, own ? own : src->info);
+	tracee_info_unref(own);
+	if (tgid == pid)
+		s->processes_seen++;
+	return e;
+}
+
+static void loop_spawned(struct session *s, struct tracee *t)
+{
+	unsigned long msg = 0;
+	pid_t child;
+
+	tracee_set_spawn_pending(&s->tasks, t, false);
+	if (ptrace(PTRACE_GETEVENTMSG, t->pid, 0L, &msg) < 0)
+		return;
+	child = (pid_t)msg;
+	if (child <= 0 || tracee_find(&s->tasks, child) || loop_gone_take(child))
+		return;
+	loop_add_task(s, child, t);
+}
+
+/* ---- exec ---- */
+
+/* SPEC §2: a command about to run as root without --user gets a warning
+ * record (in the log; on stderr with -v), once, at its first exec. */
+static void loop_warn_root(struct session *s, struct tracee *t)
+{
+	struct record r = { 0 };
+
+	s->root_warned = true;
+	if (s->switch_user ? s->uid != 0 : geteuid() != 0)
+		return;
+	info_msg("the command runs as root (no --user)");
+	r.event = "warning";
+	loop_record_who(&r, t);
+	r.kind = -1;
+	r.port = -1;
+	r.rule = "user.root";
+	r.why = "the command runs as root; --user USER would run it unprivileged";
+	record_emit(s, &r);
+}
+
+static void loop_exec(struct session *s, struct tracee *t)
+{
+	unsigned long msg = 0;
+	pid_t former;
+	struct tracee *src = t;
+	struct tracee_info *next;
+
+	/* ptrace(2) "execve(2) under ptrace": an exec from a non-leader thread
+	 * takes over the leader's tid; the event message holds the tid it
+	 * had. */
+	if (ptrace(PTRACE_GETEVENTMSG, t->pid, 0L, &msg) == 0 && (pid_t)msg != t->pid) {
+		former = (pid_t)msg;
+		src = tracee_find(&s->tasks, former);
+	}
+	next = src ? src->pending_exec : NULL;
+	if (src)
+		src->pending_exec = NULL;
+	if (src && src != t)
+		tracee_remove(&s->tasks, src->pid);
+	if (!next)
+		next = loop_info_from_proc(t->pid);
+	tracee_info_unref(t->info);
+	t->info = next;
+	tracee_info_unref(t->pending_exec);
+	t->pending_exec = NULL;
+
+	if (t->pid == s->main_pid && !s->root_warned)
+		loop_warn_root(s, t);
+	if (s->record_all) {
+		struct record r = { 0 };
+
+		r.event = "exec";
+		loop_record_who(&r, t);
+		r.kind = -1;
+		r.port = -1;
+		record_emit(s, &r);
+	}
+}
+
+/* ---- exits ---- */
+
+static void loop_exited(struct session *s, pid_t pid, int status)
+{
+	struct tracee *t = tracee_find(&s->tasks, pid);
+
+	if (pid == s->main_pid) {
+		s->main_done = true;
+		s->main_status = status;
+		if (t && !s->main_info)
+			s->main_info = tracee_info_ref(t->info);
+	}
+	if (!t) {
+		loop_gone_add(pid);
+		return;
+	}
+	if (t->pid == t->tgid && s->record_all) {
+		struct record r = { 0 };
+
+		r.event = "exit";
+		loop_record_who(&r, t);
+		r.no_cwd = true;
+		r.kind = -1;
+		r.port = -1;
+		r.has_exit = true;
+		r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		record_emit(s, &r);
+	}
+	tracee_remove(&s->tasks, pid);
+}
+
+/* ---- dispatch ---- */
+
+static void loop_handle(struct session *s, pid_t pid, int status)
+{
+	struct tracee *t;
+	int sig, event;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		loop_exited(s, pid, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	sig = WSTOPSIG(status);
+	event = (int)((unsigned)status >> 16);
+	t = tracee_find(&s->tasks, pid);
+	if (!t) {
+		/* A new task whose first stop came before its parent's
+		 * fork/clone event. */
+		t = loop_add_task(s, pid, NULL);
+		if (!t) {
+			loop_resume(pid, 0);
+			return;
+		}
+	}
+	switch (event) {
+	case PTRACE_EVENT_SECCOMP:
+		loop_seccomp(s, t);
+		loop_resume(pid, 0);
+		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		loop_spawned(s, t);
+		loop_resume(pid, 0);
+		break;
+	case PTRACE_EVENT_EXEC:
+		loop_exec(s, t);
+		loop_resume(pid, 0);
+		break;
+	case PTRACE_EVENT_STOP:
+		if (signals_is_stop(sig))
+			signals_group_stop(pid);
+		else
+			loop_resume(pid, 0);
+		break;
+	case 0:
+		if (sig == (SIGTRAP | 0x80))
+			loop_resume(pid, 0); /* a syscall-stop we never asked for */
+		else
+			loop_resume(pid, signals_deliver(s, t, sig));
+		break;
+	default:
+		loop_resume(pid, 0);
+		break;
+	}
+}
+
+struct loop_left {
+	pid_t *v;
+	size_t n;
+};
+
+static void loop_collect_left(struct tracee *e, void *arg)
+{
+	struct loop_left *l = arg;
+
+	if (e->pid != e->tgid)
+		return;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = e->pid;
+}
+
+/* Handles the stops already queued, without waiting; at most max. */
+static void loop_drain(struct session *s, unsigned max)
+{
+	int status;
+	pid_t pid;
+
+	while (max-- > 0) {
+		pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			break;
+		loop_handle(s, pid, status);
+	}
+}
+
+/* Handles events until the task table holds no process, no child is left
+ * (ECHILD), or deadline_ms (session time) has passed. */
+static void loop_settle(struct session *s, uint64_t deadline_ms)
+{
+	int status;
+	pid_t pid;
+
+	for (;;) {
+		uint64_t now = session_elapsed_ms(s);
+
+		if (now >= deadline_ms)
+			break;
+		pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid > 0) {
+			loop_handle(s, pid, status);
+			if (s->tasks.procs == 0)
+				break;
+			continue;
+		}
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		limits_check(s);
+		signals_wait(s, (long)(deadline_ms - now));
+	}
+}
+
+void loop_run(struct session *s, pid_t **left, size_t *n_left)
+{
+	struct loop_left l = { NULL, 0 };
+	unsigned since_poll = 0;
+	int status;
+	pid_t pid;
+
+	limits_start(s);
+	while (!s->main_done) {
+		pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid > 0) {
+			loop_handle(s, pid, status);
+			/* A tracee that never stops for long would starve the
+			 * signal and deadline checks: poll them now and then. */
+			if (++since_poll >= 256) {
+				since_poll = 0;
+				signals_wait(s, 0);
+				limits_check(s);
+			} else if (s->term_at_ms || s->kill_at_ms) {
+				limits_check(s);
+			}
+			continue;
+		}
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0) {
+			/* ECHILD: no tracee left; the main process is gone. */
+			if (errno != ECHILD)
+				warn_errno("waitpid");
+			s->main_done = true;
+			break;
+		}
+		limits_check(s);
+		signals_wait(s, limits_next_ms(s));
+	}
+	/* Processes exiting together with the main one are already queued.
+	 * After a timeout the others got SIGTERM too: let them end (the
+	 * SIGKILL deadline still applies) before calling them left over. */
+	loop_drain(s, 10000);
+	if (s->tasks.procs && s->kill_at_ms)
+		loop_settle(s, s->kill_at_ms + 100);
+	tracee_foreach(&s->tasks, loop_collect_left, &l);
+	for (size_t i = 0; i < l.n; i++)
+		kill(l.v[i], SIGKILL);
+	/* agenttrace is their subreaper (spawn.c): reap them, so that no
+	 * zombie outlives the session either. */
+	if (l.n)
+		loop_settle(s, session_elapsed_ms(s) + 2000);
+	*left = l.v;
+	*n_left = l.n;
+}

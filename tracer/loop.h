@@ -1,0 +1,45 @@
+/* The event loop of the supervisor (loop.c) and its signal handling
+ * (signals.c). */
+#ifndef AGENTTRACE_LOOP_H
+#define AGENTTRACE_LOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "tracer/session.h"
+#include "tracer/tracee.h"
+
+/* Run until the command's main process has exited.  Then the processes
+ * still running are listed in *left (malloc'ed tgids; the caller frees)
+ * and killed: nothing outlives the session unsupervised. */
+void loop_run(struct session *s, pid_t **left, size_t *n_left);
+
+/* ---- signals.c ---- */
+
+/* Blocks SIGCHLD and the signals agenttrace forwards (INT TERM HUP QUIT),
+ * and SIGPIPE (a closed stderr must not kill the supervisor), keeping the
+ * original mask for the child.  Call before spawn_command(). */
+void signals_setup(void);
+
+/* In the child before exec: the mask the user gave agenttrace. */
+void signals_child_reset(void);
+
+/* Waits up to timeout_ms (-1: no deadline) for SIGCHLD or a signal to
+ * forward; forwards the latter to the command.  Returns when something
+ * may be ready. */
+void signals_wait(struct session *s, long timeout_ms);
+
+/* True for SIGSTOP SIGTSTP SIGTTIN SIGTTOU. */
+bool signals_is_stop(int sig);
+
+/* At a signal-delivery-stop of T for SIG: the signal to inject when
+ * resuming (SIG, or 0 to suppress a stop signal that a SIGCONT sent
+ * meanwhile has cancelled, as the kernel itself would have done). */
+int signals_deliver(struct session *s, struct tracee *t, int sig);
+
+/* At a group-stop of PID (PTRACE_EVENT_STOP with a stop signal): leave it
+ * stopped yet observable with PTRACE_LISTEN, so that SIGCONT resumes it. */
+void signals_group_stop(pid_t pid);
+
+#endif

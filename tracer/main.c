@@ -1,0 +1,54 @@
+/* agenttrace: options -> session -> spawn -> loop -> exit status. */
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "tracer/loop.h"
+#include "tracer/options.h"
+#include "tracer/record.h"
+#include "tracer/session.h"
+#include "tracer/spawn.h"
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	struct session s;
+	pid_t *left = NULL;
+	size_t n_left = 0;
+	int ret, code, sig = 0;
+
+	log_set_program("agenttrace");
+	ret = options_parse(argc, argv, &opt);
+	if (ret >= 0)
+		goto out_options;
+	log_set_level(opt.verbosity);
+
+	ret = session_init(&s, &opt);
+	if (ret >= 0)
+		goto out_session;
+
+	signals_setup();
+	ret = spawn_command(&s);
+	if (ret >= 0)
+		goto out_session;
+	loop_run(&s, &left, &n_left);
+
+	ret = spawn_outcome(&s);
+	if (WIFSIGNALED(s.main_status))
+		sig = WTERMSIG(s.main_status);
+	code = ret >= 0 ? ret : WIFEXITED(s.main_status) ? WEXITSTATUS(s.main_status) :
+	       sig ? AT_EXIT_SIGNAL_BASE + sig : AT_EXIT_FAILURE;
+	record_summary(&s, code, sig, left, n_left);
+	if (ret < 0)
+		ret = session_exit_status(&s);
+	else if (s.lost)
+		ret = AT_EXIT_FAILURE;
+	free(left);
+out_session:
+	session_free(&s);
+out_options:
+	options_free(&opt);
+	return ret;
+}

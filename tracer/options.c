@@ -1,0 +1,346 @@
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+#include "rules/rules.h"
+#include "tracer/options.h"
+
+enum {
+	OPT_RECORD = 256,
+	OPT_ALLOW_NET,
+	OPT_ALLOW_WRITE,
+	OPT_ALLOW_EXEC,
+	OPT_ROOT,
+	OPT_BACKEND,
+	OPT_FAIL_ON_ALERT,
+	OPT_TIMEOUT,
+	OPT_MAX_PROCS,
+	OPT_MAX_MEMORY,
+	OPT_MAX_CPU,
+	OPT_USER,
+	OPT_PRIVATE_TMP,
+	OPT_LANDLOCK,
+	OPT_EXPLAIN,
+	OPT_CONTEXT,
+	OPT_VERSION,
+};
+
+static const struct option options_table[] = {
+	{ "policy", required_argument, NULL, 'p' },
+	{ "mode", required_argument, NULL, 'm' },
+	{ "log", required_argument, NULL, 'o' },
+	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "allow-net", required_argument, NULL, OPT_ALLOW_NET },
+	{ "allow-write", required_argument, NULL, OPT_ALLOW_WRITE },
+	{ "allow-exec", required_argument, NULL, OPT_ALLOW_EXEC },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "fail-on-alert", no_argument, NULL, OPT_FAIL_ON_ALERT },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "private-tmp", no_argument, NULL, OPT_PRIVATE_TMP },
+	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "context", required_argument, NULL, OPT_CONTEXT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void options_usage(FILE *f)
+{
+	fputs("Usage: agenttrace [OPTIONS] [--] COMMAND [ARG...]\n"
+	      "       agenttrace [OPTIONS] --explain\n"
+	      "Run COMMAND and every process it starts under a ptrace + seccomp-bpf\n"
+	      "supervisor that checks exec, writes, credential reads and connects\n"
+	      "against a policy.\n"
+	      "\n"
+	      "  -p, --policy NAME|FILE    shipped policy (default strict ci audit agent) or\n"
+	      "                            a JSON file; repeatable, later layers on earlier\n"
+	      "  -m, --mode enforce|audit  override the policy's mode\n"
+	      "  -o, --log FILE            append JSON Lines records to FILE\n"
+	      "      --record              log every intercepted event, not only alerts\n"
+	      "      --allow-net HOST[:PORT], --allow-write PATH, --allow-exec PROGRAM\n"
+	      "                            add one allow rule; repeatable\n"
+	      "      --root DIR            the project root, ${ROOT}; default: the cwd\n"
+	      "      --backend ptrace|preload|auto\n"
+	      "                            supervisor backend (default auto)\n"
+	      "      --fail-on-alert       exit 124 when the command exited 0 but something\n"
+	      "                            was denied or alerted\n"
+	      "      --timeout SEC         stop the command after SEC seconds\n"
+	      "      --max-procs N         at most N live processes\n"
+	      "      --max-memory SIZE     address space per process (K, M, G suffixes)\n"
+	      "      --max-cpu SEC         CPU seconds per process\n"
+	      "      --user USER[:GROUP]   run the command as USER (agenttrace run as root)\n"
+	      "      --private-tmp         a fresh TMPDIR for the command, removed at the end\n"
+	      "      --landlock auto|on|off  kernel backstop for write roots (on: not\n"
+	      "                            implemented yet)\n"
+	      "      --explain             print the effective policy and exit\n"
+	      "      --context TEXT        label copied into every record\n"
+	      "  -q, --quiet               no summary line (and no alert lines with --log)\n"
+	      "  -v, --verbose             say which backend and policy layers are active\n"
+	      "      --help                this text\n"
+	      "      --version             the version\n"
+	      "\n"
+	      "Exit status: the command's; 128+N when it was killed by signal N;\n"
+	      "124 with --fail-on-alert; 125 agenttrace failed; 126 command not\n"
+	      "executable; 127 command not found.\n", f);
+}
+
+/* Usage errors: one line naming the problem, then the hint, 125. */
+static int options_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int options_bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("agenttrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'agenttrace --help' for more information.\n", stderr);
+	return AT_EXIT_FAILURE;
+}
+
+static void options_push(struct options_list *l, const char *v)
+{
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = v;
+}
+
+/* A positive integer, no sign, no trailing junk. */
+static int options_parse_uint(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int options_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	switch (*end) {
+	case 'k': case 'K': mult = 1ull << 10; end++; break;
+	case 'm': case 'M': mult = 1ull << 20; end++; break;
+	case 'g': case 'G': mult = 1ull << 30; end++; break;
+	case 't': case 'T': mult = 1ull << 40; end++; break;
+	default: break;
+	}
+	if (mult > 1 && *end == 'i')
+		end++;
+	if (*end == 'B' || (*end == 'b' && mult > 1))
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (v > UINT64_MAX / mult)
+		return -ERANGE;
+	*out = v * mult;
+	return 0;
+}
+
+/* Seconds, decimals allowed as in timeout(1): "1", "0.5", "90". */
+static int options_parse_seconds(const char *s, uint64_t *ms)
+{
+	char *end;
+	double d;
+
+	if (!((*s >= '0' && *s <= '9') || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || *end || !isfinite(d) || d <= 0 || d > 1e9)
+		return -EINVAL;
+	*ms = (uint64_t)(d * 1000.0 + 0.5);
+	if (*ms == 0)
+		*ms = 1;
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct options *o)
+{
+	int c;
+	uint64_t n;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = -1;
+	o->verbosity = 1;
+	/* '+': stop at the first non-option, so that the command's own
+	 * options need no "--" (as env(1) and timeout(1)). */
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:p:m:o:qvh", options_table, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!*optarg)
+				return options_bad("--policy needs a name or a file");
+			options_push(&o->policies, optarg);
+			break;
+		case 'm':
+			if (strcmp(optarg, "enforce") == 0)
+				o->mode = RULES_MODE_ENFORCE;
+			else if (strcmp(optarg, "audit") == 0)
+				o->mode = RULES_MODE_AUDIT;
+			else
+				return options_bad("invalid --mode '%s' (enforce or audit)", optarg);
+			break;
+		case 'o':
+			if (!*optarg)
+				return options_bad("--log needs a file name");
+			o->log = optarg;
+			break;
+		case OPT_RECORD:
+			o->record = true;
+			break;
+		case OPT_ALLOW_NET:
+			if (!*optarg)
+				return options_bad("--allow-net needs HOST[:PORT]");
+			options_push(&o->allow_net, optarg);
+			break;
+		case OPT_ALLOW_WRITE:
+			if (!*optarg)
+				return options_bad("--allow-write needs a path");
+			options_push(&o->allow_write, optarg);
+			break;
+		case OPT_ALLOW_EXEC:
+			if (!*optarg)
+				return options_bad("--allow-exec needs a program");
+			options_push(&o->allow_exec, optarg);
+			break;
+		case OPT_ROOT:
+			if (!*optarg)
+				return options_bad("--root needs a directory");
+			o->root = optarg;
+			break;
+		case OPT_BACKEND:
+			if (strcmp(optarg, "preload") == 0) {
+				fprintf(stderr, "agenttrace: --backend preload is not available yet\n");
+				return AT_EXIT_FAILURE;
+			}
+			if (strcmp(optarg, "ptrace") != 0 && strcmp(optarg, "auto") != 0)
+				return options_bad("invalid --backend '%s' (ptrace, preload or auto)", optarg);
+			break;
+		case OPT_FAIL_ON_ALERT:
+			o->fail_on_alert = true;
+			break;
+		case OPT_TIMEOUT:
+			if (options_parse_seconds(optarg, &o->timeout_ms) < 0)
+				return options_bad("invalid --timeout '%s' (seconds, > 0)", optarg);
+			break;
+		case OPT_MAX_PROCS:
+			if (options_parse_uint(optarg, &n) < 0 || n == 0)
+				return options_bad("invalid --max-procs '%s' (a number > 0)", optarg);
+			o->max_procs = n;
+			break;
+		case OPT_MAX_MEMORY:
+			if (options_parse_size(optarg, &n) < 0 || n == 0)
+				return options_bad("invalid --max-memory '%s' (e.g. 512M, 2G)", optarg);
+			o->max_memory = n;
+			break;
+		case OPT_MAX_CPU:
+			if (options_parse_uint(optarg, &n) < 0 || n == 0)
+				return options_bad("invalid --max-cpu '%s' (seconds, > 0)", optarg);
+			o->max_cpu = n;
+			break;
+		case OPT_USER:
+			if (!*optarg || *optarg == ':')
+				return options_bad("invalid --user '%s' (USER[:GROUP])", optarg);
+			o->user = optarg;
+			break;
+		case OPT_PRIVATE_TMP:
+			o->private_tmp = true;
+			break;
+		case OPT_LANDLOCK:
+			if (strcmp(optarg, "auto") == 0)
+				o->landlock = OPTIONS_LANDLOCK_AUTO;
+			else if (strcmp(optarg, "on") == 0)
+				o->landlock = OPTIONS_LANDLOCK_ON;
+			else if (strcmp(optarg, "off") == 0)
+				o->landlock = OPTIONS_LANDLOCK_OFF;
+			else
+				return options_bad("invalid --landlock '%s' (auto, on or off)", optarg);
+			break;
+		case OPT_EXPLAIN:
+			o->explain = true;
+			break;
+		case OPT_CONTEXT:
+			o->context = optarg;
+			break;
+		case 'q':
+			o->verbosity = 0;
+			break;
+		case 'v':
+			o->verbosity = o->verbosity < 2 ? 2 : 3;
+			break;
+		case 'h':
+			options_usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("agenttrace %s\n", PACKAGE_VERSION);
+			return 0;
+		case ':':
+			return options_bad("option '%s' needs a value", argv[optind - 1]);
+		case '?':
+		default:
+			if (optopt && optopt < 256) {
+				char s[3] = { '-', (char)optopt, 0 };
+				return options_bad("unknown option '%s'", s);
+			}
+			return options_bad("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+
+	/* Options that are validated but not built yet fail loudly rather
+	 * than leave the user believing they are in force. */
+	if (o->landlock == OPTIONS_LANDLOCK_ON)
+		return options_bad("--landlock on is not implemented yet (auto and off run without it)");
+
+	if (o->explain) {
+		if (optind < argc)
+			return options_bad("--explain takes no command (got '%s')", argv[optind]);
+		return -1;
+	}
+	if (optind >= argc)
+		return options_bad("missing COMMAND");
+	o->command = argv + optind;
+	return -1;
+}
+
+void options_free(struct options *o)
+{
+	free(o->policies.v);
+	free(o->allow_net.v);
+	free(o->allow_write.v);
+	free(o->allow_exec.v);
+	memset(o, 0, sizeof(*o));
+}

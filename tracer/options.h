@@ -1,0 +1,61 @@
+/* The command line of agenttrace (SPEC §2), parsed and validated.  Kept in
+ * sync with man/agenttrace.1. */
+#ifndef AGENTTRACE_OPTIONS_H
+#define AGENTTRACE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum options_landlock {
+	OPTIONS_LANDLOCK_AUTO = 0,
+	OPTIONS_LANDLOCK_ON,
+	OPTIONS_LANDLOCK_OFF,
+};
+
+/* One repeatable option's values, in command-line order. */
+struct options_list {
+	const char **v;
+	size_t n;
+};
+
+struct options {
+	struct options_list policies;    /* -p NAME|FILE */
+	int mode;                        /* -1 = from the policy, else enum rules_mode */
+	const char *log;                 /* -o FILE */
+	bool record;
+	struct options_list allow_net;
+	struct options_list allow_write;
+	struct options_list allow_exec;
+	const char *root;
+	bool fail_on_alert;
+	uint64_t timeout_ms;             /* 0 = unset */
+	uint64_t max_procs;
+	uint64_t max_memory;             /* bytes */
+	uint64_t max_cpu;                /* seconds */
+	const char *user;
+	bool private_tmp;
+	enum options_landlock landlock;
+	bool explain;
+	const char *context;             /* NULL: context_default() */
+	int verbosity;                   /* 0 -q, 1 normal, 2 -v, 3 -vv */
+	char **command;                  /* NULL-terminated; NULL with --explain */
+};
+
+/* Parse argv into *o.  Returns -1 when the program should go on, or an
+ * exit status when it is done (0 after --help/--version, 125 after a
+ * usage error, which has been printed with a hint). */
+int options_parse(int argc, char **argv, struct options *o);
+
+void options_free(struct options *o);
+
+/* "512M" -> bytes; K M G T suffixes (powers of 1024), optional "B" or
+ * "iB".  Returns 0 or -EINVAL / -ERANGE. */
+int options_parse_size(const char *s, uint64_t *out);
+
+/* The --context default (context.c): $AGENTTRACE_CONTEXT, else the CI job
+ * (GitHub Actions: "$GITHUB_WORKFLOW/$GITHUB_JOB", GitLab: "$CI_JOB_NAME"),
+ * else NULL.  Returns a malloc'ed string or NULL. */
+char *context_default(void);
+
+#endif

@@ -1,0 +1,109 @@
+/* The state of one run: options, policy, log, ceilings, counters, the task
+ * table.  One instance, owned by main(). */
+#ifndef AGENTTRACE_SESSION_H
+#define AGENTTRACE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "rules/rules.h"
+#include "tracer/options.h"
+#include "tracer/tracee.h"
+
+struct call;
+
+/* Record kinds: the policy's four plus the supervisor's own two. */
+enum session_kind {
+	SESSION_KIND_EXEC = RULES_KIND_EXEC,
+	SESSION_KIND_WRITE = RULES_KIND_WRITE,
+	SESSION_KIND_READ = RULES_KIND_READ,
+	SESSION_KIND_NET = RULES_KIND_NET,
+	SESSION_KIND_SYSCALL,
+	SESSION_KIND_LIMIT,
+	SESSION_KIND_COUNT
+};
+
+const char *session_kind_name(enum session_kind k);
+
+/* Where the child's setup failed, sent over the CLOEXEC pipe (spawn.c). */
+enum session_child_stage {
+	SESSION_CHILD_OK = 0,
+	SESSION_CHILD_SYNC,     /* the supervisor never said "traced" */
+	SESSION_CHILD_FILTER,   /* filter_install() failed */
+	SESSION_CHILD_CANARY,   /* filter_canary() was not refused */
+	SESSION_CHILD_RLIMIT,   /* setrlimit() failed */
+	SESSION_CHILD_USER,     /* --user: setgroups/setgid/setuid failed */
+	SESSION_CHILD_EXEC,     /* execvp() failed */
+};
+
+struct session {
+	struct options *opt;
+	struct rules_policy *policy;
+	char id[17];              /* random hex, per run */
+	char *context;            /* NULL: none */
+	char *self_exe;           /* agenttrace's own binary */
+	char *cwd;                /* agenttrace's cwd at start */
+	bool record_all;          /* --record or the policy's "record" */
+
+	/* --user: the credentials the command runs with. */
+	bool switch_user;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	size_t n_groups;
+	/* --private-tmp: the command's TMPDIR, removed at the end. */
+	char *private_tmp;
+
+	/* The log (-o): one write() per record, O_APPEND. */
+	int log_fd;               /* -1: records are human lines on stderr */
+	uint64_t seq;
+	uint64_t lost;            /* records that could not be written */
+	bool log_warned;
+
+	/* Ceilings in force (command line over policy "limits"). */
+	uint64_t max_procs;
+	uint64_t timeout_ms;
+	uint64_t max_memory;
+	uint64_t max_cpu;
+	struct timespec started;  /* CLOCK_MONOTONIC */
+	struct timespec started_real;
+	uint64_t term_at_ms;      /* 0: no timeout pending; else SIGTERM time */
+	uint64_t kill_at_ms;      /* 0: none; else SIGKILL time after SIGTERM */
+	bool timed_out;
+	unsigned spawn_refusals;  /* --max-procs refusals (first ones recorded) */
+
+	/* The command. */
+	pid_t main_pid;
+	bool main_done;
+	int main_status;          /* wait status of the main process */
+	int child_pipe;           /* read end of the setup-failure pipe, -1 */
+	struct tracee_info *main_info; /* what the main process ran last */
+	bool root_warned;
+
+	/* Tasks. */
+	struct tracee_table tasks;
+	uint64_t processes_seen;
+	struct call *call;        /* one decode buffer, reused at every stop */
+
+	/* Counters for the summary. */
+	uint64_t counts[SESSION_KIND_COUNT][RULES_ACTION_COUNT];
+	uint64_t denials;
+	uint64_t alerts;
+};
+
+/* Load the policy, open the log, settle ceilings and context.  Returns -1
+ * to go on, or an exit status (after a message) when the run cannot start
+ * or is complete (--explain). */
+int session_init(struct session *s, struct options *opt);
+
+/* The exit status of agenttrace after the command ended (SPEC §3). */
+int session_exit_status(const struct session *s);
+
+void session_free(struct session *s);
+
+/* Milliseconds since the session started (CLOCK_MONOTONIC). */
+uint64_t session_elapsed_ms(const struct session *s);
+
+#endif
