@@ -1,5 +1,6 @@
-/* agenttrace-policy: check, show and explain policies (agenttrace-policy(5)).
- * A thin front over the loader (rules/load.h). */
+/* agenttrace-policy: check, show, explain, learn and replay policies
+ * (agenttrace-policy(1), agenttrace-policy(5)).  A thin front over the
+ * loader (rules/load.h) and the log tools (tools/learn.h). */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "rules/load.h"
+#include "tools/learn.h"
 
 static void policy_usage(FILE *f)
 {
@@ -19,8 +21,8 @@ static void policy_usage(FILE *f)
 		"  check FILE...            check syntax, semantics and the policies' own tests\n"
 		"  show NAME                print a shipped policy's JSON source\n"
 		"  explain [NAME|FILE...]   print the effective policy after layering and variables\n"
-		"  learn LOG                (not implemented yet)\n"
-		"  replay LOG --policy P    (not implemented yet)\n"
+		"  learn LOG                a policy admitting exactly what a --record run did\n"
+		"  replay LOG --policy P    recorded events the policy P decides differently\n"
 		"\n"
 		"options:\n"
 		"  --root DIR     the project root, ${ROOT} in policies (default: the current directory)\n"
@@ -145,7 +147,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		policy_bad_usage("a command is needed (check, show, explain)");
+		policy_bad_usage("a command is needed (check, show, explain, learn, replay)");
 	cmd = argv[optind++];
 	rules_vars_from_env(&vars, root);
 	if (!strcmp(cmd, "check"))
@@ -154,10 +156,13 @@ int main(int argc, char **argv)
 		status = policy_show(argc - optind, argv + optind);
 	else if (!strcmp(cmd, "explain"))
 		status = policy_explain(argc - optind, argv + optind, &vars);
-	else if (!strcmp(cmd, "learn") || !strcmp(cmd, "replay"))
-		policy_bad_usage("%s: not implemented yet", cmd);
+	else if (!strcmp(cmd, "learn"))
+		/* learn and replay parse their own options, argv[0] being the command. */
+		status = learn_main(argc - optind + 1, argv + optind - 1);
+	else if (!strcmp(cmd, "replay"))
+		status = replay_main(argc - optind + 1, argv + optind - 1);
 	else
-		policy_bad_usage("unknown command \"%s\" (check, show, explain)", cmd);
+		policy_bad_usage("unknown command \"%s\" (check, show, explain, learn, replay)", cmd);
 	if (fflush(stdout) != 0)
 		die_errno("cannot write to standard output");
 	return status;

@@ -1,0 +1,804 @@
+/* agenttrace-policy learn LOG: the allow-list policy that admits what a
+ * --record run did (agenttrace-policy(1), "LEARNING" says how paths,
+ * programs and addresses are generalised; keep the two in sync).
+ *
+ * Admitted: events that went through (records with action "allow" or
+ * "alert", and "exec" records).  Denials are not admitted: the run did
+ * not do them.  The result is checked by loading it with the engine,
+ * its own "tests" included, before it is printed. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+#include "rules/load.h"
+#include "tools/learn.h"
+#include "tools/logread.h"
+
+/* Messages of a subcommand: "agenttrace-policy: TEXT" on standard error,
+ * and with errno, ": strerror". */
+static void learn_msg(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void learn_msg(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("agenttrace-policy: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+#define LEARN_TESTS_EXEC 3
+#define LEARN_TESTS_WRITE 3
+#define LEARN_TESTS_NET 2
+#define LEARN_TEST_ARGS 8
+
+/* Directories whose file names are random (mkstemp): one rule for the
+ * whole directory, whatever the run happened to write there. */
+static const char *const learn_temp_dirs[] = { "/tmp", "/var/tmp", "/dev/shm", NULL };
+
+struct learn_anchor {
+	const char *var;   /* "${ROOT}" */
+	char *dir;         /* normalized, no trailing '/'; NULL unknown */
+	bool whole;        /* everything under it is one area */
+};
+
+enum { LEARN_ROOT, LEARN_TMPDIR, LEARN_HOME, LEARN_ANCHORS };
+
+struct learn {
+	struct learn_anchor anchor[LEARN_ANCHORS];
+	json_t *raw_execs;  /* "exe\x1fargv0" -> [exe, argv0, args...] */
+	json_t *execs;      /* pattern -> one of raw_execs' arrays */
+	json_t *writes;     /* path -> first seq (insertion order = log order) */
+	json_t *nets;       /* pattern -> test string */
+	size_t records, exec_records, denied;
+	char *first_cwd, *summary_cwd, *session;
+};
+
+/* ---- text ---- */
+
+static void learn_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	while (*len + n + 1 > *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		*buf = xrealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+/* A literal for a policy pattern: '$' doubled (the loader's variable
+ * syntax), and with glob set, glob characters (and with alt, '|')
+ * backslash-escaped. */
+static char *learn_escape(const char *prefix, const char *s, bool glob, bool alt)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0;
+
+	learn_put(&out, &len, &cap, prefix, strlen(prefix));
+	for (; *s; s++) {
+		if (*s == '$')
+			learn_put(&out, &len, &cap, "$", 1);
+		else if ((glob && strchr("\\*?[]", *s)) || (alt && *s == '|'))
+			learn_put(&out, &len, &cap, "\\", 1);
+		learn_put(&out, &len, &cap, s, 1);
+	}
+	return out;
+}
+
+static bool learn_under(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* The anchor PATH lies under (the deepest one), or -1. */
+static int learn_anchor_of(const struct learn *l, const char *path)
+{
+	int best = -1;
+	size_t best_len = 0;
+
+	for (int i = 0; i < LEARN_ANCHORS; i++) {
+		const char *d = l->anchor[i].dir;
+
+		if (learn_under(path, d) && strlen(d) > best_len) {
+			best = i;
+			best_len = strlen(d);
+		}
+	}
+	return best;
+}
+
+/* A path as a policy would write it: under an anchor, "${VAR}/rest". */
+static char *learn_with_vars(const struct learn *l, const char *path, bool glob)
+{
+	int a = learn_anchor_of(l, path);
+	char *rest, *out;
+
+	if (a < 0)
+		return learn_escape("", path, glob, false);
+	rest = learn_escape("", path + strlen(l->anchor[a].dir), glob, false);
+	out = xasprintf("%s%s", l->anchor[a].var, rest);
+	free(rest);
+	return out;
+}
+
+/* "/a/b/c" and "/a/b/d/e" -> "/a/b" (in place in a). */
+static void learn_common_dir(char *a, const char *b)
+{
+	size_t i = 0, last = 0;
+
+	while (a[i] && a[i] == b[i]) {
+		if (a[i] == '/')
+			last = i;
+		i++;
+	}
+	if (!a[i] && (b[i] == '/' || !b[i]))
+		return; /* a is b or a parent of b */
+	a[last ? last : 1] = '\0';
+	if (!last)
+		a[0] = '/';
+}
+
+static void learn_dirname(char *p)
+{
+	char *s = strrchr(p, '/');
+
+	if (s && s != p)
+		*s = '\0';
+	else
+		strcpy(p, "/");
+}
+
+/* ---- collecting ---- */
+
+/* Programs are collected as they were run (exe, argv[0], a few
+ * arguments), and turned into patterns once ${ROOT} is known. */
+static void learn_exec(struct learn *l, const char *exe, const json_t *argv)
+{
+	const char *a0 = logread_argv_at(argv, 0);
+	char *key;
+	json_t *ex;
+
+	if (!exe || !*exe)
+		return;
+	key = xasprintf("%s\x1f%s", exe, a0 ? a0 : "");
+	if (!json_object_get(l->raw_execs, key)) {
+		ex = json_array();
+		json_array_append_new(ex, json_string(exe));
+		json_array_append_new(ex, json_string(a0 ? a0 : ""));
+		for (size_t i = 1; i < json_array_size(argv) && i <= LEARN_TEST_ARGS; i++) {
+			const char *a = logread_argv_at(argv, i);
+
+			json_array_append_new(ex, json_string(a ? a : ""));
+		}
+		json_object_set_new(l->raw_execs, key, ex);
+	}
+	free(key);
+}
+
+static void learn_exec_add(struct learn *l, char *pat, json_t *ex)
+{
+	if (!json_object_get(l->execs, pat))
+		json_object_set(l->execs, pat, ex);
+	free(pat);
+}
+
+/* A program under the project by its full path, others by base name.
+ * Also the name it was called by: a PATH search (execvp) tries that name
+ * in every PATH directory before it finds the program, and each try is
+ * an exec the policy decides. */
+static void learn_exec_patterns(struct learn *l)
+{
+	const char *key;
+	json_t *ex;
+
+	json_object_foreach(l->raw_execs, key, ex) {
+		const char *exe = json_string_value(json_array_get(ex, 0));
+		const char *a0 = json_string_value(json_array_get(ex, 1));
+
+		if (l->anchor[LEARN_ROOT].dir && learn_under(exe, l->anchor[LEARN_ROOT].dir))
+			learn_exec_add(l, learn_with_vars(l, exe, true), ex);
+		else
+			learn_exec_add(l, learn_escape("", logread_base(exe), true, true), ex);
+		if (a0 && *a0 && !strchr(a0, '/') && strcmp(a0, logread_base(exe)) != 0)
+			learn_exec_add(l, learn_escape("", a0, true, true), ex);
+	}
+}
+
+static void learn_write(struct learn *l, const char *path)
+{
+	if (path && path[0] == '/' && !json_object_get(l->writes, path))
+		json_object_set_new(l->writes, path, json_true());
+}
+
+static void learn_net(struct learn *l, const struct logrec *rec)
+{
+	char *pat, *test;
+
+	if (rec->family && strcmp(rec->family, "unix") == 0) {
+		if (!rec->addr || !*rec->addr)
+			return; /* unnamed: nothing to allow or deny */
+		pat = learn_escape("unix:", rec->addr, true, false);
+		test = learn_escape("unix:", rec->addr, false, false);
+	} else if (rec->host && *rec->host && rec->port >= 0) {
+		pat = xasprintf("%s:%ld", rec->host, rec->port);
+		test = xstrdup(pat);
+	} else if (rec->addr && rec->port >= 0) {
+		pat = xasprintf(strchr(rec->addr, ':') ? "[%s]:%ld" : "%s:%ld", rec->addr, rec->port);
+		test = xstrdup(pat);
+	} else {
+		return;
+	}
+	if (!json_object_get(l->nets, pat))
+		json_object_set_new(l->nets, pat, json_string(test));
+	free(pat);
+	free(test);
+}
+
+static void learn_record(struct learn *l, const struct logrec *rec)
+{
+	bool went_through;
+
+	if (!l->first_cwd && rec->cwd)
+		l->first_cwd = xstrdup(rec->cwd);
+	if (!l->session && rec->session)
+		l->session = xstrdup(rec->session);
+	if (strcmp(rec->event, "summary") == 0) {
+		free(l->summary_cwd);
+		l->summary_cwd = rec->cwd ? xstrdup(rec->cwd) : NULL;
+		return;
+	}
+	if (strcmp(rec->event, "exec") == 0) {
+		l->exec_records++;
+		learn_exec(l, rec->exe, rec->argv);
+		return;
+	}
+	if (!rec->kind || !rec->action)
+		return;
+	went_through = strcmp(rec->action, "allow") == 0 || strcmp(rec->action, "alert") == 0;
+	if (!went_through) {
+		if (strcmp(rec->action, "deny") == 0)
+			l->denied++;
+		return;
+	}
+	if (strcmp(rec->kind, "exec") == 0) {
+		learn_exec(l, rec->target, rec->target_argv);
+	} else if (strcmp(rec->kind, "write") == 0) {
+		learn_write(l, rec->path);
+		learn_write(l, rec->path2);
+	} else if (strcmp(rec->kind, "net") == 0) {
+		learn_net(l, rec);
+	}
+}
+
+/* ---- generalising writes ---- */
+
+/* The area of a path: the whole anchor for ROOT and TMPDIR, one entry
+ * below HOME, a temp dir, else the first two components. */
+static char *learn_area(const struct learn *l, const char *path, bool *whole)
+{
+	int a = learn_anchor_of(l, path);
+	const char *base, *p;
+
+	*whole = false;
+	if (a >= 0 && l->anchor[a].whole) {
+		*whole = true;
+		return xstrdup(l->anchor[a].dir);
+	}
+	for (size_t i = 0; learn_temp_dirs[i]; i++)
+		if (a < 0 && learn_under(path, learn_temp_dirs[i])) {
+			*whole = true;
+			return xstrdup(learn_temp_dirs[i]);
+		}
+	if (a >= 0) {
+		base = path + strlen(l->anchor[a].dir);
+		if (!*base)
+			return xstrdup(path);
+		p = strchr(base + 1, '/');
+	} else {
+		p = strchr(path + 1, '/');
+		p = p ? strchr(p + 1, '/') : NULL;
+	}
+	return p ? xstrndup(path, (size_t)(p - path)) : xstrdup(path);
+}
+
+/* writes -> sorted, distinct allow patterns (json array of strings),
+ * and example paths for tests (one per pattern, log order). */
+static json_t *learn_write_rules(const struct learn *l, json_t *examples)
+{
+	json_t *areas = json_object(), *pats = json_object(), *out = json_array(), *v;
+	const char *path, *area;
+
+	/* area -> [common dir or null, below?, whole?] */
+	json_object_foreach(l->writes, path, v) {
+		bool whole, below;
+		char *ar = learn_area(l, path, &whole), *contrib = xstrdup(path);
+		json_t *st = json_object_get(areas, ar);
+
+		below = strcmp(path, ar) != 0;
+		if (below)
+			learn_dirname(contrib);
+		if (!st) {
+			st = json_pack("[s,b,b,s]", contrib, below, whole, path);
+			json_object_set_new(areas, ar, st);
+		} else {
+			char *common = xstrdup(json_string_value(json_array_get(st, 0)));
+
+			learn_common_dir(common, contrib);
+			json_array_set_new(st, 0, json_string(common));
+			if (below)
+				json_array_set_new(st, 1, json_true());
+			free(common);
+		}
+		free(contrib);
+		free(ar);
+	}
+	json_object_foreach(areas, area, v) {
+		const char *common = json_string_value(json_array_get(v, 0));
+		bool below = json_is_true(json_array_get(v, 1)), whole = json_is_true(json_array_get(v, 2));
+		char *lit, *pat;
+
+		if (whole) {
+			lit = learn_with_vars(l, area, true);
+			pat = xasprintf("%s/**", lit);
+		} else if (below) {
+			lit = learn_with_vars(l, common, true);
+			pat = strcmp(common, "/") == 0 ? xstrdup("/**") : xasprintf("%s/**", lit);
+		} else {
+			lit = learn_with_vars(l, area, true);
+			pat = xstrdup(lit);
+		}
+		if (!json_object_get(pats, pat)) {
+			json_object_set_new(pats, pat, json_true());
+			json_array_append_new(out, json_string(pat));
+			json_array_append_new(examples, json_copy(json_array_get(v, 3)));
+		}
+		free(lit);
+		free(pat);
+	}
+	json_decref(areas);
+	json_decref(pats);
+	return out;
+}
+
+/* ---- output ---- */
+
+static int learn_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Keys of an object, sorted. */
+static const char **learn_sorted_keys(const json_t *o, size_t *n)
+{
+	const char **k = xcalloc(json_object_size(o) + 1, sizeof(*k));
+	const char *key;
+	json_t *v;
+
+	*n = 0;
+	json_object_foreach((json_t *)o, key, v)
+		k[(*n)++] = key;
+	qsort(k, *n, sizeof(*k), learn_cmp);
+	return k;
+}
+
+/* A pattern -> an id the loader accepts ("learned.write.ROOT"). */
+static char *learn_id(json_t *used, const char *section, const char *text)
+{
+	char *id = xasprintf("learned.%s.", section), *p;
+	size_t base = strlen(id);
+	int n = 2;
+
+	for (const char *s = text; *s && strlen(id) < base + 48; s++) {
+		char c = *s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-' || c == ':'))
+			c = '-';
+		if (c == '-' && (id[strlen(id) - 1] == '-' || id[strlen(id) - 1] == '.'))
+			continue;
+		p = xasprintf("%s%c", id, c);
+		free(id);
+		id = p;
+	}
+	while (strlen(id) > base && (id[strlen(id) - 1] == '-' || id[strlen(id) - 1] == '.'))
+		id[strlen(id) - 1] = '\0';
+	if (strlen(id) == base) {
+		p = xasprintf("%srule", id);
+		free(id);
+		id = p;
+	}
+	p = xstrdup(id);
+	while (json_object_get(used, p)) {
+		free(p);
+		p = xasprintf("%s-%d", id, n++);
+	}
+	free(id);
+	json_object_set_new(used, p, json_true());
+	return p;
+}
+
+static void learn_print_list(FILE *out, const char *section, json_t *rules, bool last)
+{
+	fprintf(out, "  \"%s\": {\n    \"allow\": [\n", section);
+	for (size_t i = 0; i < json_array_size(rules); i++) {
+		char *t = json_dumps(json_array_get(rules, i), JSON_PRESERVE_ORDER);
+
+		fprintf(out, "      %s%s\n", t ? t : "null", i + 1 < json_array_size(rules) ? "," : "");
+		free(t);
+	}
+	fprintf(out, "    ]\n  }%s\n", last ? "" : ",");
+}
+
+static char *learn_policy_text(const struct learn *l, const char *log, const char *name,
+			       const char *extends)
+{
+	json_t *used = json_object(), *exec_rules = json_array(), *write_rules = json_array();
+	json_t *net_rules = json_array(), *tests = json_array(), *examples = json_array(), *wpats;
+	char *text = NULL, *s;
+	size_t len = 0, n, n_exec_tests = 0;
+	const char **keys;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		die("out of memory");
+	/* exec: one rule per program, any arguments. */
+	keys = learn_sorted_keys(l->execs, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *id = learn_id(used, "exec", logread_base(keys[i]));
+
+		json_array_append_new(exec_rules, json_pack("{s:s,s:[s,s]}", "id", id, "argv", keys[i],
+							    "**"));
+		free(id);
+	}
+	free(keys);
+	/* The first programs of the run, in log order, as tests. */
+	{
+		const char *pat;
+		json_t *ex;
+
+		json_object_foreach(l->raw_execs, pat, ex) {
+			json_t *argv;
+
+			if (n_exec_tests++ >= LEARN_TESTS_EXEC)
+				break;
+			argv = json_array();
+			s = learn_with_vars(l, json_string_value(json_array_get(ex, 0)), false);
+			json_array_append_new(argv, json_string(s));
+			free(s);
+			for (size_t i = 2; i < json_array_size(ex); i++) {
+				s = learn_escape("", json_string_value(json_array_get(ex, i)), false, false);
+				json_array_append_new(argv, json_string(s));
+				free(s);
+			}
+			json_array_append_new(tests, json_pack("{s:o,s:s}", "exec", argv, "expect",
+							       "allow"));
+		}
+	}
+
+	wpats = learn_write_rules(l, examples);
+	for (size_t i = 0; i < json_array_size(wpats); i++) {
+		const char *pat = json_string_value(json_array_get(wpats, i));
+		char *id = learn_id(used, "write", pat);
+
+		json_array_append_new(write_rules, json_pack("{s:s,s:s}", "id", id, "path", pat));
+		free(id);
+		if (i < LEARN_TESTS_WRITE) {
+			s = learn_with_vars(l, json_string_value(json_array_get(examples, i)), false);
+			json_array_append_new(tests, json_pack("{s:s,s:s}", "write", s, "expect", "allow"));
+			free(s);
+		}
+	}
+
+	keys = learn_sorted_keys(l->nets, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *id = learn_id(used, "net", keys[i]);
+
+		json_array_append_new(net_rules, json_pack("{s:s,s:s}", "id", id, "addr", keys[i]));
+		free(id);
+		if (i < LEARN_TESTS_NET)
+			json_array_append_new(tests, json_pack("{s:s,s:s}", "connect",
+							       json_string_value(json_object_get(l->nets, keys[i])),
+							       "expect", "allow"));
+	}
+	free(keys);
+
+	fprintf(out, "{\n  \"agenttrace\": 1,\n");
+	{
+		json_t *js = json_string(name);
+
+		s = json_dumps(js, JSON_ENCODE_ANY);
+		fprintf(out, "  \"name\": %s,\n", s);
+		free(s);
+		json_decref(js);
+	}
+	{
+		char *d = xasprintf("Learned by agenttrace-policy learn from %s%s%s: admits what that "
+				    "run did (programs, written paths generalised to directories, "
+				    "destinations), nothing else. Review and tighten before use.",
+				    log, l->session ? ", session " : "", l->session ? l->session : "");
+		json_t *js = json_string(d);
+
+		s = json_dumps(js, JSON_ENCODE_ANY);
+		fprintf(out, "  \"description\": %s,\n", s);
+		free(s);
+		json_decref(js);
+		free(d);
+	}
+	if (extends) {
+		json_t *js = json_string(extends);
+
+		s = json_dumps(js, JSON_ENCODE_ANY);
+		fprintf(out, "  \"extends\": %s,\n", s);
+		free(s);
+		json_decref(js);
+	}
+	fprintf(out, "  \"mode\": \"enforce\",\n");
+	if (json_array_size(exec_rules))
+		learn_print_list(out, "exec", exec_rules, false);
+	if (json_array_size(write_rules))
+		learn_print_list(out, "write", write_rules, false);
+	if (json_array_size(net_rules))
+		learn_print_list(out, "net", net_rules, false);
+	fprintf(out, "  \"tests\": [\n");
+	for (size_t i = 0; i < json_array_size(tests); i++) {
+		s = json_dumps(json_array_get(tests, i), JSON_PRESERVE_ORDER);
+		fprintf(out, "    %s%s\n", s ? s : "null", i + 1 < json_array_size(tests) ? "," : "");
+		free(s);
+	}
+	fprintf(out, "  ]\n}\n");
+	if (fclose(out) != 0)
+		die("out of memory");
+	json_decref(used);
+	json_decref(exec_rules);
+	json_decref(write_rules);
+	json_decref(net_rules);
+	json_decref(tests);
+	json_decref(examples);
+	json_decref(wpats);
+	return text;
+}
+
+/* The learned policy must load, tests included, with the values it was
+ * learned for: anything else is a bug here, not a user error. */
+static int learn_verify(const struct learn *l, const char *text)
+{
+	char dir[PATH_MAX], *path;
+	const char *tmp = getenv("TMPDIR");
+	const char *names[1];
+	struct rules_vars vars;
+	struct rules_policy *p = NULL;
+	struct rules_error err;
+	FILE *f;
+	int fd, rc;
+
+	snprintf(dir, sizeof(dir), "%s", tmp && *tmp ? tmp : "/tmp");
+	path = xasprintf("%s/agenttrace-learn.XXXXXX.json", dir);
+	fd = mkstemps(path, 5);
+	if (fd < 0) {
+		learn_msg(errno, "cannot check the learned policy: %s", path);
+		free(path);
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		learn_msg(errno, "cannot check the learned policy: %s", path);
+		unlink(path);
+		free(path);
+		return -1;
+	}
+	rules_vars_from_env(&vars, l->anchor[LEARN_ROOT].dir);
+	if (l->anchor[LEARN_HOME].dir)
+		vars.home = l->anchor[LEARN_HOME].dir;
+	if (l->anchor[LEARN_TMPDIR].dir)
+		vars.tmpdir = l->anchor[LEARN_TMPDIR].dir;
+	names[0] = path;
+	rc = rules_load(names, 1, NULL, 0, &vars, &p, &err);
+	if (rc < 0) {
+		char line[2048];
+
+		rules_error_format(&err, line, sizeof(line));
+		learn_msg(0, "the learned policy does not load (a bug in agenttrace-policy learn): %s",
+			 line);
+	}
+	free(p);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+/* ---- main ---- */
+
+static char *learn_norm_dir(const char *d)
+{
+	char *s;
+	size_t n;
+
+	if (!d || d[0] != '/')
+		return NULL;
+	s = xstrdup(d);
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+	if (strcmp(s, "/") == 0) {
+		/* "/" as an anchor would swallow every path. */
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+char *learn_log_root(const char *log)
+{
+	struct logread lr;
+	const struct logrec *rec;
+	char *first = NULL, *summary = NULL;
+
+	if (logread_open(&lr, log) < 0)
+		return NULL;
+	while (logread_next(&lr, &rec) > 0) {
+		if (!first && rec->cwd)
+			first = xstrdup(rec->cwd);
+		if (strcmp(rec->event, "summary") == 0 && rec->cwd) {
+			free(summary);
+			summary = xstrdup(rec->cwd);
+		}
+	}
+	logread_close(&lr);
+	if (summary) {
+		free(first);
+		return summary;
+	}
+	return first;
+}
+
+static void learn_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: agenttrace-policy learn LOG [OPTIONS]\n"
+		"\n"
+		"Print an allow-list policy that admits what a run recorded with\n"
+		"`agenttrace --record --log LOG` did: the programs it ran, the paths it wrote\n"
+		"(generalised to directories), the destinations it reached.\n"
+		"\n"
+		"options:\n"
+		"  --root DIR     the project root of the run, ${ROOT} (default: the run's directory)\n"
+		"  --home DIR     ${HOME} of the run (default: $HOME)\n"
+		"  --tmpdir DIR   ${TMPDIR} of the run (default: $TMPDIR, else /tmp)\n"
+		"  --name NAME    the policy's name (default: learned)\n"
+		"  --extends NAME layer the learned rules on a policy (its denials still win)\n"
+		"  -o FILE        write the policy to FILE\n"
+		"  -q             no notes on standard error\n");
+}
+
+int learn_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "home", required_argument, NULL, 'H' },
+		{ "tmpdir", required_argument, NULL, 'T' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "extends", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *root = NULL, *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
+	const char *name = "learned", *extends = NULL, *output = NULL, *log;
+	bool quiet = false, bad_dir = false;
+	struct learn l = { 0 };
+	struct logread lr;
+	const struct logrec *rec;
+	char *text = NULL;
+	int c, rc, status = AT_EXIT_FAILURE;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': root = optarg; bad_dir |= optarg[0] != '/'; break;
+		case 'H': home = optarg; bad_dir |= optarg[0] != '/'; break;
+		case 'T': tmpdir = optarg; bad_dir |= optarg[0] != '/'; break;
+		case 'n': name = optarg; break;
+		case 'e': extends = optarg; break;
+		case 'o': output = optarg; break;
+		case 'q': quiet = true; break;
+		case 'h':
+			learn_usage(stdout);
+			return AT_EXIT_OK;
+		default:
+			learn_usage(stderr);
+			return AT_EXIT_FAILURE;
+		}
+	}
+	if (optind + 1 != argc) {
+		learn_msg(0, "learn: %s", optind >= argc ? "a LOG is needed" : "one LOG only");
+		learn_usage(stderr);
+		return AT_EXIT_FAILURE;
+	}
+	log = argv[optind];
+	if (bad_dir) {
+		learn_msg(0, "learn: --root, --home and --tmpdir take absolute paths");
+		return AT_EXIT_FAILURE;
+	}
+
+	rc = logread_open(&lr, log);
+	if (rc < 0) {
+		learn_msg(0, "learn: cannot read %s: %s", log, strerror(-rc));
+		return AT_EXIT_FAILURE;
+	}
+	l.execs = json_object();
+	l.raw_execs = json_object();
+	l.writes = json_object();
+	l.nets = json_object();
+	while ((rc = logread_next(&lr, &rec)) > 0) {
+		l.records++;
+		learn_record(&l, rec);
+	}
+	if (rc < 0) {
+		learn_msg(0, "learn: cannot read %s: %s", log, strerror(-rc));
+		logread_close(&lr);
+		goto out;
+	}
+	if (lr.malformed && !quiet)
+		learn_msg(0, "learn: %s: %zu malformed line%s skipped", log, lr.malformed,
+			 lr.malformed == 1 ? "" : "s");
+	logread_close(&lr);
+	if (!l.exec_records) {
+		learn_msg(0, "learn: %s has no exec records: record the run with "
+			 "`agenttrace --record --log LOG -- COMMAND`", log);
+		goto out;
+	}
+
+	l.anchor[LEARN_ROOT] = (struct learn_anchor){ "${ROOT}",
+		learn_norm_dir(root ? root : l.summary_cwd ? l.summary_cwd : l.first_cwd), true };
+	l.anchor[LEARN_TMPDIR] = (struct learn_anchor){ "${TMPDIR}",
+		learn_norm_dir(tmpdir && *tmpdir ? tmpdir : "/tmp"), true };
+	l.anchor[LEARN_HOME] = (struct learn_anchor){ "${HOME}", learn_norm_dir(home), false };
+	learn_exec_patterns(&l);
+
+	text = learn_policy_text(&l, log, name, extends);
+	if (learn_verify(&l, text) < 0)
+		goto out;
+	if (output) {
+		FILE *f = fopen(output, "we");
+
+		if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+			learn_msg(errno, "learn: cannot write %s", output);
+			goto out;
+		}
+	} else if (fputs(text, stdout) < 0 || fflush(stdout) != 0) {
+		learn_msg(errno, "learn: cannot write the policy");
+		goto out;
+	}
+	if (!quiet && l.denied)
+		learn_msg(0, "learn: %zu denied event%s not admitted (a run in --mode audit records "
+			 "them as alerts, which learn admits)", l.denied, l.denied == 1 ? "" : "s");
+	status = AT_EXIT_OK;
+out:
+	for (int i = 0; i < LEARN_ANCHORS; i++)
+		free(l.anchor[i].dir);
+	json_decref(l.execs);
+	json_decref(l.raw_execs);
+	json_decref(l.writes);
+	json_decref(l.nets);
+	free(l.first_cwd);
+	free(l.summary_cwd);
+	free(l.session);
+	free(text);
+	return status;
+}

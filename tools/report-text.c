@@ -1,0 +1,217 @@
+/* The plain text report: for a terminal and for golden-file tests (no
+ * colour, no width detection: the same log gives the same bytes). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+#include "tools/report.h"
+
+#define TEXT_CMD_MAX 100
+#define TEXT_SCRIPT_LINES 5
+
+static void text_proc_label(FILE *out, const struct report_proc *p)
+{
+	char buf[TEXT_CMD_MAX + 8];
+	const char *cmd = p->cmdline && *p->cmdline ? p->cmdline : p->exe ? p->exe : "?";
+
+	fprintf(out, "%ld %s", p->pid, report_trunc(cmd, TEXT_CMD_MAX, buf, sizeof(buf)));
+	if (p->exited) {
+		if (p->signal)
+			fprintf(out, "  killed by signal %ld", p->signal);
+		else
+			fprintf(out, "  exit %ld", p->exit_code);
+	}
+	if (p->n_deny && p->n_alert)
+		fprintf(out, "  [%zu denied, %zu alert%s]", p->n_deny, p->n_alert,
+			p->n_alert == 1 ? "" : "s");
+	else if (p->n_deny)
+		fprintf(out, "  [%zu denied]", p->n_deny);
+	else if (p->n_alert)
+		fprintf(out, "  [%zu alert%s]", p->n_alert, p->n_alert == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
+static void text_tree(const struct report *r, FILE *out)
+{
+	size_t *order = xmalloc((r->n_procs + 1) * sizeof(*order));
+	unsigned *depth = xmalloc((r->n_procs + 1) * sizeof(*depth));
+	bool *more = xcalloc(r->n_procs + 2, sizeof(*more));
+	size_t n = report_tree_order(r, order, depth);
+
+	fprintf(out, "Process tree:\n");
+	if (!n)
+		fprintf(out, "  (no process in the log)\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_proc *p = &r->procs[order[i]];
+		unsigned d = depth[i];
+
+		if (d > 0) {
+			const struct report_proc *par = &r->procs[p->parent];
+
+			more[d] = par->children[par->n_children - 1] != order[i];
+		}
+		fputs("  ", out);
+		for (unsigned l = 1; l < d; l++)
+			fputs(more[l] ? "|   " : "    ", out);
+		if (d > 0)
+			fputs(more[d] ? "|-- " : "`-- ", out);
+		text_proc_label(out, p);
+	}
+	free(order);
+	free(depth);
+	free(more);
+}
+
+static void text_counts(const struct report *r, FILE *out)
+{
+	size_t td = 0, ta = 0;
+
+	fprintf(out, "Counts:\n");
+	fprintf(out, "  %-10s %6s %6s\n", "kind", "deny", "alert");
+	for (int k = 0; k < REPORT_KIND_COUNT; k++) {
+		if (!r->counts[k][0] && !r->counts[k][1])
+			continue;
+		fprintf(out, "  %-10s %6zu %6zu\n", report_kind_name((enum report_kind)k),
+			r->counts[k][0], r->counts[k][1]);
+		td += r->counts[k][0];
+		ta += r->counts[k][1];
+	}
+	fprintf(out, "  %-10s %6zu %6zu\n", "total", td, ta);
+}
+
+static void text_rules(const struct report *r, FILE *out)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->n_rules; i++) {
+		const struct report_rule *ru = &r->rules[i];
+
+		if (!ru->deny && !ru->alert)
+			continue;
+		if (!any)
+			fprintf(out, "\nRules:\n");
+		any = true;
+		fprintf(out, "  %-40s deny %zu, alert %zu\n", ru->id, ru->deny, ru->alert);
+	}
+}
+
+static void text_script(const char *script, FILE *out)
+{
+	const char *p = script;
+
+	fprintf(out, "     script:\n");
+	for (int n = 0; *p && n < TEXT_SCRIPT_LINES; n++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		fprintf(out, "       | %.*s\n", (int)(len > 200 ? 200 : len), p);
+		if (!nl)
+			return;
+		p = nl + 1;
+	}
+	if (*p)
+		fprintf(out, "       | ...\n");
+}
+
+static void text_finding(const struct report *r, size_t n, const struct report_finding *f,
+			 FILE *out)
+{
+	const struct report_alert *a = &r->alerts[f->first];
+	char buf[TEXT_CMD_MAX + 8];
+
+	fprintf(out, "  %zu. %s %s %s", n, report_verb(a), a->kind_name, a->object);
+	if (f->count > 1)
+		fprintf(out, "  (%zu times)", f->count);
+	fputc('\n', out);
+	fprintf(out, "     rule:      %s\n", a->rule);
+	if (a->why)
+		fprintf(out, "     why:       %s\n", a->why);
+	fprintf(out, "     process:   pid %ld %s\n", a->pid,
+		report_trunc(a->cmdline && *a->cmdline ? a->cmdline : a->exe ? a->exe : "?",
+			     TEXT_CMD_MAX, buf, sizeof(buf)));
+	if (a->syscall && a->err)
+		fprintf(out, "     syscall:   %s, failed with %s\n", a->syscall, a->err);
+	else if (a->syscall)
+		fprintf(out, "     syscall:   %s\n", a->syscall);
+	if (a->mode && strcmp(a->mode, "audit") == 0)
+		fprintf(out, "     mode:      audit (let through)\n");
+	if (a->context)
+		fprintf(out, "     context:   %s\n", a->context);
+	if (a->suggest)
+		fprintf(out, "     suggest:   %s\n", a->suggest);
+	if (a->script)
+		text_script(a->script, out);
+	if (a->n_frames) {
+		fprintf(out, "     backtrace:\n");
+		for (size_t i = 0; i < a->n_frames; i++) {
+			char fr[1024];
+
+			report_frame_text(&a->frames[i], i, fr, sizeof(fr));
+			fprintf(out, "       %s\n", fr);
+		}
+	}
+	fprintf(out, "     first at:  %s (log line %zu)\n", a->time ? a->time : "?", a->line);
+}
+
+int report_text(const struct report *r, FILE *out)
+{
+	size_t deny = 0, alert = 0, n = 0;
+	char buf[64];
+
+	for (int k = 0; k < REPORT_KIND_COUNT; k++) {
+		deny += r->counts[k][0];
+		alert += r->counts[k][1];
+	}
+	fprintf(out, "agenttrace report: %s\n", r->log_name);
+	if (r->session)
+		fprintf(out, "session:  %s\n", r->session);
+	if (r->has_summary) {
+		fprintf(out, "policy:   %s (%s)\n", r->policy ? r->policy : "?",
+			r->mode ? r->mode : "?");
+		if (r->command && *r->command)
+			fprintf(out, "command:  %s\n", r->command);
+		if (r->signal)
+			fprintf(out, "result:   killed by signal %ld", r->signal);
+		else
+			fprintf(out, "result:   exit %ld", r->exit_code);
+		if (r->duration_ms >= 0)
+			fprintf(out, " after %lld ms", r->duration_ms);
+		if (r->processes >= 0)
+			fprintf(out, ", %lld process%s", r->processes, r->processes == 1 ? "" : "es");
+		fputc('\n', out);
+		if (r->lost)
+			fprintf(out, "lost:     %lld records could not be written\n", r->lost);
+	} else {
+		fprintf(out, "result:   unknown (the log has no summary record: the run did not end)\n");
+	}
+	fprintf(out, "%zu denied, %zu alert%s", deny, alert, alert == 1 ? "" : "s");
+	if (r->n_warnings)
+		fprintf(out, ", %zu warning%s", r->n_warnings, r->n_warnings == 1 ? "" : "s");
+	fprintf(out, "\n\n");
+
+	text_tree(r, out);
+	fputc('\n', out);
+	text_counts(r, out);
+	text_rules(r, out);
+
+	if (deny + alert) {
+		fprintf(out, "\nDenials and alerts:\n");
+		for (size_t i = 0; i < r->n_findings; i++)
+			if (r->alerts[r->findings[i].first].action)
+				text_finding(r, ++n, &r->findings[i], out);
+	}
+	if (r->n_warnings) {
+		fprintf(out, "\nWarnings:\n");
+		for (size_t i = 0; i < r->n_findings; i++) {
+			const struct report_alert *a = &r->alerts[r->findings[i].first];
+
+			if (!a->action)
+				fprintf(out, "  %s: %s (pid %ld)\n", a->rule, a->why ? a->why : "",
+					a->pid);
+		}
+	}
+	if (report_malformed_text(r, buf, sizeof(buf)))
+		fprintf(out, "\n%s (first: %s)\n", buf, r->first_bad ? r->first_bad : "?");
+	return ferror(out) ? -1 : 0;
+}

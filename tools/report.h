@@ -1,0 +1,178 @@
+/* agenttrace-report: one log -> one model (struct report) -> one of five
+ * formats.  report.c reads the log and builds the model; each
+ * report-FORMAT.c only prints it.  Every string in the model is owned by
+ * the model (report_free). */
+#ifndef AGENTTRACE_TOOLS_REPORT_H
+#define AGENTTRACE_TOOLS_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define REPORT_NONE ((size_t)-1)
+
+/* Record kinds of SPEC §6, plus one for kinds this build does not know. */
+enum report_kind {
+	REPORT_KIND_EXEC = 0,
+	REPORT_KIND_WRITE,
+	REPORT_KIND_READ,
+	REPORT_KIND_NET,
+	REPORT_KIND_SYSCALL,
+	REPORT_KIND_LIMIT,
+	REPORT_KIND_OTHER,
+	REPORT_KIND_COUNT
+};
+
+struct report_frame {
+	char *pc;       /* "0x7f..." as recorded (a number is printed in hex) */
+	char *sym;      /* may be NULL */
+	long long offset; /* -1 none */
+	char *object;   /* may be NULL */
+};
+
+/* One alert, denial or warning record. */
+struct report_alert {
+	size_t line;            /* in the log */
+	int64_t seq;
+	char *time;
+	int64_t t_ms;           /* -1 unknown */
+	char *event;            /* "alert" or "warning" */
+	char *action;           /* "deny", "alert"; NULL for warnings */
+	char *mode;
+	enum report_kind kind;
+	char *kind_name;        /* as recorded ("write"), or "warning" */
+	char *syscall;
+	char *object;           /* "write /x": never NULL */
+	char *rule;             /* never NULL ("?" when the record had none) */
+	char *why;
+	char *suggest;
+	char *err;
+	char *script;
+	char *context;
+	long pid;
+	char *exe;
+	char *cmdline;          /* argv joined, shell-quoted */
+	size_t proc;            /* index into procs, REPORT_NONE */
+	struct report_frame *frames;
+	size_t n_frames;
+};
+
+/* Alerts that are the same (action, rule, object) are one finding. */
+struct report_finding {
+	size_t first;           /* index into alerts */
+	size_t count;
+	size_t n_pids;          /* distinct processes (counted loosely: changes of pid) */
+};
+
+struct report_exec {
+	char *exe;
+	char *cmdline;
+	int64_t t_ms;
+};
+
+struct report_proc {
+	long pid, ppid;
+	size_t parent;          /* index into procs, REPORT_NONE for a root */
+	size_t *children;
+	size_t n_children;
+	char *exe;              /* the last program it ran */
+	char *cmdline;
+	struct report_exec *execs; /* from "exec" records (--record logs) */
+	size_t n_execs;
+	int64_t start_ms, end_ms; /* -1 unknown */
+	bool exited;
+	long exit_code;         /* -1 killed */
+	long signal;
+	size_t n_deny, n_alert;
+	size_t first_line;
+};
+
+/* Per rule: how often it denied, alerted or allowed (allow: --record). */
+struct report_rule {
+	char *id;
+	char *why;              /* the first non-empty why seen */
+	enum report_kind kind;
+	char *kind_name;
+	size_t deny, alert, allow;
+	size_t first_alert;     /* index into alerts, REPORT_NONE */
+};
+
+struct report {
+	char *log_name;
+	size_t lines, records, malformed;
+	char *first_bad;        /* "LINE: why" of the first malformed line */
+	size_t n_events[8];     /* by enum report_event below */
+
+	struct report_proc *procs;
+	size_t n_procs;
+	struct report_alert *alerts;
+	size_t n_alerts;
+	struct report_finding *findings;
+	size_t n_findings;
+	struct report_rule *rules;
+	size_t n_rules;
+	size_t counts[REPORT_KIND_COUNT][2]; /* [kind][0 deny, 1 alert] */
+	size_t n_warnings;
+
+	char *session;
+	int64_t t_first, t_last;  /* ms, -1 unknown */
+
+	/* From the summary record, when the log has one. */
+	bool has_summary;
+	long exit_code;
+	long signal;
+	long long duration_ms;
+	long long processes;
+	long long lost;
+	long long left_running;
+	char *policy;
+	char *mode;
+	char *backend;
+	char *context;
+	char *command;          /* the command line */
+	char *cwd;
+};
+
+enum report_event {
+	REPORT_EV_EXEC = 0,
+	REPORT_EV_EXIT,
+	REPORT_EV_OPEN,
+	REPORT_EV_WRITE,
+	REPORT_EV_CONNECT,
+	REPORT_EV_ALERT,
+	REPORT_EV_WARNING,
+	REPORT_EV_OTHER,
+};
+
+/* Read LOG into r.  Returns 0, or -errno when the log cannot be read (the
+ * message is in err).  Malformed lines are counted, not errors. */
+int report_build(struct report *r, const char *log, char *err, size_t err_size);
+void report_free(struct report *r);
+
+const char *report_kind_name(enum report_kind k);
+
+/* Output formats: 0, or -1 after a write error (errno set). */
+int report_text(const struct report *r, FILE *out);
+int report_markdown(const struct report *r, FILE *out);
+int report_html(const struct report *r, FILE *out);
+int report_sarif(const struct report *r, FILE *out);
+int report_junit(const struct report *r, FILE *out);
+
+/* Shared helpers of the formats (report.c). */
+
+/* The finding's lead sentence: "denied write /x" / "alert exec curl ...". */
+const char *report_verb(const struct report_alert *a);
+/* Processes in tree order (depth-first, roots in log order), with depth. */
+size_t report_tree_order(const struct report *r, size_t *order, unsigned *depth);
+/* "1 malformed line skipped" / "N malformed lines skipped", or NULL. */
+const char *report_malformed_text(const struct report *r, char *buf, size_t size);
+/* Milliseconds since the first record, -1 unknown. */
+int64_t report_rel_ms(const struct report *r, int64_t t);
+/* s cut to at most max bytes (at a UTF-8 boundary) with "..." appended
+ * when cut; returns s itself when it fits, else buf. */
+const char *report_trunc(const char *s, size_t max, char *buf, size_t size);
+/* Frame i as one line: "#0 0x401136 main+0x16 (/usr/bin/prog)". */
+void report_frame_text(const struct report_frame *f, size_t i, char *buf, size_t size);
+
+#endif
