@@ -13,6 +13,7 @@
  * its exit is reported by waitpid later and handled there.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,19 @@ static void loop_record_object(struct record *r, const struct call *c, size_t i,
 
 /* ---- seccomp stops ---- */
 
+/* The calling code's frames, for an alert: taken while the task is still
+ * in its seccomp stop, bounded in depth and time (tracer/backtrace.h). */
+static void loop_backtrace(struct record *r, const struct tracee *t)
+{
+	static struct bt_frame frames[BACKTRACE_DEPTH];
+	int n = backtrace_take(t->pid, frames, BACKTRACE_DEPTH, BACKTRACE_BUDGET_US);
+
+	if (n > 0) {
+		r->frames = frames;
+		r->n_frames = n;
+	}
+}
+
 static void loop_bypass(struct session *s, struct tracee *t, struct call *c)
 {
 	struct record r = { 0 };
@@ -151,6 +165,7 @@ static void loop_bypass(struct session *s, struct tracee *t, struct call *c)
 	r.err = c->bypass_errno;
 	r.rule = c->bypass_id ? c->bypass_id : "syscall.bypass";
 	r.why = c->bypass_why;
+	loop_backtrace(&r, t);
 	record_emit(s, &r);
 	call_deny(t->pid, c->bypass_errno);
 }
@@ -170,6 +185,7 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 	struct record r = { 0 };
 	char addr[4096], suggest[PATH_MAX + 128];
 	static char script[RECORD_SCRIPT_MAX];
+	static struct elf_facts elf;
 
 	if (n == 0)
 		return;
@@ -252,7 +268,10 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 		r.script_len = record_script(t->pid, ev->exe, ev->argv, ev->argc, script,
 					     sizeof(script));
 		r.script = script;
+		if (ev->exe && elfinfo_read(ev->exe, &elf) == 0)
+			r.elf = &elf;
 	}
+	loop_backtrace(&r, t);
 	record_emit(s, &r);
 }
 
@@ -401,7 +420,7 @@ static void loop_warn_root(struct session *s, struct tracee *t)
 static void loop_exec(struct session *s, struct tracee *t)
 {
 	unsigned long msg = 0;
-	pid_t former;
+	pid_t former = 0;
 	struct tracee *src = t;
 	struct tracee_info *next;
 
@@ -424,15 +443,30 @@ static void loop_exec(struct session *s, struct tracee *t)
 	tracee_info_unref(t->pending_exec);
 	t->pending_exec = NULL;
 
+	/* A new address space: the unwinder's view of the old one is stale. */
+	backtrace_forget(t->pid);
+	if (former)
+		backtrace_forget(former);
 	if (t->pid == s->main_pid && !s->root_warned)
 		loop_warn_root(s, t);
 	if (s->record_all) {
 		struct record r = { 0 };
+		struct elf_facts elf;
+		char exe[64];
+		int fd;
 
 		r.event = "exec";
 		loop_record_who(&r, t);
 		r.kind = -1;
 		r.port = -1;
+		/* /proc/PID/exe names the very file the kernel ran. */
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->pid);
+		fd = open(exe, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (elfinfo_read_fd(fd, &elf) == 0)
+				r.elf = &elf;
+			close(fd);
+		}
 		record_emit(s, &r);
 	}
 }
@@ -466,6 +500,8 @@ static void loop_exited(struct session *s, pid_t pid, int status)
 		r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		record_emit(s, &r);
 	}
+	if (t->pid == t->tgid)
+		backtrace_forget(pid);
 	tracee_remove(&s->tasks, pid);
 }
 

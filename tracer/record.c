@@ -281,6 +281,45 @@ static void record_set_str(json_t *o, const char *key, const char *v)
 		json_object_set_new(o, key, record_jstr(v));
 }
 
+/* "elf": what the kernel was asked to run.  "static" is the fact that
+ * matters most: the preload backend cannot see inside such a program. */
+static json_t *record_elf(const struct elf_facts *e)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "format", json_string(e->is_elf ? "elf" : e->shebang[0] ? "script" : "other"));
+	if (e->is_elf) {
+		json_object_set_new(o, "static", json_boolean(e->is_static));
+		if (e->interp[0])
+			json_object_set_new(o, "interp", record_jstr(e->interp));
+		if (e->build_id[0])
+			json_object_set_new(o, "build_id", json_string(e->build_id));
+	} else if (e->shebang[0]) {
+		json_object_set_new(o, "shebang", record_jstr(e->shebang));
+	}
+	json_object_set_new(o, "setuid", json_boolean(e->setuid));
+	json_object_set_new(o, "setgid", json_boolean(e->setgid));
+	return o;
+}
+
+static json_t *record_backtrace(const struct bt_frame *f, int n)
+{
+	json_t *a = json_array();
+	char pc[24];
+
+	for (int i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		snprintf(pc, sizeof(pc), "0x%" PRIx64, f[i].pc);
+		json_object_set_new(o, "pc", json_string(pc));
+		json_object_set_new(o, "sym", f[i].sym[0] ? record_jstr(f[i].sym) : json_null());
+		json_object_set_new(o, "offset", json_integer((json_int_t)f[i].offset));
+		json_object_set_new(o, "object", f[i].object[0] ? record_jstr(f[i].object) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 void record_emit(struct session *s, const struct record *r)
 {
 	bool alert = strcmp(r->event, "alert") == 0;
@@ -342,6 +381,10 @@ void record_emit(struct session *s, const struct record *r)
 	json_object_set_new(o, "backend", json_string("ptrace"));
 	if (r->script && r->script_len)
 		json_object_set_new(o, "script", record_jstrn(r->script, r->script_len));
+	if (r->elf)
+		json_object_set_new(o, "elf", record_elf(r->elf));
+	if (r->frames && r->n_frames > 0)
+		json_object_set_new(o, "backtrace", record_backtrace(r->frames, r->n_frames));
 	record_dump(s, o);
 	json_decref(o);
 }

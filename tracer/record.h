@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "tracer/backtrace.h"
+#include "tracer/elfinfo.h"
 #include "tracer/session.h"
 
 /* One record.  Pointers are borrowed; NULL / -1 fields are left out. */
@@ -48,6 +50,12 @@ struct record {
 	int signal;             /* with has_exit; 0 none */
 
 	const char *detail;     /* human line: object text when no path/addr fits */
+
+	/* The calling code (alerts of the ptrace backend), frames 0..n-1. */
+	const struct bt_frame *frames;
+	int n_frames;
+	/* ELF facts of the program run (exec records and exec alerts). */
+	const struct elf_facts *elf;
 };
 
 /* Write one record.  "alert" records are counted into the session

@@ -17,6 +17,8 @@
 #include "lib/xalloc.h"
 #include "rules/load.h"
 #include "tracer/call.h"
+#include "tracer/backtrace.h"
+#include "tracer/elfinfo.h"
 #include "tracer/session.h"
 
 const char *session_kind_name(enum session_kind k)
@@ -446,6 +448,8 @@ void session_free(struct session *s)
 	free(s->groups);
 	tracee_info_unref(s->main_info);
 	tracee_table_free(&s->tasks);
+	backtrace_forget_all();
+	elfinfo_forget_all();
 	free(s->call);
 	free(s->policy);
 	free(s->context);

@@ -7,10 +7,14 @@
  *   thread        a second thread runs thread_fn -> outer_fn -> inner_fn
  *                 -> write(-1)
  *   exec PATH     the write, then inner_fn execs "PATH write"
+ *   open PATH     inner_fn opens PATH for writing (agenttrace's own filter
+ *                 stops it; the integration tests deny it and read the
+ *                 record's backtrace); exits 0 when the open succeeded
  *
  * Built without sanitizers, with -g, and for the CFLAGS the user gives
  * (maybe -O2): noinline/noclone keep each function its own frame and name,
  * and every call is followed by work so that none becomes a tail jump. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +36,8 @@ BT_KEEP int inner_fn(const char *mode, const char *path)
 
 	if (strcmp(mode, "stop") == 0)
 		r = raise(SIGSTOP);
+	else if (strcmp(mode, "open") == 0 && path != NULL)
+		r = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) < 0 ? 1 : 0;
 	else
 		r = (int)write(-1, "x", 1);
 	if (strcmp(mode, "exec") == 0 && path != NULL) {
@@ -75,5 +81,7 @@ int main(int argc, char **argv)
 	}
 	r = outer_fn(mode, path);
 	bt_sink += r;
+	if (strcmp(mode, "open") == 0)
+		return bt_sink != 0;
 	return 0;
 }
