@@ -1096,6 +1096,18 @@ static void comp_exempt_extras(struct comp *c)
 	}
 }
 
+/* SPEC §4: the exec section is an allow-list when the POLICY has exec
+ * allow rules.  --allow-exec adds exceptions; it must not turn a policy
+ * without an allow-list (default) into one that refuses every program. */
+static bool comp_policy_has_exec_allow(const struct comp *c)
+{
+	for (size_t i = 0; i < c->n_rules; i++)
+		if (c->rules[i].kind == RULES_KIND_EXEC && c->rules[i].action == RULES_ACTION_ALLOW &&
+		    !c->rules[i].from_extra)
+			return true;
+	return false;
+}
+
 static int cid_cmp(const void *a, const void *b)
 {
 	const struct cid *x = a, *y = b;
@@ -1286,7 +1298,7 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 		d->action = fb[k].action;
 		d->id = pool_add(&b.pool, fb[k].id);
 		d->why = pool_add(&b.pool, fb[k].why);
-		if (k == RULES_KIND_EXEC && hdr.span[k][RULES_ACTION_ALLOW].count) {
+		if (k == RULES_KIND_EXEC && comp_policy_has_exec_allow(c)) {
 			d->action = RULES_ACTION_DENY;
 			d->id = pool_add(&b.pool, "exec.not-allowed");
 			d->why = pool_add(&b.pool, "program not in the exec allow-list");

@@ -402,9 +402,44 @@ START_TEST(test_extras)
 	r = find_rule(p, "write.self-log", 0);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(rules_string(p, r->why), "agenttrace's own log");
-	/* --allow-exec makes exec an allow-list */
+	/* --allow-exec adds an exception; it does not turn default (which has
+	 * no exec allow-list) into one that refuses every other program */
 	r = rules_rule_at(p, p->fallback[RULES_KIND_EXEC]);
-	ck_assert_str_eq(rules_string(p, r->id), "exec.not-allowed");
+	ck_assert_str_eq(rules_string(p, r->id), "exec.fallback");
+	ck_assert_int_eq(r->action, RULES_ACTION_ALLOW);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_extras_exec)
+{
+	struct rules_vars vars = fixed_vars();
+	const char *def[] = { "default" }, *strict[] = { "strict" };
+	struct rules_extra x[] = { { RULES_KIND_EXEC, RULES_ACTION_ALLOW, "sudo", NULL, NULL } };
+	const char *sudo_argv[] = { "sudo", "-n", "true" };
+	const char *tool_argv[] = { "frobnicate" };
+	struct rules_event sudo = { .kind = RULES_KIND_EXEC, .exe = "/usr/bin/sudo",
+				    .argv = sudo_argv, .argc = 3 };
+	struct rules_event tool = { .kind = RULES_KIND_EXEC, .exe = "/usr/bin/frobnicate",
+				    .argv = tool_argv, .argc = 1 };
+	struct rules_verdict v;
+	struct rules_policy *p;
+
+	/* default: the command-line allow lifts default's sudo deny, and
+	 * every other program stays allowed */
+	p = load_ok(def, 1, x, 1, &vars);
+	ck_assert_int_eq(rules_decide(p, &sudo, &v), 0);
+	ck_assert_int_eq(v.action, RULES_ACTION_ALLOW);
+	ck_assert_int_eq(rules_decide(p, &tool, &v), 0);
+	ck_assert_int_eq(v.action, RULES_ACTION_ALLOW);
+	free(p);
+	/* strict is an allow-list: the extra joins it, others stay out */
+	p = load_ok(strict, 1, x, 1, &vars);
+	ck_assert_int_eq(rules_decide(p, &sudo, &v), 0);
+	ck_assert_int_eq(v.action, RULES_ACTION_ALLOW);
+	ck_assert_int_eq(rules_decide(p, &tool, &v), 0);
+	ck_assert_int_eq(v.action, RULES_ACTION_DENY);
+	ck_assert_str_eq(rules_string(p, v.rule->id), "exec.not-allowed");
 	free(p);
 }
 END_TEST
@@ -714,6 +749,7 @@ static Suite *load_suite(void)
 	tcase_add_test(c, test_layers_default_when_none);
 	tcase_add_test(c, test_layers_extends_file_and_mode);
 	tcase_add_test(c, test_extras);
+	tcase_add_test(c, test_extras_exec);
 	tcase_add_test(c, test_extras_errors);
 	tcase_add_test(c, test_vars_root_unset_uses_cwd);
 	tcase_add_test(c, test_vars_home_unset);
