@@ -63,6 +63,11 @@ struct call {
 	size_t n_events;
 	struct rules_event events[2];
 	int deny_errno;          /* errno the program sees on deny: EACCES, EPERM, ... */
+	/* Event i is refused only by an explicit deny rule, not by its
+	 * section's fallback: a symlink's target is not written by the call,
+	 * but a link towards a protected file is how a later write would
+	 * reach it (`ln -s /usr/bin/python3 venv/bin/python` must work). */
+	bool explicit_deny_only[2];
 
 	/* Storage that events[] point into. */
 	char path[2][PATH_MAX];

@@ -49,6 +49,7 @@ static void decode_reset(struct call *c)
 	c->n_events = 0;
 	memset(c->events, 0, sizeof(c->events));
 	c->deny_errno = EACCES;
+	c->explicit_deny_only[0] = c->explicit_deny_only[1] = false;
 	c->path[0][0] = c->path[1][0] = '\0';
 	c->exe[0] = '\0';
 	c->argv[0] = NULL;
@@ -347,6 +348,7 @@ static int decode_write(const struct decode *d)
 			slash = strrchr(base, '/');
 			if (slash)
 				slash[slash == base ? 1 : 0] = '\0';
+			c->explicit_deny_only[1] = true;
 			rc = path_resolve_from(d->pid, base, c->path[1], 0, c->path[1], PATH_MAX);
 			if (rc == 0)
 				path_proc_self(c->path[1], PATH_MAX, d->pid,

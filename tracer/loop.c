@@ -194,6 +194,9 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 			/* An event kind the engine does not know: fail closed. */
 			v[i].action = RULES_ACTION_DENY;
 			v[i].rule = NULL;
+		} else if (c->explicit_deny_only[i] &&
+			   v[i].rule == rules_rule_at(s->policy, s->policy->fallback[c->events[i].kind])) {
+			v[i].action = RULES_ACTION_ALLOW;
 		}
 		if (i == 0 || v[i].action > worst.action) {
 			worst = v[i];

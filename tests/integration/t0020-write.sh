@@ -101,6 +101,21 @@ assert_file_absent "hard link to HOME/.bashrc: absent" "$ROOT/hl"
 expect_denied "symlink towards HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" symlink "$bashrc" "$ROOT/sl"
 assert_file_absent "symlink towards HOME/.bashrc: absent" "$ROOT/sl"
 
+# A link's target is not written by symlink(2): only an explicit deny rule
+# (a protected file) refuses it, not the write fallback, so that
+# `python3 -m venv` can link its interpreter (lead's decision, call.h).
+expect_allowed "symlink towards a system program (venv-style)" -- "$TRY" symlink /usr/bin/python3 "$ROOT/py"
+assert_file_present "symlink towards a system program: link exists" "$ROOT/py"
+expect_denied "symlink towards /etc/passwd (explicit deny)" "$EACCES" write write. /etc/passwd -- \
+	"$TRY" symlink /etc/passwd "$ROOT/pw"
+assert_file_absent "symlink towards /etc/passwd: absent" "$ROOT/pw"
+if have python3; then
+	at_q -- python3 -m venv "$ROOT/venv"
+	assert_eq "python3 -m venv works" 0 $?
+	if [ -L "$ROOT/venv/bin/python3" ]; then ok "venv: bin/python3 is a symlink, as natively"; else not_ok "venv: bin/python3 is a symlink, as natively"; fi
+	assert_no_rec "python3 -m venv: nothing in the venv refused" "event == 'alert' and ('/venv' in str(path) or '/venv' in str(path2))"
+fi
+
 expect_denied "symlink placed in .git/hooks" "$EACCES" write write. "$ROOT/.git/hooks/pre-push" -- \
 	"$TRY" symlink "$ROOT/evil" "$ROOT/.git/hooks/pre-push"
 assert_file_absent "symlink placed in .git/hooks: absent" "$ROOT/.git/hooks/pre-push"
