@@ -97,7 +97,9 @@ PY
 
 cpython_timeout=${AGENTTRACE_CPYTHON_TIMEOUT:-240}
 if [ "${AGENTTRACE_QUICK:-0}" = 1 ]; then
-	skip "CPython test suite" "AGENTTRACE_QUICK=1"
+	# An explicit request (.ci/run's sanitizer and distcheck passes, after
+	# the first pass ran it): a plain TAP skip even with AGENTTRACE_MUST_WORK.
+	ok "CPython test suite # SKIP AGENTTRACE_QUICK=1"
 elif ! "$PYTHON" -m test --list-tests >"$SANDBOX/tests.list" 2>/dev/null; then
 	skip "CPython test suite" "this python3 lacks the test package"
 else
