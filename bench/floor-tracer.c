@@ -1,0 +1,298 @@
+/* floor-tracer: the cheapest possible ptrace + seccomp supervisor, as the
+ * floor that agenttrace's overhead is compared against in bench/run.
+ *
+ *     floor-tracer [-c] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]
+ *
+ * It forks COMMAND with a seccomp filter that returns SECCOMP_RET_TRACE for
+ * the given syscalls (names from the table below, or numbers) and ALLOW for
+ * everything else, follows fork/vfork/clone/exec, and resumes every stop
+ * with PTRACE_CONT without looking at anything.  What agenttrace spends
+ * beyond this floor is its own work (decoding, path resolution, decisions,
+ * records); what the floor spends beyond native is the price of a stop.
+ * With -c it counts the seccomp stops and the processes and prints them to
+ * standard error at the end, so that bench/run can give a cost per stop.
+ *
+ * clone3 answers ENOSYS, as under agenttrace, so that libc falls back to
+ * clone and thread creation costs the same stop in both.
+ *
+ * Exit status: COMMAND's, 128+N when it was killed by signal N, 125 when
+ * the tracer itself failed, 126/127 when COMMAND could not be executed. */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/exitcode.h"
+#include "lib/log.h"
+
+#define FLOOR_MAX_NRS 128
+
+/* The fallback set of bench/run, by name; any other syscall can be given
+ * by number (bench/run translates names with the C preprocessor). */
+static const struct {
+	const char *name;
+	int nr;
+} floor_names[] = {
+	{"execve", __NR_execve}, {"execveat", __NR_execveat},
+	{"open", __NR_open}, {"openat", __NR_openat},
+	{"openat2", __NR_openat2}, {"creat", __NR_creat},
+	{"truncate", __NR_truncate}, {"rename", __NR_rename},
+	{"renameat", __NR_renameat}, {"renameat2", __NR_renameat2},
+	{"link", __NR_link}, {"linkat", __NR_linkat},
+	{"symlink", __NR_symlink}, {"symlinkat", __NR_symlinkat},
+	{"unlink", __NR_unlink}, {"unlinkat", __NR_unlinkat},
+	{"rmdir", __NR_rmdir}, {"mkdir", __NR_mkdir},
+	{"mkdirat", __NR_mkdirat}, {"mknod", __NR_mknod},
+	{"mknodat", __NR_mknodat}, {"chmod", __NR_chmod},
+	{"fchmodat", __NR_fchmodat}, {"chown", __NR_chown},
+	{"lchown", __NR_lchown}, {"fchownat", __NR_fchownat},
+	{"utimensat", __NR_utimensat}, {"connect", __NR_connect},
+	{"sendto", __NR_sendto}, {"sendmsg", __NR_sendmsg},
+	{"sendmmsg", __NR_sendmmsg}, {"bind", __NR_bind},
+	{"fork", __NR_fork}, {"vfork", __NR_vfork}, {"clone", __NR_clone},
+};
+
+static const char floor_default_set[] =
+	"execve,execveat,open,openat,openat2,creat,truncate,rename,renameat,"
+	"renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat,rmdir,mkdir,"
+	"mkdirat,mknod,mknodat,chmod,fchmodat,chown,lchown,fchownat,utimensat,"
+	"connect,sendto,sendmsg,sendmmsg,bind,fork,vfork,clone";
+
+/* Returns the syscall number of NAME (a table name or a decimal number),
+ * or -1. */
+static int floor_lookup(const char *name)
+{
+	char *end;
+	long nr;
+
+	for (size_t i = 0; i < sizeof(floor_names) / sizeof(floor_names[0]); i++)
+		if (strcmp(floor_names[i].name, name) == 0)
+			return floor_names[i].nr;
+	errno = 0;
+	nr = strtol(name, &end, 10);
+	if (errno || end == name || *end || nr < 0 || nr > 4095)
+		return -1;
+	return (int)nr;
+}
+
+/* Parses the comma-separated LIST into NRS; returns the count or -1. */
+static int floor_parse_set(const char *list, int *nrs)
+{
+	char buf[4096];
+	char *save = NULL;
+	int n = 0;
+
+	if (strlen(list) >= sizeof(buf)) {
+		warn_msg("syscall list too long");
+		return -1;
+	}
+	strcpy(buf, list);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int nr = floor_lookup(tok);
+
+		if (nr < 0) {
+			warn_msg("unknown syscall '%s' (give its number)", tok);
+			return -1;
+		}
+		if (n == FLOOR_MAX_NRS) {
+			warn_msg("more than %d syscalls", FLOOR_MAX_NRS);
+			return -1;
+		}
+		nrs[n++] = nr;
+	}
+	return n;
+}
+
+/* Runs in the child, just before exec: arch check first (another ABI is
+ * killed: the floor does not decode it, and nothing in the benchmark uses
+ * one), clone3 -> ENOSYS, the set -> TRACE, the rest -> ALLOW.  Returns 0
+ * or -errno. */
+static int floor_filter_install(const int *nrs, int n)
+{
+	struct sock_filter prog[FLOOR_MAX_NRS + 8];
+	struct sock_fprog fprog;
+	int len = 0;
+
+	prog[len++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		offsetof(struct seccomp_data, arch));
+	prog[len++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		AUDIT_ARCH_X86_64, 1, 0);
+	prog[len++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	prog[len++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		offsetof(struct seccomp_data, nr));
+	prog[len++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
+	prog[len++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+	/* Each test jumps to the TRACE return that follows the list. */
+	for (int i = 0; i < n; i++)
+		prog[len++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			(unsigned)nrs[i], (unsigned char)(n - i), 0);
+	prog[len++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog[len++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+
+	fprog.len = (unsigned short)len;
+	fprog.filter = prog;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The child: wait to be seized, install the filter, exec.  Exec failures
+ * are reported with the shell's codes, as agenttrace does. */
+static void __attribute__((noreturn)) floor_child(char **argv, const int *nrs, int n)
+{
+	int err;
+
+	/* Stop until the tracer has seized us, so that the very first exec is
+	 * already traced (strace's startup_child does the same). */
+	if (kill(getpid(), SIGSTOP) < 0)
+		_exit(AT_EXIT_FAILURE);
+	err = floor_filter_install(nrs, n);
+	if (err < 0) {
+		errno = -err;
+		warn_errno("cannot install the seccomp filter");
+		_exit(AT_EXIT_FAILURE);
+	}
+	execvp(argv[0], argv);
+	err = errno;
+	warn_errno("cannot run %s", argv[0]);
+	_exit(err == ENOENT ? AT_EXIT_NOTFOUND : AT_EXIT_NOEXEC);
+}
+
+struct floor_counts {
+	unsigned long stops;     /* PTRACE_EVENT_SECCOMP stops */
+	unsigned long processes; /* the command and every fork, vfork, clone */
+};
+
+/* Resumes every stop until no tracee is left; returns the exit status of
+ * CHILD in the shell's convention. */
+static int floor_loop(pid_t child, struct floor_counts *counts)
+{
+	int result = AT_EXIT_FAILURE;
+
+	for (;;) {
+		int status, sig;
+		pid_t pid = waitpid(-1, &status, __WALL);
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != ECHILD)
+				warn_errno("waitpid");
+			break;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (pid == child)
+				result = WIFEXITED(status) ? WEXITSTATUS(status)
+							   : AT_EXIT_SIGNAL_BASE + WTERMSIG(status);
+			continue;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		/* PTRACE_SEIZE semantics (ptrace(2), "Stopped states"): an event
+		 * stop (seccomp, fork, clone, exec, a new child's first stop, a
+		 * group-stop) carries the event in bits 16..23 and is resumed
+		 * without a signal; anything else is a signal-delivery stop,
+		 * whose signal is re-injected. */
+		switch (status >> 16) {
+		case PTRACE_EVENT_SECCOMP:
+			counts->stops++;
+			break;
+		case PTRACE_EVENT_FORK:
+		case PTRACE_EVENT_VFORK:
+		case PTRACE_EVENT_CLONE:
+			counts->processes++;
+			break;
+		}
+		sig = (status >> 16) ? 0 : WSTOPSIG(status);
+		if (ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig) < 0 && errno != ESRCH)
+			warn_errno("PTRACE_CONT %d", (int)pid);
+	}
+	return result;
+}
+
+static void __attribute__((noreturn)) floor_usage(int code)
+{
+	fprintf(code ? stderr : stdout,
+		"usage: floor-tracer [-c] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]\n"
+		"Runs COMMAND under a ptrace + seccomp supervisor that stops on the\n"
+		"given syscalls (default: %s)\nand only resumes.  -c: print the number of stops at the end.\n",
+		floor_default_set);
+	exit(code);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *set = floor_default_set;
+	struct floor_counts counts = {0, 1};
+	bool count = false;
+	int nrs[FLOOR_MAX_NRS];
+	int n, opt, status, result;
+	pid_t child;
+
+	log_set_program("floor-tracer");
+	while ((opt = getopt_long(argc, argv, "+ce:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			count = true;
+			break;
+		case 'e':
+			set = optarg;
+			break;
+		case 'h':
+			floor_usage(0);
+		default:
+			floor_usage(AT_EXIT_FAILURE);
+		}
+	}
+	if (optind >= argc)
+		floor_usage(AT_EXIT_FAILURE);
+	n = floor_parse_set(set, nrs);
+	if (n < 0)
+		return AT_EXIT_FAILURE;
+
+	child = fork();
+	if (child < 0)
+		die_errno("fork");
+	if (child == 0)
+		floor_child(argv + optind, nrs, n);
+
+	if (waitpid(child, &status, WSTOPPED) < 0)
+		die_errno("waitpid");
+	if (!WIFSTOPPED(status))
+		die("child ended before it could be traced");
+	if (ptrace(PTRACE_SEIZE, child, 0, (void *)(long)(PTRACE_O_TRACESECCOMP |
+			PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+			PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)) < 0) {
+		int err = errno;
+
+		kill(child, SIGKILL);
+		errno = err;
+		die_errno("PTRACE_SEIZE");
+	}
+	if (kill(child, SIGCONT) < 0)
+		die_errno("SIGCONT");
+	result = floor_loop(child, &counts);
+	if (count)
+		fprintf(stderr, "floor-tracer: %lu seccomp stops, %lu processes\n",
+			counts.stops, counts.processes);
+	return result;
+}
