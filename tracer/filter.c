@@ -196,9 +196,14 @@ int filter_install(const struct rules_policy *policy)
 	/* Idempotent; needed by an unprivileged caller (seccomp(2)). */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) < 0)
-		return -errno;
-	return 0;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) == 0)
+		return 0;
+	/* seccomp(2): with flags 0 the prctl form is the same call; some
+	 * environments know only it (valgrind 3.19, pre-3.17 kernels). */
+	if (errno == ENOSYS &&
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (unsigned long)&fprog, 0, 0) == 0)
+		return 0;
+	return -errno;
 }
 
 int filter_canary(void)

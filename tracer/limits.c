@@ -109,8 +109,17 @@ void limits_check(struct session *s)
 
 		s->kill_at_ms = 0;
 		tracee_foreach(&s->tasks, limits_signal_one, &ls);
-		if (ls.n)
-			debug_msg("timeout: %u processes ignored SIGTERM, killed", ls.n);
+		if (ls.n) {
+			char why[128], detail[64];
+
+			/* The escalation is part of the story: which run
+			 * ignored SIGTERM and had to be killed. */
+			snprintf(why, sizeof(why), "%u process%s ignored SIGTERM at --timeout: "
+				 "killed with SIGKILL", ls.n, ls.n == 1 ? "" : "es");
+			snprintf(detail, sizeof(detail), "SIGKILL to %u", ls.n);
+			limits_record(s, tracee_find(&s->tasks, s->main_pid), "limit.timeout-kill",
+				      why, NULL, detail, 0);
+		}
 	}
 }
 

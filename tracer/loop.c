@@ -27,8 +27,13 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "tracer/call.h"
+#include "tracer/landlock.h"
 #include "tracer/limits.h"
 #include "tracer/loop.h"
+#include "tracer/survive.h"
+#include "tracer/channel.h"
+#include "tracer/hosts.h"
+#include "tracer/preload-mode.h"
 #include "tracer/record.h"
 
 #ifndef PTRACE_EVENT_STOP
@@ -56,6 +61,9 @@ static bool loop_gone_take(pid_t pid)
 		}
 	return false;
 }
+
+/* Where the host name of the net event being recorded came from. */
+static const char *loop_host_source;
 
 static void loop_resume(pid_t pid, int sig)
 {
@@ -126,6 +134,7 @@ static void loop_record_object(struct record *r, const struct call *c, size_t i,
 		if (ev->family != AF_UNIX)
 			r->port = ev->port;
 		r->host = ev->host;
+		r->host_source = ev->family != AF_UNIX ? loop_host_source : NULL;
 		break;
 	case RULES_KIND_EXEC:
 		r->target = ev->exe;
@@ -177,6 +186,34 @@ static bool loop_missing(const char *path)
 	return stat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
 }
 
+/* Net events: the host name behind the address (hosts.h), so that rules
+ * naming hosts match and records say which name.  -1 for the shim's own
+ * sendto to the channel: let through unrecorded, after making room in
+ * the queue (the shim never waits for the supervisor). */
+static int loop_net_names(struct session *s, struct call *c)
+{
+	enum channel_source src;
+
+	for (size_t i = 0; i < c->n_events && i < 2; i++) {
+		struct rules_event *ev = &c->events[i];
+
+		if (ev->kind != RULES_KIND_NET)
+			continue;
+		if (ev->family == AF_UNIX && channel_is_self(s, ev->unix_path)) {
+			channel_drain(s, NULL);
+			return -1;
+		}
+		if (ev->family != AF_INET && ev->family != AF_INET6)
+			continue;
+		channel_drain(s, NULL);
+		hosts_resolve(s);
+		ev->host = hosts_lookup(s->hosts, ev->family, ev->addr, &src);
+		loop_host_source = !ev->host ? "none" :
+				   src == CHANNEL_SOURCE_RESOLVER ? "resolver" : "shim";
+	}
+	return 0;
+}
+
 static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 {
 	struct rules_verdict v[2], worst = { RULES_ACTION_ALLOW, NULL };
@@ -189,6 +226,8 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 
 	if (n == 0)
 		return;
+	if (loop_net_names(s, c) < 0)
+		return; /* the shim's own message to the supervisor */
 	for (size_t i = 0; i < n; i++) {
 		if (rules_decide(s->policy, &c->events[i], &v[i]) < 0) {
 			/* An event kind the engine does not know: fail closed. */
@@ -217,6 +256,30 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 		if (eff == RULES_ACTION_DENY)
 			call_deny(t->pid, ENOENT);
 		return;
+	}
+	/* The same for mkdir of a name that exists: the kernel answers
+	 * EEXIST before it checks any permission (fs/namei.c
+	 * filename_create()), and `mkdir -p /abs/dir` tries every ancestor.
+	 * Nothing can change; no record. */
+	if (worst.action != RULES_ACTION_ALLOW && c->n_events == 1 &&
+	    c->events[0].kind == RULES_KIND_WRITE && c->events[0].path && c->name &&
+	    (strcmp(c->name, "mkdir") == 0 || strcmp(c->name, "mkdirat") == 0) &&
+	    !loop_missing(c->events[0].path)) {
+		if (eff == RULES_ACTION_DENY)
+			call_deny(t->pid, EEXIST);
+		return;
+	}
+
+	/* Issue 6: the Landlock backstop's coverage, what survives the
+	 * session, the race detector (landlock.h, survive.h). */
+	if (eff != RULES_ACTION_DENY &&
+	    (c->events[0].kind == RULES_KIND_WRITE || c->events[wi].kind == RULES_KIND_WRITE)) {
+		if (landlock_deny_uncovered(s, t, c))
+			return;
+		for (size_t i = 0; i < n; i++)
+			if (c->events[i].kind == RULES_KIND_WRITE)
+				survive_note(s->survive, c->events[i].path);
+		landlock_race_arm(s, t->pid, c);
 	}
 
 	if (eff == RULES_ACTION_DENY)
@@ -262,7 +325,9 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 		r.rule = "engine.error";
 		r.why = "the policy engine could not decide this event";
 	}
-	if (worst.action == RULES_ACTION_DENY &&
+	/* SPEC §6: every alert suggests the rule that admits its event (for
+	 * an alert rule: the allow-list entry a strict policy would need). */
+	if (worst.action != RULES_ACTION_ALLOW &&
 	    record_suggest(c->events[wi].kind, &c->events[wi], suggest, sizeof(suggest)))
 		r.suggest = suggest;
 	if (c->events[wi].kind == RULES_KIND_EXEC) {
@@ -480,6 +545,7 @@ static void loop_exited(struct session *s, pid_t pid, int status)
 {
 	struct tracee *t = tracee_find(&s->tasks, pid);
 
+	landlock_race_forget(pid);
 	if (pid == s->main_pid) {
 		s->main_done = true;
 		s->main_status = status;
@@ -536,7 +602,15 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP:
 		loop_seccomp(s, t);
-		loop_resume(pid, 0);
+		if (landlock_race_armed(pid)) {
+			/* The race detector wants this call's exit stop. */
+			if (ptrace(PTRACE_SYSCALL, pid, 0L, 0L) < 0) {
+				landlock_race_forget(pid);
+				loop_resume(pid, 0);
+			}
+		} else {
+			loop_resume(pid, 0);
+		}
 		break;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
@@ -555,9 +629,11 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 			loop_resume(pid, 0);
 		break;
 	case 0:
-		if (sig == (SIGTRAP | 0x80))
-			loop_resume(pid, 0); /* a syscall-stop we never asked for */
-		else
+		if (sig == (SIGTRAP | 0x80)) {
+			/* The race detector's exit stop; no other is asked for. */
+			landlock_race_exit(s, t);
+			loop_resume(pid, 0);
+		} else
 			loop_resume(pid, signals_deliver(s, t, sig));
 		break;
 	default:
@@ -632,7 +708,12 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 	int status;
 	pid_t pid;
 
+	if (s->preload_only) {
+		preload_mode_run(s, left, n_left);
+		return;
+	}
 	limits_start(s);
+	hosts_resolve(s);
 	while (!s->main_done) {
 		pid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (pid > 0) {

@@ -21,6 +21,7 @@ enum {
 	OPT_ROOT,
 	OPT_BACKEND,
 	OPT_FAIL_ON_ALERT,
+	OPT_SYSLOG,
 	OPT_TIMEOUT,
 	OPT_MAX_PROCS,
 	OPT_MAX_MEMORY,
@@ -44,6 +45,7 @@ static const struct option options_table[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "fail-on-alert", no_argument, NULL, OPT_FAIL_ON_ALERT },
+	{ "syslog", no_argument, NULL, OPT_SYSLOG },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
@@ -77,17 +79,20 @@ static void options_usage(FILE *f)
 	      "                            add one allow rule; repeatable\n"
 	      "      --root DIR            the project root, ${ROOT}; default: the cwd\n"
 	      "      --backend ptrace|preload|auto\n"
-	      "                            supervisor backend (default auto)\n"
+	      "                            auto: ptrace plus the preload shim for host\n"
+	      "                            names (shim alone if ptrace cannot start);\n"
+	      "                            preload: the shim alone, bypassable\n"
 	      "      --fail-on-alert       exit 124 when the command exited 0 but something\n"
 	      "                            was denied or alerted\n"
+	      "      --syslog              send alerts to syslog as well\n"
 	      "      --timeout SEC         stop the command after SEC seconds\n"
 	      "      --max-procs N         at most N live processes\n"
 	      "      --max-memory SIZE     address space per process (K, M, G suffixes)\n"
 	      "      --max-cpu SEC         CPU seconds per process\n"
 	      "      --user USER[:GROUP]   run the command as USER (agenttrace run as root)\n"
 	      "      --private-tmp         a fresh TMPDIR for the command, removed at the end\n"
-	      "      --landlock auto|on|off  kernel backstop for write roots (on: not\n"
-	      "                            implemented yet)\n"
+	      "      --landlock auto|on|off  kernel backstop (Landlock) for the write roots;\n"
+	      "                            on: fail (125) where the kernel lacks it\n"
 	      "      --explain             print the effective policy and exit\n"
 	      "      --context TEXT        label copied into every record\n"
 	      "  -q, --quiet               no summary line (and no alert lines with --log)\n"
@@ -243,12 +248,17 @@ int options_parse(int argc, char **argv, struct options *o)
 			o->root = optarg;
 			break;
 		case OPT_BACKEND:
-			if (strcmp(optarg, "preload") == 0) {
-				fprintf(stderr, "agenttrace: --backend preload is not available yet\n");
-				return AT_EXIT_FAILURE;
-			}
-			if (strcmp(optarg, "ptrace") != 0 && strcmp(optarg, "auto") != 0)
+			if (strcmp(optarg, "auto") == 0)
+				o->backend = OPTIONS_BACKEND_AUTO;
+			else if (strcmp(optarg, "ptrace") == 0)
+				o->backend = OPTIONS_BACKEND_PTRACE;
+			else if (strcmp(optarg, "preload") == 0)
+				o->backend = OPTIONS_BACKEND_PRELOAD;
+			else
 				return options_bad("invalid --backend '%s' (ptrace, preload or auto)", optarg);
+			break;
+		case OPT_SYSLOG:
+			o->syslog = true;
 			break;
 		case OPT_FAIL_ON_ALERT:
 			o->fail_on_alert = true;
@@ -319,11 +329,6 @@ int options_parse(int argc, char **argv, struct options *o)
 			return options_bad("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-
-	/* Options that are validated but not built yet fail loudly rather
-	 * than leave the user believing they are in force. */
-	if (o->landlock == OPTIONS_LANDLOCK_ON)
-		return options_bad("--landlock on is not implemented yet (auto and off run without it)");
 
 	if (o->explain) {
 		if (optind < argc)

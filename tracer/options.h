@@ -7,6 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* --backend (SPEC §2). */
+enum options_backend {
+	OPTIONS_BACKEND_AUTO = 0,  /* ptrace, with the shim for host names */
+	OPTIONS_BACKEND_PTRACE,    /* ptrace alone, no shim */
+	OPTIONS_BACKEND_PRELOAD,   /* the shim alone (bypassable) */
+};
+
 enum options_landlock {
 	OPTIONS_LANDLOCK_AUTO = 0,
 	OPTIONS_LANDLOCK_ON,
@@ -28,7 +35,9 @@ struct options {
 	struct options_list allow_write;
 	struct options_list allow_exec;
 	const char *root;
+	enum options_backend backend;
 	bool fail_on_alert;
+	bool syslog;             /* --syslog: alerts to syslog as well */
 	uint64_t timeout_ms;             /* 0 = unset */
 	uint64_t max_procs;
 	uint64_t max_memory;             /* bytes */

@@ -14,7 +14,10 @@
 
 #include "lib/log.h"
 #include "lib/xalloc.h"
+#include "tracer/preload-mode.h"
+#include "tracer/landlock.h"
 #include "tracer/record.h"
+#include "tracer/survive.h"
 
 /* ---- strings ---- */
 
@@ -225,8 +228,9 @@ static const char *record_base(const char *p)
 	return b ? b + 1 : (p ? p : "?");
 }
 
-/* "agenttrace: denied write /home/u/.bashrc (write.dotfiles: why) by pid 123 bash" */
-static void record_human(struct session *s, const struct record *r)
+/* "denied write /home/u/.bashrc (write.dotfiles: why) by pid 123 bash":
+ * the human line of an alert, without the "agenttrace: " prefix. */
+static void record_human_line(const struct record *r, char *line, size_t size)
 {
 	char object[PATH_MAX * 2 + 64];
 	const char *verb = r->action && strcmp(r->action, "deny") == 0 ? "denied" : "alert";
@@ -248,11 +252,11 @@ static void record_human(struct session *s, const struct record *r)
 	else
 		snprintf(object, sizeof(object), "%s", r->syscall ? r->syscall : "");
 	if (r->why && *r->why)
-		fprintf(stderr, "agenttrace: %s %s %s (%s: %s) by pid %d %s\n", verb, kind, object,
-			r->rule ? r->rule : "?", r->why, (int)r->pid, record_base(r->exe));
+		snprintf(line, size, "%s %s %s (%s: %s) by pid %d %s", verb, kind, object,
+			 r->rule ? r->rule : "?", r->why, (int)r->pid, record_base(r->exe));
 	else
-		fprintf(stderr, "agenttrace: %s %s %s (%s) by pid %d %s\n", verb, kind, object,
-			r->rule ? r->rule : "?", (int)r->pid, record_base(r->exe));
+		snprintf(line, size, "%s %s %s (%s) by pid %d %s", verb, kind, object,
+			 r->rule ? r->rule : "?", (int)r->pid, record_base(r->exe));
 }
 
 static json_t *record_head(struct session *s, const char *event, pid_t pid, pid_t ppid,
@@ -336,12 +340,21 @@ void record_emit(struct session *s, const struct record *r)
 		else if (a == RULES_ACTION_ALERT)
 			s->alerts++;
 	}
-	if (alert && (s->log_fd < 0 || s->opt->verbosity > 0))
-		record_human(s, r);
+	if (alert) {
+		char line[PATH_MAX * 2 + 1024];
+
+		record_human_line(r, line, sizeof(line));
+		if (s->log_fd < 0 || s->opt->verbosity > 0)
+			fprintf(stderr, "agenttrace: %s\n", line);
+		notify_alert(&s->notify, r->action && strcmp(r->action, "deny") == 0, r->rule, line);
+	}
 	if (s->log_fd < 0)
 		return;
 
-	o = record_head(s, r->event, r->pid, r->ppid, r->exe, r->argv, r->argc, r->no_cwd);
+	o = record_head(s, r->event, r->pid, r->ppid, r->exe, r->argv, r->argc,
+			r->no_cwd || r->cwd);
+	if (r->cwd)
+		json_object_set_new(o, "cwd", record_jstr(r->cwd));
 	if (r->action)
 		json_object_set_new(o, "action", json_string(r->action));
 	if (alert)
@@ -362,7 +375,9 @@ void record_emit(struct session *s, const struct record *r)
 	if (r->port >= 0)
 		json_object_set_new(o, "port", json_integer(r->port));
 	record_set_str(o, "family", r->family);
-	record_set_str(o, "host", r->host);
+	if (r->host || r->host_source)
+		json_object_set_new(o, "host", record_jstr(r->host));
+	record_set_str(o, "host_source", r->host_source);
 	record_set_str(o, "target", r->target);
 	if (r->target_argv)
 		json_object_set_new(o, "target_argv", record_jargv(r->target_argv, r->target_argc));
@@ -378,7 +393,7 @@ void record_emit(struct session *s, const struct record *r)
 		json_object_set_new(o, "signal", r->signal ? json_integer(r->signal) : json_null());
 	}
 	json_object_set_new(o, "context", s->context ? record_jstr(s->context) : json_null());
-	json_object_set_new(o, "backend", json_string("ptrace"));
+	json_object_set_new(o, "backend", json_string(r->backend ? r->backend : "ptrace"));
 	if (r->script && r->script_len)
 		json_object_set_new(o, "script", record_jstrn(r->script, r->script_len));
 	if (r->elf)
@@ -387,6 +402,71 @@ void record_emit(struct session *s, const struct record *r)
 		json_object_set_new(o, "backtrace", record_backtrace(r->frames, r->n_frames));
 	record_dump(s, o);
 	json_decref(o);
+}
+
+/* Issue 6: what survives the session, and how it ran (survive.h,
+ * landlock.h, privtmp.h).  O NULL: the human lines on stderr. */
+static void record_hardening(struct session *s, json_t *o)
+{
+	size_t n = 0;
+	char **list = survive_list(s->survive, &n);
+	bool as_root = s->switch_user ? s->uid == 0 : geteuid() == 0;
+
+	if (!o) {
+		if (n) {
+			fprintf(stderr, "agenttrace: changed outside the project and temp dirs:");
+			for (size_t i = 0; i < n && i < 10; i++)
+				fprintf(stderr, " %s", list[i]);
+			if (n > 10)
+				fprintf(stderr, " (and %zu more, see the log)", n - 10);
+			fputc('\n', stderr);
+		}
+		if (as_root && !s->preload_only)
+			fprintf(stderr, "agenttrace: the command ran as root (no --user)\n");
+	} else {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, record_jstr(list[i]));
+		json_object_set_new(o, "changed_outside", a);
+		json_object_set_new(o, "changed_outside_collapsed",
+				    json_boolean(s->survive && s->survive->collapsed));
+		json_object_set_new(o, "as_root", json_boolean(as_root));
+		json_object_set_new(o, "landlock", s->landlock ? json_integer(s->landlock->abi) :
+						   json_null());
+		json_object_set_new(o, "private_tmp", s->private_tmp ? record_jstr(s->private_tmp) :
+						      json_null());
+	}
+	survive_list_free(list, n);
+}
+
+/* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
+static void record_notify_summary(struct session *s, int exit_code)
+{
+	struct notify_counts c = { 0 };
+	int rc;
+
+	if (!s->notify.step_summary)
+		return;
+	c.command = s->opt->command && s->opt->command[0] ? s->opt->command[0] : "";
+	c.policy = rules_string(s->policy, s->policy->layers);
+	c.mode = s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce";
+	c.exit_code = exit_code;
+	c.denials = s->denials;
+	c.alerts = s->alerts;
+	c.log = s->opt->log;
+	for (int k = 0; k < SESSION_KIND_COUNT && c.n_kinds < 8; k++) {
+		if (!s->counts[k][RULES_ACTION_DENY] && !s->counts[k][RULES_ACTION_ALERT])
+			continue;
+		c.kinds[c.n_kinds] = session_kind_name(k);
+		c.deny[c.n_kinds] = s->counts[k][RULES_ACTION_DENY];
+		c.alert[c.n_kinds] = s->counts[k][RULES_ACTION_ALERT];
+		c.n_kinds++;
+	}
+	rc = notify_summary(&s->notify, &c);
+	if (rc < 0)
+		fprintf(stderr, "agenttrace: cannot append to GITHUB_STEP_SUMMARY %s: %s\n",
+			s->notify.step_summary, strerror(-rc));
 }
 
 void record_summary(struct session *s, int exit_code, int signal,
@@ -398,6 +478,7 @@ void record_summary(struct session *s, int exit_code, int signal,
 
 	while (argv && argv[argc])
 		argc++;
+	record_notify_summary(s, exit_code);
 	if (s->opt->verbosity > 0) {
 		char more[64] = "";
 
@@ -405,6 +486,13 @@ void record_summary(struct session *s, int exit_code, int signal,
 			snprintf(more, sizeof(more), "; %zu left running, killed", n_left);
 		fprintf(stderr, "agenttrace: %" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d\n",
 			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
+		record_hardening(s, NULL);
+		if (s->preload_only) {
+			fprintf(stderr, "agenttrace: %s\n", PRELOAD_MODE_NOTE);
+			for (size_t i = 0; i < s->n_unseen; i++)
+				fprintf(stderr, "agenttrace: unseen (static, the shim cannot load): %s\n",
+					s->unseen[i]);
+		}
 	}
 	if (s->log_fd < 0)
 		return;
@@ -433,9 +521,19 @@ void record_summary(struct session *s, int exit_code, int signal,
 	for (size_t i = 0; i < n_left; i++)
 		json_array_append_new(l, json_integer(left[i]));
 	json_object_set_new(o, "left_running", l);
+	record_hardening(s, o);
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
-	json_object_set_new(o, "backend", json_string("ptrace"));
+	json_object_set_new(o, "backend", json_string(s->preload_only ? "preload" : "ptrace"));
+	if (s->preload_only) {
+		json_t *u = json_array();
+
+		for (size_t i = 0; i < s->n_unseen; i++)
+			json_array_append_new(u, record_jstr(s->unseen[i]));
+		json_object_set_new(o, "bypassable", json_true());
+		json_object_set_new(o, "unseen", u);
+		json_object_set_new(o, "note", json_string(PRELOAD_MODE_NOTE));
+	}
 	json_object_set_new(o, "mode", json_string(s->policy->mode == RULES_MODE_AUDIT ?
 						   "audit" : "enforce"));
 	json_object_set_new(o, "policy", record_jstr(rules_string(s->policy, s->policy->layers)));

@@ -56,6 +56,11 @@ struct record {
 	int n_frames;
 	/* ELF facts of the program run (exec records and exec alerts). */
 	const struct elf_facts *elf;
+
+	/* Records of the preload backend (preload-mode.c) and host names. */
+	const char *backend;     /* NULL: "ptrace" */
+	const char *cwd;         /* the cwd the shim reported; NULL: /proc/PID/cwd */
+	const char *host_source; /* net: "shim", "resolver", or "none" ("host": null) */
 };
 
 /* Write one record.  "alert" records are counted into the session

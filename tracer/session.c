@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -16,10 +15,15 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "rules/load.h"
+#include "tracer/arch.h"
 #include "tracer/call.h"
+#include "tracer/channel.h"
 #include "tracer/backtrace.h"
 #include "tracer/elfinfo.h"
+#include "tracer/landlock.h"
+#include "tracer/privtmp.h"
 #include "tracer/session.h"
+#include "tracer/survive.h"
 
 const char *session_kind_name(enum session_kind k)
 {
@@ -140,6 +144,26 @@ static void session_extras_free(struct session_extras *x)
 	free(x->v);
 }
 
+/* The shim and the run dir that hands it the policy (channel.c). */
+static void session_protect_preload(struct session *s, struct session_extras *x)
+{
+	char *lib, *pat;
+
+	if (s->run_dir) {
+		pat = session_literal_pattern(s->run_dir);
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, xasprintf("%s/**", pat)), "write.agenttrace-run",
+			      "the policy handed to the preload shim is agenttrace's");
+		free(pat);
+	}
+	lib = s->preload_lib ? realpath(s->preload_lib, NULL) : NULL;
+	if (lib)
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, session_literal_pattern(lib)), "write.agenttrace-preload",
+			      "the preload shim may not be changed from inside the session");
+	free(lib);
+}
+
 /* SPEC §1: nothing inside the session can switch the supervision off, so
  * the log, the policy files and agenttrace's own binary are protected
  * from the command by deny rules of their own. */
@@ -174,6 +198,7 @@ static void session_protect(struct session *s, struct session_extras *x, const c
 			      session_own(x, session_literal_pattern(s->self_exe)),
 			      "write.agenttrace-self",
 			      "agenttrace's own binary may not be changed from inside the session");
+	session_protect_preload(s, x);
 }
 
 static int session_load_policy(struct session *s, const char *log_abs)
@@ -304,37 +329,14 @@ out:
 	return ret;
 }
 
-/* --private-tmp: a fresh directory as the command's TMPDIR, made before
- * the policy is loaded so that ${TMPDIR} names it. */
-static int session_make_private_tmp(struct session *s)
+/* What survives (survive.h): writes beneath ${ROOT} and the temp dirs
+ * are the session's business; the rest is listed in the summary. */
+static void session_survive_setup(struct session *s)
 {
-	const char *base = getenv("TMPDIR");
-	char *tmpl;
+	const char *dirs[] = { s->opt->root ? s->opt->root : s->cwd, getenv("TMPDIR"), "/tmp",
+			       "/var/tmp", "/dev/shm" };
 
-	if (!base || base[0] != '/')
-		base = "/tmp";
-	tmpl = xasprintf("%s/agenttrace-tmp.XXXXXX", base);
-	if (!mkdtemp(tmpl)) {
-		fprintf(stderr, "agenttrace: --private-tmp: cannot create %s: %s\n", tmpl,
-			strerror(errno));
-		free(tmpl);
-		return AT_EXIT_FAILURE;
-	}
-	s->private_tmp = tmpl;
-	if (s->switch_user && chown(tmpl, s->uid, s->gid) < 0) {
-		fprintf(stderr, "agenttrace: --private-tmp: cannot give %s to the user: %s\n", tmpl,
-			strerror(errno));
-		return AT_EXIT_FAILURE;
-	}
-	setenv("TMPDIR", tmpl, 1);
-	return -1;
-}
-
-static int session_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	if (remove(path) < 0 && errno != ENOENT)
-		debug_msg("--private-tmp: cannot remove %s: %s", path, strerror(errno));
-	return 0;
+	s->survive = survive_new(dirs, sizeof(dirs) / sizeof(dirs[0]));
 }
 
 static uint64_t session_pick(uint64_t cmdline, uint64_t policy)
@@ -351,13 +353,19 @@ int session_init(struct session *s, struct options *opt)
 	s->opt = opt;
 	s->log_fd = -1;
 	s->child_pipe = -1;
+	s->channel_fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	clock_gettime(CLOCK_REALTIME, &s->started_real);
 	session_make_id(s->id);
 	s->context = opt->context ? xstrdup(opt->context) : context_default();
+	notify_init(&s->notify, opt->syslog);
 	s->self_exe = realpath("/proc/self/exe", NULL);
 	s->cwd = getcwd(NULL, 0);
 	tracee_table_init(&s->tasks);
+	/* Test hook (tests/valgrind.sh): registers by PTRACE_GETREGS, which
+	 * memcheck understands, rather than PTRACE_GET_SYSCALL_INFO. */
+	if (getenv("AGENTTRACE_TEST_REGS_FALLBACK"))
+		arch_force_fallback(true);
 
 	if (opt->user) {
 		ret = session_resolve_user(s);
@@ -365,12 +373,19 @@ int session_init(struct session *s, struct options *opt)
 			goto out;
 	}
 	if (opt->private_tmp && !opt->explain) {
-		ret = session_make_private_tmp(s);
+		ret = privtmp_create(s);
 		if (ret >= 0)
 			goto out;
 	}
 	if (opt->log)
 		log_abs = session_abspath(opt->log);
+	s->preload_only = opt->backend == OPTIONS_BACKEND_PRELOAD;
+	if (channel_prepare(s) < 0) {
+		fprintf(stderr, "agenttrace: --backend preload: %s\n", s->preload_lib ?
+			"cannot create the run dir" : "the shim " CHANNEL_PRELOAD_NAME " was not found");
+		ret = AT_EXIT_FAILURE;
+		goto out;
+	}
 	ret = session_load_policy(s, log_abs);
 	if (ret >= 0)
 		goto out;
@@ -400,13 +415,32 @@ int session_init(struct session *s, struct options *opt)
 			goto out;
 	}
 	s->call = xmalloc(sizeof(*s->call));
-	info_msg("backend ptrace (seccomp-bpf + ptrace, authoritative); preload: not available yet");
+	ret = channel_open(s);
+	if (ret < 0 && s->preload_only) {
+		fprintf(stderr, "agenttrace: --backend preload: cannot set up the channel: %s\n",
+			strerror(-ret));
+		ret = AT_EXIT_FAILURE;
+		goto out;
+	}
+	if (ret < 0)
+		warn_msg("no preload shim (channel: %s); host names come from agenttrace's own lookups",
+			 strerror(-ret));
+	if (s->preload_only)
+		info_msg("backend preload only (%s): decisions inside the programs; bypassable by "
+			 "static binaries and raw syscalls", s->preload_lib);
+	else
+		info_msg("backend ptrace (seccomp-bpf + ptrace, authoritative); preload shim: %s",
+			 s->preload_lib ? s->preload_lib : "none (host names from agenttrace's lookups)");
 	info_msg("policy %s, mode %s%s", rules_string(s->policy, s->policy->layers),
 		 s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce",
 		 s->record_all ? ", recording every event" : "");
-	info_msg("landlock: not used (not implemented yet)");
-	if (s->private_tmp)
-		info_msg("private TMPDIR %s (/tmp itself stays shared)", s->private_tmp);
+	session_survive_setup(s);
+	/* From here on the supervisor sees the command's /tmp... */
+	privtmp_isolate(s);
+	/* ...which Landlock must grant: its rules bind to inodes. */
+	ret = landlock_setup(s);
+	if (ret >= 0)
+		goto out;
 	if (s->switch_user)
 		info_msg("the command runs as uid %u gid %u", (unsigned)s->uid, (unsigned)s->gid);
 	if (s->max_procs || s->timeout_ms || s->max_memory || s->max_cpu)
@@ -442,14 +476,17 @@ void session_free(struct session *s)
 		close(s->log_fd);
 	if (s->child_pipe >= 0)
 		close(s->child_pipe);
-	if (s->private_tmp)
-		nftw(s->private_tmp, session_rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	privtmp_remove(s->privtmp);
 	free(s->private_tmp);
+	landlock_free(s->landlock);
+	survive_free(s->survive);
 	free(s->groups);
+	channel_close(s);
 	tracee_info_unref(s->main_info);
 	tracee_table_free(&s->tasks);
 	backtrace_forget_all();
 	elfinfo_forget_all();
+	notify_close(&s->notify);
 	free(s->call);
 	free(s->policy);
 	free(s->context);

@@ -9,10 +9,14 @@
 #include <time.h>
 
 #include "rules/rules.h"
+#include "tracer/notify.h"
 #include "tracer/options.h"
 #include "tracer/tracee.h"
 
 struct call;
+struct privtmp;
+struct landlock;
+struct survive;
 
 /* Record kinds: the policy's four plus the supervisor's own two. */
 enum session_kind {
@@ -35,6 +39,7 @@ enum session_child_stage {
 	SESSION_CHILD_CANARY,   /* filter_canary() was not refused */
 	SESSION_CHILD_RLIMIT,   /* setrlimit() failed */
 	SESSION_CHILD_USER,     /* --user: setgroups/setgid/setuid failed */
+	SESSION_CHILD_LANDLOCK, /* landlock_restrict_self() failed */
 	SESSION_CHILD_EXEC,     /* execvp() failed */
 };
 
@@ -55,6 +60,10 @@ struct session {
 	size_t n_groups;
 	/* --private-tmp: the command's TMPDIR, removed at the end. */
 	char *private_tmp;
+	struct privtmp *privtmp;  /* privtmp.c: its parent fd, private /tmp */
+	struct landlock *landlock; /* landlock.c: the backstop, NULL: none */
+	struct notify notify;     /* GitHub annotations, step summary, syslog */
+	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */
@@ -86,6 +95,17 @@ struct session {
 	struct tracee_table tasks;
 	uint64_t processes_seen;
 	struct call *call;        /* one decode buffer, reused at every stop */
+
+	/* The preload shim (channel.c, hosts.c, preload-mode.c). */
+	bool preload_only;        /* no tracing: --backend preload, or auto fell back */
+	const char *preload_lib;  /* the shim given to the command; NULL: none */
+	char *run_dir;            /* private dir of the policy blob; NULL: none */
+	char *blob_path;
+	int channel_fd;           /* -1: no channel */
+	char channel_name[48];    /* "@agenttrace-<id>" */
+	struct hosts *hosts;      /* address -> name (hosts.h) */
+	char **unseen;            /* preload-only: static programs run unseen */
+	size_t n_unseen;
 
 	/* Counters for the summary. */
 	uint64_t counts[SESSION_KIND_COUNT][RULES_ACTION_COUNT];

@@ -34,6 +34,8 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "tracer/call.h"
+#include "tracer/channel.h"
+#include "tracer/landlock.h"
 #include "tracer/limits.h"
 #include "tracer/loop.h"
 #include "tracer/spawn.h"
@@ -107,22 +109,32 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd)
 		spawn_child_fail(report_fd, SESSION_CHILD_SYNC, 0, AT_EXIT_FAILURE);
 	close(sync_fd);
 
-	if (s->switch_user &&
-	    (setgroups(s->n_groups, s->groups) < 0 || setresgid(s->gid, s->gid, s->gid) < 0 ||
-	     setresuid(s->uid, s->uid, s->uid) < 0))
-		spawn_child_fail(report_fd, SESSION_CHILD_USER, errno, AT_EXIT_FAILURE);
 	spawn_drop_env(s->policy);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	/* preload-only: no filter, no tracer; the shim (LD_PRELOAD) decides. */
+	if (!s->preload_only && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, errno, AT_EXIT_FAILURE);
-	r = filter_install(s->policy);
+	r = s->preload_only ? 0 : filter_install(s->policy);
 	if (r < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, -r, AT_EXIT_FAILURE);
 	/* SPEC §1, fails closed: the command runs only once a call that the
 	 * filter sends to the supervisor was refused by the supervisor. */
-	r = filter_canary();
+	r = s->preload_only ? 0 : filter_canary();
 	if (r != 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_CANARY, r < 0 ? -r : EPROTO,
 				 AT_EXIT_FAILURE);
+	/* The backstop goes on after the canary (which must reach the
+	 * supervisor, not Landlock) and before the credentials drop. */
+	r = landlock_child_apply(s);
+	if (r < 0)
+		spawn_child_fail(report_fd, SESSION_CHILD_LANDLOCK, -r, AT_EXIT_FAILURE);
+	/* --user last, once the filter and Landlock are in force: nothing
+	 * runs as the user unsupervised, and NO_NEW_PRIVS (set above) keeps
+	 * the exec from gaining privileges back.  Supplementary groups are
+	 * dropped (setgroups needs CAP_SETGID, so before setresgid/uid). */
+	if (s->switch_user &&
+	    (setgroups(0, NULL) < 0 || setresgid(s->gid, s->gid, s->gid) < 0 ||
+	     setresuid(s->uid, s->uid, s->uid) < 0))
+		spawn_child_fail(report_fd, SESSION_CHILD_USER, errno, AT_EXIT_FAILURE);
 	r = limits_apply_rlimits(s);
 	if (r < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_RLIMIT, -r, AT_EXIT_FAILURE);
@@ -210,15 +222,27 @@ int spawn_command(struct session *s)
 	close(report_fds[1]);
 	s->child_pipe = report_fds[0];
 
-	if (ptrace(PTRACE_SEIZE, pid, 0L, (long)SPAWN_PTRACE_OPTIONS) < 0) {
+	if (!s->preload_only && ptrace(PTRACE_SEIZE, pid, 0L, (long)SPAWN_PTRACE_OPTIONS) < 0) {
+		bool fallback;
+
 		e = errno;
-		spawn_error("cannot trace the command: %s", strerror(e));
-		spawn_ptrace_hint(pid, e);
+		/* --backend auto: the shim alone rather than nothing (SPEC §2). */
+		fallback = s->opt->backend == OPTIONS_BACKEND_AUTO && channel_to_preload(s) == 0;
+		if (!fallback) {
+			spawn_error("cannot trace the command: %s", strerror(e));
+			spawn_ptrace_hint(pid, e);
+		}
 		kill(pid, SIGKILL);
 		close(sync_fds[1]);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		return AT_EXIT_FAILURE;
+		if (!fallback)
+			return AT_EXIT_FAILURE;
+		warn_msg("cannot trace the command (%s): falling back to the preload backend, "
+			 "which static binaries and raw syscalls bypass", strerror(e));
+		close(s->child_pipe);
+		s->child_pipe = -1;
+		return spawn_command(s);
 	}
 	s->main_pid = pid;
 	while (argv[argc])
@@ -267,6 +291,10 @@ int spawn_outcome(struct session *s)
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_RLIMIT:
 		spawn_error("cannot set the resource limits: %s", strerror(r.err));
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_LANDLOCK:
+		spawn_error("cannot put the Landlock backstop in force: %s", strerror(r.err));
+		hint_msg("--landlock off runs without it (the supervisor still enforces the policy)");
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_USER:
 		spawn_error("--user %s: cannot switch to uid %u gid %u: %s", s->opt->user,

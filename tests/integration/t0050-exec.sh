@@ -56,6 +56,8 @@ assert_eq "pip install: runs (exit 0)" 0 $?
 assert_file_content "pip install: the program ran" "$ROOT/pip-ran" "install requests"
 assert_rec "pip install: alert record (action alert)" "$(exec_expr alert "$ROOT/bin/pip")"
 assert_no_rec "pip install: no deny record" "event == 'alert' and action == 'deny'"
+assert_rec "pip install: the alert carries a suggest (SPEC §6: every alert)" \
+	"event == 'alert' and action == 'alert' and pre(suggest, '{\"exec\"')"
 
 rm -f "$ROOT/pip-ran"
 at -- sh -c 'PATH="$PWD/bin:$PATH"; pip install -r req.txt' >"$OUT" 2>"$ERR"

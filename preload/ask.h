@@ -1,0 +1,65 @@
+/* One event inside the program: resolve its paths, decide with the mapped
+ * policy (preload mode), and tell the supervisor over the channel.
+ *
+ * Every function here is safe in a vfork child and between fork and exec
+ * of a multi-threaded program: stack buffers only, raw syscalls for the
+ * lookups, no malloc, no stdio, no lock; errno is left as it was found. */
+#ifndef AGENTTRACE_PRELOAD_ASK_H
+#define AGENTTRACE_PRELOAD_ASK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "rules/rules.h"
+
+struct addrinfo;
+
+/* What a wrapper asks about.  Paths are absolute (ask_path()). */
+struct ask_call {
+	const char *syscall;     /* the libc function */
+	enum rules_kind kind;
+	const char *path;        /* write, read */
+	const char *path2;       /* the second path of rename/link/symlink */
+	int flags;               /* open flags, with has_flags */
+	bool has_flags;
+	int family;              /* net */
+	uint8_t addr[16];
+	uint16_t port;
+	const char *unix_path;
+	const char *host;
+	const char *target;      /* exec: the resolved program */
+	char *const *target_argv;
+};
+
+/* Called by the constructor. */
+void ask_init(void);
+
+/* PATH, relative to DIRFD (AT_FDCWD: the cwd), as an absolute path in OUT
+ * (PATH_MAX bytes): the kernel's view of the parent directory (symlinks
+ * resolved, through an O_PATH open and /proc/self/fd), and of the last
+ * component too when FOLLOW and it exists.  Falls back to the lexical
+ * form (cwd + path) when the parent cannot be opened; rules_decide()
+ * removes "." and "..".  Returns 0, -ENOENT when FOLLOW and the file does
+ * not exist (OUT still filled), or -ENAMETOOLONG. */
+int ask_path(int dirfd, const char *path, bool follow, char *out);
+
+/* The decision for C (both paths of a two-path call), reported to the
+ * supervisor when it is an alert or a denial (every event with --record).
+ * Returns 0 to call through, or the errno to fail with (EACCES). */
+int ask_decide(const struct ask_call *c);
+
+/* An allowed exec: the supervisor learns the program (static ones are
+ * listed as unseen in the summary). */
+void ask_exec_notice(const char *target, char *const *argv);
+
+/* A name lookup's answer: kept for this process's own connects and sent
+ * to the supervisor (HOSTS).  Numeric names are ignored. */
+void ask_hosts_addrinfo(const char *name, const struct addrinfo *res);
+void ask_hosts_list(const char *name, int family, char **addrs);
+
+/* The name this process last resolved to ADDR, copied into BUF
+ * (CHANNEL_HOST_MAX bytes); NULL when none. */
+const char *ask_host_of(int family, const uint8_t addr[16], char *buf);
+
+#endif

@@ -1,0 +1,97 @@
+/* libagenttrace-preload.so: the constructor.  Reads what agenttrace put
+ * into the environment (channel.h), maps the compiled policy read-only in
+ * preload mode, and resolves the real libc functions, so that no wrapper
+ * ever needs dlsym, malloc or a lock later. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/ask.h"
+#include "preload/real.h"
+#include "preload/shim.h"
+#include "tracer/channel.h"
+
+struct shim_state shim;
+
+static void shim_env_copy(char *dst, const char *name, const char *value)
+{
+	size_t n = strlen(name), v = value ? strlen(value) : 0;
+
+	if (!value || n + 1 + v + 1 > SHIM_ENV_MAX) {
+		dst[0] = 0;
+		return;
+	}
+	memcpy(dst, name, n);
+	dst[n] = '=';
+	memcpy(dst + n + 1, value, v + 1);
+}
+
+/* The policy blob: open, check, map read-only.  NULL when unusable. */
+static const struct rules_policy *shim_map_policy(const char *path)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 || st.st_size > (1 << 28)) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (rules_policy_check(p, (size_t)st.st_size) != 0) {
+		munmap(p, (size_t)st.st_size);
+		return NULL;
+	}
+	return p;
+}
+
+void shim_init(void)
+{
+	const char *chan = getenv(CHANNEL_ENV_CHANNEL);
+	const char *backend = getenv(CHANNEL_ENV_BACKEND);
+	const char *blob = getenv(CHANNEL_ENV_BLOB);
+	Dl_info info;
+
+	if (shim.self[0])
+		return;
+	real_init();
+	if (dladdr((void *)shim_init, &info) && info.dli_fname &&
+	    strlen(info.dli_fname) < sizeof(shim.self))
+		strcpy(shim.self, info.dli_fname);
+	else
+		strcpy(shim.self, CHANNEL_PRELOAD_NAME);
+	if (!chan || chan[0] != '@' || strlen(chan) >= sizeof(shim.channel) || !backend)
+		return;
+	shim.channel[0] = 0; /* abstract name */
+	memcpy(shim.channel + 1, chan + 1, strlen(chan) - 1);
+	shim.channel_len = (unsigned)strlen(chan);
+	shim_env_copy(shim.env_channel, CHANNEL_ENV_CHANNEL, chan);
+	shim_env_copy(shim.env_backend, CHANNEL_ENV_BACKEND, backend);
+	shim_env_copy(shim.env_blob, CHANNEL_ENV_BLOB, blob);
+	if (strcmp(backend, "preload") == 0) {
+		shim.policy = blob ? shim_map_policy(blob) : NULL;
+		/* Without a policy there is nothing to decide with: fail
+		 * closed would break every program, so report host names only
+		 * and let the supervisor's summary say so. */
+		shim.mode = shim.policy ? SHIM_DECIDE : SHIM_HOSTS;
+	} else {
+		shim.mode = SHIM_HOSTS;
+	}
+	ask_init();
+}
+
+__attribute__((constructor)) static void shim_constructor(void)
+{
+	shim_init();
+}

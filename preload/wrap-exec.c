@@ -1,0 +1,338 @@
+/* The exec family and posix_spawn*.  Both modes put the shim back into
+ * an environment that dropped it (envfix.c); preload mode also decides
+ * the exec and tells the supervisor which program runs.
+ *
+ * These run in vfork children and between fork and exec: everything is
+ * on the stack, nothing is allocated, no lock is taken.  The PATH search
+ * of execvp() is done here (as glibc does it) so that the program checked
+ * is the one that runs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/ask.h"
+#include "preload/real.h"
+#include "preload/shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* execl*'s arguments, gathered on the stack. */
+#define EXEC_ARGS_MAX 4096
+
+extern char **environ;
+
+typedef int (*exec_execve_fn)(const char *, char *const[], char *const[]);
+
+/* 0, or the errno of a denial.  A program that does not exist is left to
+ * fail in the kernel with its own errno, unrecorded (execvp tries every
+ * PATH entry). */
+static int exec_check(int dirfd, const char *path, char *const argv[], const char *name)
+{
+	char abs[PATH_MAX];
+	struct ask_call c = { 0 };
+	int saved = errno, r;
+
+	if (!shim_deciding() || !path)
+		return 0;
+	r = ask_path(dirfd, path, true, abs);
+	errno = saved;
+	if (r < 0)
+		return 0;
+	c.syscall = name;
+	c.kind = RULES_KIND_EXEC;
+	c.target = abs;
+	c.target_argv = argv;
+	return ask_decide(&c);
+}
+
+static int exec_do_execve(const char *path, char *const argv[], char *const envp[], const char *name)
+{
+	char *fixed[ENVFIX_CAP];
+	char buf[ENVFIX_BUF];
+	int err = exec_check(AT_FDCWD, path, argv, name);
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return REAL(execve, exec_execve_fn)(path, argv,
+					    shim_active() ? envfix(envp, fixed, ENVFIX_CAP, buf, sizeof(buf)) : envp);
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return exec_do_execve(path, argv, envp, "execve");
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return exec_do_execve(path, argv, environ, "execv");
+}
+
+/* A file without "#!" that the kernel refused with ENOEXEC: run by
+ * /bin/sh, as execvp(3) does. */
+static int exec_script(const char *path, char *const argv[], char *const envp[], const char *name)
+{
+	char *args[EXEC_ARGS_MAX];
+	size_t n = 0;
+
+	args[n++] = (char *)"/bin/sh";
+	args[n++] = (char *)path;
+	for (size_t i = 1; argv[0] && argv[i]; i++) {
+		if (n + 1 >= EXEC_ARGS_MAX) {
+			errno = E2BIG;
+			return -1;
+		}
+		args[n++] = argv[i];
+	}
+	args[n] = NULL;
+	return exec_do_execve("/bin/sh", args, envp, name);
+}
+
+static int exec_search(const char *file, char *const argv[], char *const envp[], const char *name)
+{
+	char cand[PATH_MAX];
+	const char *path, *p;
+	size_t flen;
+	bool eacces = false;
+
+	if (!file || !*file) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(file, '/')) {
+		exec_do_execve(file, argv, envp, name);
+		if (errno == ENOEXEC)
+			exec_script(file, argv, envp, name);
+		return -1;
+	}
+	path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	flen = strlen(file);
+	for (p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		size_t dlen = (size_t)(end - p);
+
+		if (dlen + 1 + flen + 1 <= sizeof(cand)) {
+			if (dlen) {
+				memcpy(cand, p, dlen);
+				cand[dlen] = '/';
+				memcpy(cand + dlen + 1, file, flen + 1);
+			} else {
+				memcpy(cand, file, flen + 1); /* "" is the cwd */
+			}
+			exec_do_execve(cand, argv, envp, name);
+			switch (errno) {
+			case ENOEXEC:
+				exec_script(cand, argv, envp, name);
+				return -1;
+			case EACCES:
+				eacces = true;
+				break;
+			case ENOENT:
+			case ENOTDIR:
+			case ESTALE:
+			case ENODEV:
+			case ETIMEDOUT:
+				break;
+			default:
+				return -1;
+			}
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	errno = eacces ? EACCES : ENOENT;
+	return -1;
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return exec_search(file, argv, environ, "execvp");
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return exec_search(file, argv, envp, "execvpe");
+}
+
+/* Gathers arg0, ... up to NULL into args; with envp, the pointer after
+ * the NULL too (execle). */
+#define EXEC_GATHER(arg0, args, n, ap)                                   \
+	do {                                                             \
+		args[0] = (char *)(arg0);                                \
+		n = 1;                                                   \
+		while (args[n - 1]) {                                    \
+			if (n >= EXEC_ARGS_MAX) {                        \
+				va_end(ap);                              \
+				errno = E2BIG;                           \
+				return -1;                               \
+			}                                                \
+			args[n++] = va_arg(ap, char *);                  \
+		}                                                        \
+	} while (0)
+
+EXPORT int execl(const char *path, const char *arg0, ...)
+{
+	char *args[EXEC_ARGS_MAX];
+	size_t n;
+	va_list ap;
+
+	va_start(ap, arg0);
+	EXEC_GATHER(arg0, args, n, ap);
+	va_end(ap);
+	return exec_do_execve(path, args, environ, "execl");
+}
+
+EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+	char *args[EXEC_ARGS_MAX];
+	size_t n;
+	va_list ap;
+
+	va_start(ap, arg0);
+	EXEC_GATHER(arg0, args, n, ap);
+	va_end(ap);
+	return exec_search(file, args, environ, "execlp");
+}
+
+EXPORT int execle(const char *path, const char *arg0, ...)
+{
+	char *args[EXEC_ARGS_MAX];
+	char **envp;
+	size_t n;
+	va_list ap;
+
+	va_start(ap, arg0);
+	EXEC_GATHER(arg0, args, n, ap);
+	envp = va_arg(ap, char **);
+	va_end(ap);
+	return exec_do_execve(path, args, envp, "execle");
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	char *fixed[ENVFIX_CAP];
+	char buf[ENVFIX_BUF];
+	int err = 0;
+
+	if (shim_deciding()) {
+		char link[32] = "/proc/self/fd/";
+		char *w = link + 14;
+		char digits[12];
+		int nd = 0;
+		unsigned v = (unsigned)fd;
+
+		/* exec_check("") cannot name an fd: ask about its /proc link. */
+		do {
+			digits[nd++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		while (nd)
+			*w++ = digits[--nd];
+		*w = 0;
+		err = exec_check(AT_FDCWD, link, argv, "fexecve");
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return REAL(fexecve, int (*)(int, char *const[], char *const[]))(
+		fd, argv, shim_active() ? envfix(envp, fixed, ENVFIX_CAP, buf, sizeof(buf)) : envp);
+}
+
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	char *fixed[ENVFIX_CAP];
+	char buf[ENVFIX_BUF];
+	const char *p = path;
+	int err;
+
+	/* glibc declares path nonnull; a program may pass NULL all the same
+	 * (the kernel answers EFAULT), so the check must survive. */
+	__asm__("" : "+r"(p));
+	err = p && *p ? exec_check(dirfd, p, argv, "execveat") : 0;
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return REAL(execveat, int (*)(int, const char *, char *const[], char *const[], int))(
+		dirfd, path, argv,
+		shim_active() ? envfix(envp, fixed, ENVFIX_CAP, buf, sizeof(buf)) : envp, flags);
+}
+
+typedef int (*exec_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			     const posix_spawnattr_t *, char *const[], char *const[]);
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	char *fixed[ENVFIX_CAP];
+	char buf[ENVFIX_BUF];
+	int saved = errno, err = exec_check(AT_FDCWD, path, argv, "posix_spawn");
+
+	errno = saved;
+	if (err)
+		return err; /* posix_spawn returns the error, errno untouched */
+	return REAL(posix_spawn, exec_spawn_fn)(
+		pid, path, fa, attr, argv,
+		shim_active() ? envfix(envp, fixed, ENVFIX_CAP, buf, sizeof(buf)) : envp);
+}
+
+/* The program posix_spawnp will run: the first PATH entry holding an
+ * executable FILE. */
+static int exec_spawnp_check(const char *file, char *const argv[])
+{
+	char cand[PATH_MAX];
+	const char *path, *p;
+	size_t flen;
+
+	if (!shim_deciding() || !file || !*file)
+		return 0;
+	if (strchr(file, '/'))
+		return exec_check(AT_FDCWD, file, argv, "posix_spawnp");
+	path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	flen = strlen(file);
+	for (p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		size_t dlen = (size_t)(end - p);
+
+		if (dlen + 1 + flen + 1 <= sizeof(cand)) {
+			memcpy(cand, dlen ? p : ".", dlen ? dlen : 1);
+			dlen = dlen ? dlen : 1;
+			cand[dlen] = '/';
+			memcpy(cand + dlen + 1, file, flen + 1);
+			if (access(cand, X_OK) == 0)
+				return exec_check(AT_FDCWD, cand, argv, "posix_spawnp");
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	return 0;
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	char *fixed[ENVFIX_CAP];
+	char buf[ENVFIX_BUF];
+	int saved = errno, err = exec_spawnp_check(file, argv);
+
+	errno = saved;
+	if (err)
+		return err;
+	return REAL(posix_spawnp, exec_spawn_fn)(
+		pid, file, fa, attr, argv,
+		shim_active() ? envfix(envp, fixed, ENVFIX_CAP, buf, sizeof(buf)) : envp);
+}

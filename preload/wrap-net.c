@@ -1,0 +1,195 @@
+/* connect, sendto, sendmsg (preload mode: decided here, with the host
+ * name this process resolved for the address), and the name lookups
+ * (both modes: their answers go to the supervisor, which matches "net"
+ * rules written with host names and puts "host" into records). */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "preload/ask.h"
+#include "preload/real.h"
+#include "preload/shim.h"
+#include "tracer/channel.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* "@name" of an abstract address, escaped as the ptrace backend does
+ * (tracer/decode.c): printable bytes as they are, others as \xHH. */
+static void net_abstract(const unsigned char *name, size_t n, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	out[o++] = '@';
+	for (size_t i = 0; i < n && o + 5 < size; i++) {
+		unsigned char ch = name[i];
+
+		if (ch > 0x20 && ch < 0x7f && ch != '\\') {
+			out[o++] = (char)ch;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[ch >> 4];
+			out[o++] = hex[ch & 15];
+		}
+	}
+	out[o] = 0;
+}
+
+/* 0 or the errno of a denial. */
+static int net_check(const struct sockaddr *sa, socklen_t len, const char *name)
+{
+	char host[CHANNEL_HOST_MAX], upath[PATH_MAX];
+	struct ask_call c = { 0 };
+	int saved = errno;
+
+	if (!sa || len < (socklen_t)sizeof(sa_family_t))
+		return 0;
+	c.syscall = name;
+	c.kind = RULES_KIND_NET;
+	c.family = sa->sa_family;
+	switch (sa->sa_family) {
+	case AF_INET: {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		if (len < (socklen_t)sizeof(*in))
+			return 0;
+		memcpy(c.addr, &in->sin_addr, 4);
+		c.port = ntohs(in->sin_port);
+		break;
+	}
+	case AF_INET6: {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		if (len < (socklen_t)sizeof(*in6))
+			return 0;
+		memcpy(c.addr, &in6->sin6_addr, 16);
+		c.port = ntohs(in6->sin6_port);
+		break;
+	}
+	case AF_UNIX: {
+		const struct sockaddr_un *un = (const struct sockaddr_un *)sa;
+		size_t n = len > offsetof(struct sockaddr_un, sun_path) ?
+			   len - offsetof(struct sockaddr_un, sun_path) : 0;
+
+		if (n > sizeof(un->sun_path))
+			n = sizeof(un->sun_path);
+		if (n == 0) {
+			c.unix_path = NULL; /* unnamed */
+		} else if (un->sun_path[0] == 0) {
+			net_abstract((const unsigned char *)un->sun_path + 1, n - 1, upath,
+				     sizeof(upath));
+			c.unix_path = upath;
+		} else {
+			char rel[sizeof(un->sun_path) + 1];
+
+			memcpy(rel, un->sun_path, n);
+			rel[n] = 0;
+			if (ask_path(AT_FDCWD, rel, false, upath) < 0)
+				return 0;
+			c.unix_path = upath;
+		}
+		break;
+	}
+	default:
+		return 0; /* netlink and the like: not the policy's business */
+	}
+	if (c.family != AF_UNIX)
+		c.host = ask_host_of(c.family, c.addr, host);
+	errno = saved;
+	return ask_decide(&c);
+}
+
+EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int err;
+
+	if (shim_deciding() && (err = net_check(sa, len, "connect"))) {
+		errno = err;
+		return -1;
+	}
+	return REAL(connect, int (*)(int, const struct sockaddr *, socklen_t))(fd, sa, len);
+}
+
+EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *sa,
+		      socklen_t len)
+{
+	int err;
+
+	if (shim_deciding() && sa && (err = net_check(sa, len, "sendto"))) {
+		errno = err;
+		return -1;
+	}
+	return REAL(sendto, ssize_t (*)(int, const void *, size_t, int, const struct sockaddr *,
+					socklen_t))(fd, buf, n, flags, sa, len);
+}
+
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	int err;
+
+	if (shim_deciding() && msg && msg->msg_name &&
+	    (err = net_check(msg->msg_name, msg->msg_namelen, "sendmsg"))) {
+		errno = err;
+		return -1;
+	}
+	return REAL(sendmsg, ssize_t (*)(int, const struct msghdr *, int))(fd, msg, flags);
+}
+
+EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+		       struct addrinfo **res)
+{
+	int r = REAL(getaddrinfo, int (*)(const char *, const char *, const struct addrinfo *,
+					  struct addrinfo **))(node, service, hints, res);
+
+	if (r == 0 && node && res && *res && shim_active())
+		ask_hosts_addrinfo(node, *res);
+	return r;
+}
+
+EXPORT struct hostent *gethostbyname(const char *name)
+{
+	struct hostent *h = REAL(gethostbyname, struct hostent *(*)(const char *))(name);
+
+	if (h && shim_active())
+		ask_hosts_list(name, h->h_addrtype, h->h_addr_list);
+	return h;
+}
+
+EXPORT struct hostent *gethostbyname2(const char *name, int af)
+{
+	struct hostent *h = REAL(gethostbyname2, struct hostent *(*)(const char *, int))(name, af);
+
+	if (h && shim_active())
+		ask_hosts_list(name, h->h_addrtype, h->h_addr_list);
+	return h;
+}
+
+EXPORT int gethostbyname_r(const char *name, struct hostent *ret, char *buf, size_t buflen,
+			   struct hostent **result, int *h_errnop)
+{
+	int r = REAL(gethostbyname_r, int (*)(const char *, struct hostent *, char *, size_t,
+					      struct hostent **, int *))(name, ret, buf, buflen,
+									 result, h_errnop);
+
+	if (r == 0 && result && *result && shim_active())
+		ask_hosts_list(name, (*result)->h_addrtype, (*result)->h_addr_list);
+	return r;
+}
+
+EXPORT int gethostbyname2_r(const char *name, int af, struct hostent *ret, char *buf,
+			    size_t buflen, struct hostent **result, int *h_errnop)
+{
+	int r = REAL(gethostbyname2_r, int (*)(const char *, int, struct hostent *, char *, size_t,
+					       struct hostent **, int *))(name, af, ret, buf, buflen,
+									  result, h_errnop);
+
+	if (r == 0 && result && *result && shim_active())
+		ask_hosts_list(name, (*result)->h_addrtype, (*result)->h_addr_list);
+	return r;
+}

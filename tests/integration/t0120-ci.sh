@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPEC §7 / issue 5 item 5: in GitHub Actions (GITHUB_ACTIONS=true) alerts
+# become workflow annotations and a Markdown summary is appended to
+# $GITHUB_STEP_SUMMARY; --syslog sends alerts to syslog as well.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+summary=$SANDBOX/step-summary.md
+printf '## earlier step\n' >"$summary"
+
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$summary GITHUB_WORKFLOW=wf GITHUB_JOB=test \
+	at_q -- sh -c 'echo x > "$HOME/.bashrc"; ./bin/pip install x; exit 0'
+assert_eq "the command's own status" 0 $?
+assert_match "a denial is an ::error annotation" \
+	'::error title=agenttrace write.home.bashrc::denied write .*/.bashrc' "$(cat "$ERR")"
+if grep -q '^::' "$OUT"; then not_ok "annotations stay off the command's stdout"; else ok "annotations stay off the command's stdout"; fi
+assert_eq "the step summary keeps what earlier steps wrote" '## earlier step' "$(head -n 1 "$summary")"
+assert_match "the step summary counts the denial" '### agenttrace: 1 denied' "$(cat "$summary")"
+assert_match "the step summary has a row per kind" '\| write \| 1 \| 0 \|' "$(cat "$summary")"
+assert_rec "--context defaults to the GitHub workflow and job" "event == 'alert' and context == 'wf/test'"
+
+# Outside GitHub Actions: no annotations, no summary file touched.
+before=$(cat "$summary")
+GITHUB_STEP_SUMMARY=$summary at_q -- sh -c 'echo x > "$HOME/.bashrc"'
+if grep -q '^::' "$ERR"; then not_ok "no annotations without GITHUB_ACTIONS"; else ok "no annotations without GITHUB_ACTIONS"; fi
+assert_eq "no summary without GITHUB_ACTIONS" "$before" "$(cat "$summary")"
+
+# Annotation text escapes the runner's special characters.
+mkdir -p "$HOME/a%b"
+GITHUB_ACTIONS=true at_q -- sh -c 'echo x > "$HOME/a%b/.bashrc"; echo y > "$HOME/.profile"'
+assert_match "'%' is escaped in annotations" 'a%25b' "$(cat "$ERR")"
+
+# --syslog: a private /dev/log in a mount namespace, read by a listener.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	dev=$SANDBOX/dev
+	mkdir -p "$dev"
+	for n in null zero full random urandom tty; do
+		[ -e "/dev/$n" ] && : >"$dev/$n"
+	done
+	got=$SANDBOX/syslog.txt
+	"$PYTHON" - "$dev/log" "$got" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(20)
+with open(sys.argv[2], "wb") as f:
+    try:
+        while True:
+            f.write(s.recv(65536) + b"\n"); f.flush()
+    except socket.timeout:
+        pass
+PY
+	bg_track $!
+	for _ in $(seq 100); do [ -S "$dev/log" ] && break; sleep 0.05; done
+	unshare -m sh -c '
+		for n in null zero full random urandom tty; do
+			[ -e "$1/$n" ] && mount --bind "/dev/$n" "$1/$n"
+		done
+		mount --bind "$1" /dev
+		cd "$2" && exec "$3" --syslog -q -- sh -c "echo x > \"\$HOME/.bashrc\""
+	' sh "$dev" "$ROOT" "$AGENTTRACE" 2>"$ERR"
+	for _ in $(seq 50); do grep -q 'write.home.bashrc' "$got" 2>/dev/null && break; sleep 0.1; done
+	assert_match "--syslog: the denial reaches syslog" 'agenttrace\[[0-9]+\]: denied write .*\.bashrc \(write.home.bashrc' "$(cat "$got" 2>/dev/null)"
+else
+	skip "--syslog: the denial reaches syslog" "needs root and a mount namespace"
+fi

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPEC §2 --user: started as root, the command runs as USER (supplementary
+# groups dropped, after the filter is in place); the log stays the
+# supervisor's.  Without --user a command about to run as root gets a
+# warning record (rule user.root) and a line in the summary.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+[ "$(id -u)" = 0 ] || skip_all "--user needs the tests to run as root"
+id nobody >/dev/null 2>&1 || skip_all "no user 'nobody'"
+NOBODY_UID=$(id -u nobody)
+NOBODY_GID=$(id -g nobody)
+
+# The user must reach ROOT and write there.
+chmod 755 "$SANDBOX" "$ROOT/bin"
+chmod 777 "$ROOT"
+
+at_q --user nobody -- sh -c 'id -u; id -g; id -G; echo x > made-by-user'
+assert_eq "--user nobody: exit 0" 0 $?
+assert_eq "--user nobody: uid, gid, and no supplementary group" "$NOBODY_UID
+$NOBODY_GID
+$NOBODY_GID" "$(cat "$OUT")"
+assert_eq "--user nobody: files are the user's" "$NOBODY_UID" "$(stat -c %u "$ROOT/made-by-user" 2>/dev/null)"
+assert_eq "--user: the log stays root's" 0 "$(stat -c %u "$LOG")"
+assert_rec "--user: the summary is written" "event == 'summary' and as_root == False"
+assert_no_rec "--user nobody: no user.root warning" "rule_id == 'user.root'"
+
+at_q --user nobody:root -- id -g
+assert_eq "--user nobody:root: the group is root" 0 "$(cat "$OUT")"
+
+# Still supervised after the switch: a denied write stays denied.
+at_q --user nobody -- "$TRY" open-write "$HOME/.bashrc"
+assert_eq "--user: a denied write is denied (EACCES)" "$EACCES" $?
+assert_rec "--user: deny record" "$(deny_expr write write. "$HOME/.bashrc")"
+
+# The user cannot get root back: NO_NEW_PRIVS makes setuid binaries inert.
+if [ -u /bin/su ] || [ -u /usr/bin/su ]; then
+	at_q --user nobody --allow-exec su -- sh -c 'su -c id root </dev/null; echo rc=$?'
+	assert_match "--user: su cannot raise privileges" "rc=[1-9]" "$(cat "$OUT")"
+fi
+
+at_q --user no-such-user-here -- true
+assert_eq "--user with an unknown user: 125" 125 $?
+at_q --user nobody:no-such-group -- true
+assert_eq "--user with an unknown group: 125" 125 $?
+
+# --- without --user, as root --------------------------------------------------
+at_q -- true
+assert_eq "as root: exit 0" 0 $?
+assert_rec "as root: warning record user.root" "event == 'warning' and rule_id == 'user.root'"
+assert_rec "as root: the summary says as_root" "event == 'summary' and as_root == True"
+(cd "$ROOT" && "$AGENTTRACE" -- true) >"$OUT" 2>"$ERR"
+assert_match "as root: a summary line on stderr" "ran as root \\(no --user\\)" "$(cat "$ERR")"
+(cd "$ROOT" && "$AGENTTRACE" -q -- true) >"$OUT" 2>"$ERR"
+assert_eq "as root with -q: nothing on stderr" "" "$(cat "$ERR")"

@@ -1,0 +1,51 @@
+#!/bin/bash
+# Issue 6, "what survives the session": the summary record (and the stderr
+# summary line) lists the paths changed outside ${ROOT} and the temp dirs,
+# deduplicated and collapsed to directories when many, and the processes
+# still running when the command exited (killed, reaped).
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+mkdir -p "$HOME/.cache"
+
+at_q -- sh -c 'mkdir -p "$HOME/.cache/pip" && echo 1 > "$HOME/.cache/pip/wheel" &&
+	echo 2 > "$HOME/.cache/pip/wheel" && echo in > inroot && echo t > "$TMPDIR/t" &&
+	echo t > /tmp/agenttrace-t0330-$$ && rm -f /tmp/agenttrace-t0330-$$ && echo > /dev/null'
+assert_eq "writes to a cache: exit 0" 0 $?
+changed=$(rec_field "event == 'summary'" changed_outside)
+assert_match "summary: the cache file is listed" "\"$HOME/.cache/pip/wheel\"" "$changed"
+assert_match "summary: the cache dir made is listed" "\"$HOME/.cache/pip\"" "$changed"
+assert_eq "summary: listed once though written twice" 1 "$(printf '%s' "$changed" | grep -o "pip/wheel\"" | wc -l)"
+for p in "$ROOT" "$TMPDIR" /tmp /dev/null; do
+	case $changed in
+	*"\"$p"*) not_ok "summary: nothing under $p" "$changed" ;;
+	*) ok "summary: nothing under $p" ;;
+	esac
+done
+assert_match "stderr: the summary lines name it" "changed outside the project and temp dirs: .*$HOME/.cache/pip" "$(cat "$ERR")"
+
+# Many paths: collapsed to directories, bounded.
+at_q -- sh -c 'mkdir -p "$HOME/.cache/many/a" "$HOME/.cache/many/b"; i=0
+	while [ $i -lt 300 ]; do : > "$HOME/.cache/many/a/f$i"; : > "$HOME/.cache/many/b/g$i"; i=$((i+1)); done'
+assert_eq "600 cache files: exit 0" 0 $?
+n=$(rec_field "event == 'summary'" changed_outside | "$PYTHON" -c 'import json,sys; print(len(json.load(sys.stdin)))')
+if [ "${n:-999}" -le 64 ] && [ "${n:-0}" -ge 1 ]; then ok "600 files: at most 64 entries ($n)"; else not_ok "600 files: at most 64 entries" "$n"; fi
+assert_rec "600 files: collapsed to directories" "event == 'summary' and changed_outside_collapsed and ('$HOME/.cache/many/a/' in changed_outside or '$HOME/.cache/many/' in changed_outside)"
+
+# Nothing outside: an empty list.
+at_q -- sh -c 'echo x > f'
+assert_rec "only ROOT written: empty list" "event == 'summary' and changed_outside == []"
+
+# --- processes left running ----------------------------------------------------
+rm -f "$ROOT/daemon-pid"
+at_q -- sh -c 'setsid sleep 60 </dev/null >/dev/null 2>&1 & echo $! > daemon-pid'
+assert_eq "a daemonized child: the command's status" 0 $?
+pid=$(cat "$ROOT/daemon-pid" 2>/dev/null)
+assert_rec "summary: left_running names the daemon" "event == 'summary' and $pid in left_running"
+assert_match "stderr: left running, killed" "1 left running, killed" "$(cat "$ERR")"
+if [ -n "$pid" ] && [ -e "/proc/$pid" ]; then
+	not_ok "the daemon is gone after the session" "$(cat /proc/$pid/status 2>/dev/null | head -3)"
+	kill -KILL "$pid" 2>/dev/null
+else
+	ok "the daemon is gone after the session (not even a zombie)"
+fi

@@ -1,0 +1,332 @@
+/* The preload-only backend's run loop: poll the channel and the signals
+ * until the command's main process has exited; one record per EVENT.
+ * Nothing is traced here, so there are no stops: the shim has already
+ * decided (and denied) in-process by the time its message arrives. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/xalloc.h"
+#include "rules/rules.h"
+#include "tracer/backtrace.h"
+#include "tracer/elfinfo.h"
+#include "tracer/hosts.h"
+#include "tracer/limits.h"
+#include "tracer/loop.h"
+#include "tracer/preload-mode.h"
+#include "tracer/record.h"
+
+#define PRELOAD_MODE_ARGV_MAX 256
+
+/* "a\0b\0c\0" (len bytes) -> argv[] pointing into it. */
+static size_t preload_mode_split(const char *buf, size_t len, uint32_t argc,
+				 const char **argv, size_t max)
+{
+	size_t n = 0, off = 0;
+
+	while (n < argc && n < max && off < len) {
+		argv[n++] = buf + off;
+		off += strnlen(buf + off, len - off) + 1;
+	}
+	return n;
+}
+
+static const char *preload_mode_family(int family)
+{
+	switch (family) {
+	case AF_INET: return "inet";
+	case AF_INET6: return "inet6";
+	case AF_UNIX: return "unix";
+	default: return NULL;
+	}
+}
+
+static void preload_mode_unseen(struct session *s, const char *target)
+{
+	struct elf_facts f;
+
+	if (elfinfo_read(target, &f) < 0 || !f.is_elf || !f.is_static)
+		return;
+	for (size_t i = 0; i < s->n_unseen; i++)
+		if (strcmp(s->unseen[i], target) == 0)
+			return;
+	s->unseen = xrealloc(s->unseen, (s->n_unseen + 1) * sizeof(*s->unseen));
+	s->unseen[s->n_unseen++] = xstrdup(target);
+	info_msg("preload-only: %s is static, the shim cannot see what it does", target);
+}
+
+/* Names for the shim's pcs, from the object and offset it found in its
+ * own /proc/self/maps. */
+static int preload_mode_frames(const struct channel_event *e, struct bt_frame *out)
+{
+	uint32_t n = e->n_frames < CHANNEL_FRAMES ? e->n_frames : CHANNEL_FRAMES;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct channel_frame *f = &e->frames[i];
+		char obj[CHANNEL_OBJECT];
+
+		memset(&out[i], 0, sizeof(out[i]));
+		memcpy(obj, f->object, sizeof(obj));
+		obj[sizeof(obj) - 1] = 0;
+		out[i].pc = f->pc;
+		snprintf(out[i].object, sizeof(out[i].object), "%s", obj);
+		if (obj[0] == '/' &&
+		    elfinfo_symbol(obj, f->file_offset, out[i].sym, sizeof(out[i].sym),
+				   &out[i].offset) < 0) {
+			out[i].sym[0] = 0;
+			out[i].offset = 0;
+		}
+	}
+	return (int)n;
+}
+
+void preload_mode_event(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_event *e = &m->u.event;
+	const struct rules_rule *rule = NULL;
+	const char *argv[PRELOAD_MODE_ARGV_MAX], *targv[PRELOAD_MODE_ARGV_MAX];
+	struct bt_frame frames[CHANNEL_FRAMES];
+	struct rules_event ev = { 0 };
+	struct record r = { 0 };
+	char addr[INET6_ADDRSTRLEN + 128], suggest[PATH_MAX + 128];
+	enum channel_source src = 0;
+	const char *host = NULL;
+
+	r.pid = m->pid;
+	r.ppid = m->ppid;
+	r.exe = e->exe;
+	r.argc = preload_mode_split(e->argv, sizeof(e->argv), e->argc, argv, PRELOAD_MODE_ARGV_MAX);
+	r.argv = argv;
+	r.cwd = e->cwd;
+	r.backend = "preload";
+	r.port = -1;
+	r.syscall = e->syscall;
+
+	if (e->kind == CHANNEL_KIND_EXEC_NOTICE) {
+		if (e->target[0])
+			preload_mode_unseen(s, e->target);
+		if (!s->record_all)
+			return;
+		r.event = "exec";
+		r.kind = -1;
+		r.target = e->target;
+		r.target_argc = preload_mode_split(e->target_argv, sizeof(e->target_argv),
+						   e->target_argc, targv, PRELOAD_MODE_ARGV_MAX);
+		r.target_argv = targv;
+		record_emit(s, &r);
+		return;
+	}
+	if (e->kind >= RULES_KIND_COUNT || e->effective >= RULES_ACTION_COUNT)
+		return;
+	if (e->rule < s->policy->rules_count)
+		rule = rules_rule_at(s->policy, e->rule);
+
+	r.kind = e->kind;
+	ev.kind = e->kind;
+	switch (e->kind) {
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		r.path = e->path;
+		r.path2 = e->path2[0] ? e->path2 : NULL;
+		ev.path = e->path;
+		r.flags = e->flags;
+		r.has_flags = e->has_flags;
+		break;
+	case RULES_KIND_NET:
+		ev.family = e->family;
+		memcpy(ev.addr, e->addr, sizeof(ev.addr));
+		ev.port = e->port;
+		ev.unix_path = e->unix_path[0] ? e->unix_path : NULL;
+		r.family = preload_mode_family(e->family);
+		if (record_addr_text(&ev, addr, sizeof(addr)))
+			r.addr = addr;
+		if (e->family != AF_UNIX) {
+			r.port = e->port;
+			if (e->host[0]) {
+				host = e->host;
+				src = CHANNEL_SOURCE_SHIM;
+			} else {
+				host = hosts_lookup(s->hosts, e->family, e->addr, &src);
+			}
+			r.host = host;
+			r.host_source = !host ? "none" : src == CHANNEL_SOURCE_RESOLVER ? "resolver" : "shim";
+			ev.host = host;
+		}
+		break;
+	case RULES_KIND_EXEC:
+		r.target = e->target;
+		r.target_argc = preload_mode_split(e->target_argv, sizeof(e->target_argv),
+						   e->target_argc, targv, PRELOAD_MODE_ARGV_MAX);
+		r.target_argv = targv;
+		ev.exe = e->target;
+		ev.argv = targv;
+		ev.argc = r.target_argc;
+		break;
+	default:
+		break;
+	}
+	r.rule = rule ? rules_string(s->policy, rule->id) : NULL;
+	if (e->kind == RULES_KIND_EXEC && e->effective != RULES_ACTION_DENY && e->target[0])
+		preload_mode_unseen(s, e->target);
+	if (e->effective == RULES_ACTION_ALLOW) {
+		if (!s->record_all)
+			return;
+		r.event = e->kind == RULES_KIND_NET ? "connect" :
+			  e->kind == RULES_KIND_EXEC ? "exec" :
+			  e->has_flags ? "open" : "write";
+		r.action = "allow";
+		record_emit(s, &r);
+		return;
+	}
+	r.event = "alert";
+	r.action = rules_action_name((enum rules_action)e->effective);
+	r.err = e->err;
+	r.why = rule ? rules_string(s->policy, rule->why) : NULL;
+	if (e->action == RULES_ACTION_DENY && record_suggest(e->kind, &ev, suggest, sizeof(suggest)))
+		r.suggest = suggest;
+	r.n_frames = preload_mode_frames(e, frames);
+	r.frames = r.n_frames ? frames : NULL;
+	record_emit(s, &r);
+}
+
+/* Children of agenttrace other than the command's main process and the
+ * host name resolver: processes of the session that outlived it (they
+ * were reparented here, agenttrace being their subreaper). */
+static void preload_mode_left(struct session *s, pid_t **left, size_t *n_left)
+{
+	char path[96], buf[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (char *p = buf, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		char exe[64], target[PATH_MAX];
+		ssize_t len;
+
+		if (end == p)
+			break;
+		if (pid <= 0 || pid == s->main_pid)
+			continue;
+		/* A child still running agenttrace's own code: the resolver. */
+		snprintf(exe, sizeof(exe), "/proc/%ld/exe", pid);
+		len = readlink(exe, target, sizeof(target) - 1);
+		if (len > 0 && s->self_exe && (size_t)len == strlen(s->self_exe) &&
+		    memcmp(target, s->self_exe, (size_t)len) == 0)
+			continue;
+		*left = xrealloc(*left, (*n_left + 1) * sizeof(**left));
+		(*left)[(*n_left)++] = (pid_t)pid;
+	}
+}
+
+static void preload_mode_reap(struct session *s)
+{
+	int status;
+	pid_t pid;
+
+	for (;;) {
+		pid = waitpid(-1, &status, WNOHANG);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			break;
+		if (pid == s->main_pid) {
+			s->main_done = true;
+			s->main_status = status;
+		}
+	}
+}
+
+/* The command itself is started by agenttrace, which carries no shim:
+ * whether it is static is learnt here (execvp's PATH search). */
+static void preload_mode_check_command(struct session *s)
+{
+	const char *cmd = s->opt->command ? s->opt->command[0] : NULL;
+	const char *path = getenv("PATH");
+	char cand[PATH_MAX];
+
+	if (!cmd || !*cmd)
+		return;
+	if (strchr(cmd, '/')) {
+		preload_mode_unseen(s, cmd);
+		return;
+	}
+	for (const char *p = path ? path : "/bin:/usr/bin";; p++) {
+		const char *end = strchrnul(p, ':');
+		int n = (int)(end - p);
+
+		snprintf(cand, sizeof(cand), "%.*s/%s", n ? n : 1, n ? p : ".", cmd);
+		if (access(cand, X_OK) == 0) {
+			preload_mode_unseen(s, cand);
+			return;
+		}
+		if (!*end)
+			return;
+		p = end;
+	}
+}
+
+void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
+{
+	sigset_t set;
+	struct pollfd pfd[2];
+	int sfd;
+
+	*left = NULL;
+	*n_left = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	/* Only a wake-up: signals_wait() takes the signals and forwards them,
+	 * as in the ptrace loop. */
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	limits_start(s);
+	hosts_resolve(s);
+	preload_mode_check_command(s);
+	while (!s->main_done) {
+		long timeout = limits_next_ms(s);
+
+		pfd[0] = (struct pollfd){ .fd = s->channel_fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (timeout < 0 || timeout > 1000)
+			timeout = 1000; /* a safety net, as signals_wait() */
+		if (poll(pfd, 2, (int)timeout) < 0 && errno != EINTR)
+			break;
+		channel_drain(s, preload_mode_event);
+		signals_wait(s, 0);
+		preload_mode_reap(s);
+		limits_check(s);
+		hosts_resolve(s);
+	}
+	/* Events sent just before the end are queued already. */
+	channel_drain(s, preload_mode_event);
+	preload_mode_left(s, left, n_left);
+	for (size_t i = 0; i < *n_left; i++)
+		kill((*left)[i], SIGKILL);
+	for (size_t i = 0; i < *n_left; i++)
+		while (waitpid((*left)[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	preload_mode_reap(s);
+	if (sfd >= 0)
+		close(sfd);
+}
