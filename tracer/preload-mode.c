@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "rules/rules.h"
@@ -281,6 +282,83 @@ static void preload_mode_check_command(struct session *s)
 			return;
 		p = end;
 	}
+}
+
+/* The command itself is exec'ed by agenttrace, which carries no shim: its
+ * exec is decided here, as the shim would decide an exec.  Returns -1 to
+ * go on, or the exit status after a denial (126, as for a program that
+ * cannot be run; the record and the summary are written). */
+int preload_mode_decide_command(struct session *s)
+{
+	const char *const *argv = (const char *const *)s->opt->command;
+	const char *cmd = argv ? argv[0] : NULL;
+	const char *path = getenv("PATH");
+	char exe[PATH_MAX], suggest[PATH_MAX + 128];
+	struct rules_event ev = { .kind = RULES_KIND_EXEC };
+	struct rules_verdict v;
+	struct record r = { 0 };
+	enum rules_action eff;
+	size_t argc = 0;
+
+	if (!cmd || !*cmd)
+		return -1;
+	while (argv[argc])
+		argc++;
+	exe[0] = '\0';
+	if (strchr(cmd, '/')) {
+		if (!realpath(cmd, exe))
+			snprintf(exe, sizeof(exe), "%s", cmd);
+	} else {
+		for (const char *p = path ? path : "/bin:/usr/bin";; p++) {
+			const char *end = strchrnul(p, ':');
+			int n = (int)(end - p);
+			char cand[PATH_MAX];
+
+			snprintf(cand, sizeof(cand), "%.*s/%s", n ? n : 1, n ? p : ".", cmd);
+			if (access(cand, X_OK) == 0 && realpath(cand, exe))
+				break;
+			exe[0] = '\0';
+			if (!*end)
+				break;
+			p = end;
+		}
+	}
+	if (!exe[0])
+		return -1; /* not found: execvp reports 127 as usual */
+	ev.exe = exe;
+	ev.argv = argv;
+	ev.argc = argc;
+	if (rules_decide(s->policy, &ev, &v) < 0)
+		return -1;
+	eff = rules_effective(s->policy, v.action);
+	if (v.action == RULES_ACTION_ALLOW)
+		return -1;
+	r.event = "alert";
+	r.pid = getpid();
+	r.ppid = getppid();
+	r.exe = s->self_exe;
+	r.argv = argv;
+	r.argc = argc;
+	r.backend = "preload";
+	r.kind = RULES_KIND_EXEC;
+	r.port = -1;
+	r.syscall = "execve";
+	r.target = exe;
+	r.target_argv = argv;
+	r.target_argc = argc;
+	r.action = rules_action_name(eff);
+	r.rule = rules_string(s->policy, v.rule->id);
+	r.why = rules_string(s->policy, v.rule->why);
+	if (eff == RULES_ACTION_DENY)
+		r.err = EACCES;
+	if (record_suggest(RULES_KIND_EXEC, &ev, suggest, sizeof(suggest)))
+		r.suggest = suggest;
+	record_emit(s, &r);
+	if (eff != RULES_ACTION_DENY)
+		return -1;
+	fprintf(stderr, "agenttrace: %s: %s\n", cmd, strerror(EACCES));
+	record_summary(s, AT_EXIT_NOEXEC, 0, NULL, 0);
+	return AT_EXIT_NOEXEC;
 }
 
 void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)

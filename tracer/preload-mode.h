@@ -25,4 +25,9 @@ void preload_mode_event(struct session *s, const struct channel_msg *m);
 	"library, which static binaries, raw syscalls and libc-internal calls "      \
 	"bypass; use the ptrace backend for enforcement"
 
+/* The command's own exec, which agenttrace makes without the shim, decided
+ * as the shim decides an exec.  -1 to go on, else the exit status (126)
+ * after the denial record and the summary. */
+int preload_mode_decide_command(struct session *s);
+
 #endif

@@ -38,6 +38,7 @@
 #include "tracer/landlock.h"
 #include "tracer/limits.h"
 #include "tracer/loop.h"
+#include "tracer/preload-mode.h"
 #include "tracer/spawn.h"
 
 #define SPAWN_PTRACE_OPTIONS                                                      \
@@ -192,6 +193,11 @@ int spawn_command(struct session *s)
 	char b = 1;
 	int e;
 
+	if (s->preload_only) {
+		e = preload_mode_decide_command(s);
+		if (e >= 0)
+			return e;
+	}
 	/* Orphans of the command are reparented to agenttrace rather than to
 	 * init, so that what it leaves behind is killed and reaped here
 	 * (loop_run()) and never lingers, not even as a zombie. */

@@ -165,3 +165,15 @@ assert_file_content "auto: HOME/.bashrc unchanged" "$bashrc" orig
 # --- the preload backend is refused when there is no shim ----------------
 at --backend bogus -- true >"$OUT" 2>"$ERR"
 assert_eq "--backend bogus: 125" 125 $?
+
+# --- the command itself: agenttrace execs it without the shim, and decides
+# that exec as the shim would --------------------------------------------
+mkdir -p "$ROOT/priv"
+cp /bin/true "$ROOT/priv/sudo"
+at --backend preload -- "$ROOT/priv/sudo" -n true >"$OUT" 2>"$ERR"
+assert_eq "preload: a denied command is not run (126)" 126 $?
+assert_rec "preload: the command's exec has its denial record" \
+	"event == 'alert' and kind == 'exec' and action == 'deny' and target == '$ROOT/priv/sudo' and backend == 'preload'"
+assert_rec "preload: a summary still ends the log" "event == 'summary' and exit_code == 126"
+at --backend preload -- true >"$OUT" 2>"$ERR"
+assert_eq "preload: an allowed command runs" 0 $?
