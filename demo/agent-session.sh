@@ -12,7 +12,7 @@ echo "== honest work in the project"
 try "write src/hello.c"            sh -c 'mkdir -p src && printf "int main(void){return 0;}\n" > src/hello.c'
 try "compile it"                   cc -o hello src/hello.c
 try "run it"                       ./hello
-try "git init + commit"            sh -c 'git init -q . 2>/dev/null; true'
+try "git init (refused: .git/config is protected, see --allow-write)" git init -q .
 try "pip install (alerted, allowed)" ./bin/pip install requests
 
 echo "== what an attacker would try"
