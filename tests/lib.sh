@@ -161,8 +161,28 @@ PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PYTHON=
 [ -n "$PYTHON" ] || skip_all "python3 is required by the test helpers"
 export PYTHON
 
-mkdir -p "$top_builddir/tests/tmp" || exit 99
-SANDBOX=$(mktemp -d "$top_builddir/tests/tmp/$TEST_NAME.XXXXXX") || exit 99
+# The sandbox must not lie beneath a root the default policy lets anyone
+# write (/tmp, /var/tmp, /dev/shm): a HOME there would make every "write
+# outside ROOT is denied" case pass through.  A build dir under /tmp (a CI
+# clone there) moves the sandboxes to $AGENTTRACE_TEST_DIR, else
+# /run/agenttrace-tests (root) or /var/lib/agenttrace-tests.
+tap_base=$top_builddir/tests/tmp
+case "$(cd -P "$top_builddir" && pwd)/" in
+/tmp/* | /var/tmp/* | /dev/shm/*)
+	tap_base=
+	for d in "${AGENTTRACE_TEST_DIR:-}" /run/agenttrace-tests /var/lib/agenttrace-tests; do
+		[ -n "$d" ] || continue
+		case "$d/" in /tmp/* | /var/tmp/* | /dev/shm/*) continue ;; esac
+		if mkdir -p "$d" 2>/dev/null && [ -w "$d" ]; then
+			tap_base=$d
+			break
+		fi
+	done
+	[ -n "$tap_base" ] || { echo "Bail out! the build dir is under /tmp and no sandbox dir outside it is writable (set AGENTTRACE_TEST_DIR)"; exit 99; }
+	;;
+esac
+mkdir -p "$tap_base" || exit 99
+SANDBOX=$(mktemp -d "$tap_base/$TEST_NAME.XXXXXX") || exit 99
 SANDBOX=$(cd -P "$SANDBOX" && pwd)
 ROOT=$SANDBOX/root
 HOME=$SANDBOX/home
