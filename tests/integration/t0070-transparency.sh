@@ -25,20 +25,14 @@ assert_match "the command's stderr passes through" "to-stderr" "$(cat "$ERR")"
 at -- head -c 3000000 /dev/zero 2>"$ERR" | wc -c >"$OUT"
 assert_eq "3 MB through a pipe on stdout" 3000000 "$(tr -d ' ' <"$OUT")"
 
-# Known intermittent bug (issue 3 stays open for it): about one run in
-# five, one of the 20 lines is missing under supervision.  Up to three
-# tries, each failed try reported as a diagnostic, so that a consistent
-# loss still fails while the flake is investigated.
-for try in 1 2 3; do
-	at -- bash -c 'for i in $(seq 20); do (echo $i >"$ROOT/f$i"; cat "$ROOT/f$i") & done; wait' >"$OUT" 2>"$ERR"
-	st=$?
-	lines=$(wc -l <"$OUT")
-	[ "$st" = 0 ] && [ "$lines" = 20 ] && break
-	diag "20 background subshells, try $try: exit $st, $lines lines (known flake, see issue 3)"
-	cp "$LOG" "$SANDBOX/subshells-try$try.jsonl" 2>/dev/null
-done
-assert_eq "20 background subshells: exit 0" 0 "$st"
-assert_eq "20 background subshells: 20 lines" 20 "$lines"
+# The 20 cats write through a pipe, not into "$OUT" directly: coreutils'
+# cat copies with copy_file_range(2), which (unlike write(2)) does not
+# take the file-position lock of a shared open file, so concurrent cats
+# into one regular file lose lines natively too (52 runs in 300 here,
+# without agenttrace).  Through a pipe the command is deterministic.
+at -- bash -c 'for i in $(seq 20); do (echo $i >"$ROOT/f$i"; cat "$ROOT/f$i") & done; wait' 2>"$ERR" | sort -n >"$OUT"
+assert_eq "20 background subshells: exit 0" 0 "${PIPESTATUS[0]}"
+assert_eq "20 background subshells: all 20 lines" "$(seq 20)" "$(cat "$OUT")"
 
 at -- sh -c 'exit 42' >"$OUT" 2>"$ERR"
 assert_eq "sh -c 'exit 42' -> 42" 42 $?
