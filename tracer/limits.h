@@ -23,7 +23,18 @@ void limits_check(struct session *s);
  * process would exceed --max-procs; the caller then denies with EAGAIN. */
 bool limits_spawn_allowed(struct session *s, struct tracee *t, const struct call *c);
 
-/* In the child, just before exec: RLIMIT_AS and RLIMIT_CPU.  0 or -errno. */
+/* Before the command is forked: the session's cgroup for --max-memory and
+ * --max-cpu, when one can be made (else rlimits apply, -v says so). */
+void limits_prepare(struct session *s);
+
+/* PID, the command not yet exec'd, into the session's cgroup.  0 or -errno. */
+int limits_attach(struct session *s, pid_t pid);
+
+/* At the end: records the last OOM kills, removes the cgroup. */
+void limits_finish(struct session *s);
+
+/* In the child, just before exec: RLIMIT_AS and RLIMIT_CPU where no cgroup
+ * applies them to the session.  0 or -errno. */
 int limits_apply_rlimits(const struct session *s);
 
 /* T is about to receive SIGXCPU: the CPU ceiling was hit. */

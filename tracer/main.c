@@ -5,6 +5,7 @@
 
 #include "lib/exitcode.h"
 #include "lib/log.h"
+#include "tracer/limits.h"
 #include "tracer/loop.h"
 #include "tracer/options.h"
 #include "tracer/record.h"
@@ -34,6 +35,7 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		goto out_session;
 	loop_run(&s, &left, &n_left);
+	limits_finish(&s);
 
 	ret = spawn_outcome(&s);
 	if (WIFSIGNALED(s.main_status))
@@ -47,6 +49,7 @@ int main(int argc, char **argv)
 		ret = AT_EXIT_FAILURE;
 	free(left);
 out_session:
+	limits_finish(&s);
 	session_free(&s);
 out_options:
 	options_free(&opt);

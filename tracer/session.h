@@ -43,6 +43,8 @@ enum session_child_stage {
 	SESSION_CHILD_EXEC,     /* execvp() failed */
 };
 
+struct cgroup_session;
+
 struct session {
 	struct options *opt;
 	struct rules_policy *policy;
@@ -82,6 +84,12 @@ struct session {
 	uint64_t kill_at_ms;      /* 0: none; else SIGKILL time after SIGTERM */
 	bool timed_out;
 	unsigned spawn_refusals;  /* --max-procs refusals (first ones recorded) */
+	/* cgroup.c: --max-memory/--max-cpu for the whole session; NULL: per
+	 * process rlimits (no usable cgroup). */
+	struct cgroup_session *cgroup;
+	uint64_t cgroup_poll_at_ms; /* next look at its CPU time and OOM kills */
+	uint64_t oom_kills;       /* OOM kills already recorded */
+	bool cpu_exceeded;        /* --max-cpu hit: SIGXCPU sent, SIGKILL pending */
 
 	/* The command. */
 	pid_t main_pid;

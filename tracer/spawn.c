@@ -203,6 +203,7 @@ int spawn_command(struct session *s)
 	 * (loop_run()) and never lingers, not even as a zombie. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		debug_msg("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+	limits_prepare(s);
 	if (pipe2(sync_fds, O_CLOEXEC) < 0 || pipe2(report_fds, O_CLOEXEC) < 0) {
 		spawn_error("cannot create a pipe: %s", strerror(errno));
 		return AT_EXIT_FAILURE;
@@ -249,6 +250,16 @@ int spawn_command(struct session *s)
 		close(s->child_pipe);
 		s->child_pipe = -1;
 		return spawn_command(s);
+	}
+	/* Before the sync byte: the command's first instruction counts. */
+	e = limits_attach(s, pid);
+	if (e < 0) {
+		spawn_error("cannot put the command into the session's cgroup: %s", strerror(-e));
+		kill(pid, SIGKILL);
+		close(sync_fds[1]);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return AT_EXIT_FAILURE;
 	}
 	s->main_pid = pid;
 	while (argv[argc])

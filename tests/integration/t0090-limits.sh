@@ -65,6 +65,82 @@ at --max-procs 20 -- "$TRY" fork-storm 10 >"$OUT" 2>"$ERR"
 assert_eq "10 children under --max-procs 20: fine" 0 $?
 assert_no_rec "10 children under --max-procs 20: no limit record" "kind == 'limit'"
 
+# --- --max-memory and --max-cpu: the whole session's, through a cgroup ------------
+# Two (three) children that each stay under the ceiling but not together:
+# a session ceiling ends one of them, a per-process rlimit would not.
+MEM_KIDS='
+import os, sys, time
+pids = []
+for i in range(2):
+    p = os.fork()
+    if p == 0:
+        b = bytearray(120 * 1024 * 1024)
+        for j in range(0, len(b), 4096): b[j] = 1
+        time.sleep(1)
+        os._exit(0)
+    pids.append(p)
+st = [os.waitpid(p, 0)[1] for p in pids]
+print(" ".join(str(x) for x in st))
+'
+CPU_KIDS='
+import os, time
+pids = []
+for i in range(3):
+    p = os.fork()
+    if p == 0:
+        t = time.process_time()
+        while time.process_time() - t < 0.7: pass
+        os._exit(0)
+    pids.append(p)
+print(" ".join(str(os.waitpid(p, 0)[1]) for p in pids))
+'
+cgroup_dir() { sed -n "s/^agenttrace: limits: the session's cgroup (v[12]): \([^ ]*\).*/\1/p" "$ERR" | head -1; }
+
+at -v --max-memory 200M -- "$PYTHON" -c "$MEM_KIDS" >"$OUT" 2>"$ERR"
+st=$?
+cg=$(cgroup_dir)
+if [ -z "$cg" ]; then
+	skip "--max-memory for the session" "no usable cgroup here: $(grep -o 'no usable cgroup.*' "$ERR")"
+else
+	assert_eq "--max-memory 200M, two children of 120 MB: the command goes on (exit 0)" 0 "$st"
+	assert_match "--max-memory: one child killed by the kernel (SIGKILL), one done" \
+		'^(0 9|9 0)$' "$(cat "$OUT")"
+	assert_rec "--max-memory: limit record limit.max-memory" "$(limit_expr limit.max-memory)"
+	assert_file_absent "--max-memory: the session's cgroup is removed at the end" "$cg"
+
+	# A cgroup left by a killed agenttrace is swept by the next one.
+	stale="$(dirname "$cg")/agenttrace.4194305"
+	mkdir "$stale" 2>/dev/null
+	at -v --max-memory 200M -- true >"$OUT" 2>"$ERR"
+	assert_file_absent "a stale session cgroup (pid gone) is removed" "$stale"
+	rmdir "$stale" 2>/dev/null
+fi
+
+AGENTTRACE_TEST_NO_CGROUP=1 at -v --max-memory 200M -- "$PYTHON" -c "$MEM_KIDS" >"$OUT" 2>"$ERR"
+assert_eq "no cgroup: --max-memory is per process (RLIMIT_AS), both children live" "0 0" "$(cat "$OUT")"
+assert_match "no cgroup: -v says the ceiling is per process" "apply to each process" "$(cat "$ERR")"
+AGENTTRACE_TEST_NO_CGROUP=1 at --max-memory 200M -- "$PYTHON" -c 'bytearray(300 * 1024 * 1024)' >"$OUT" 2>"$ERR"
+assert_eq "no cgroup: one allocation over --max-memory fails (MemoryError, exit 1)" 1 $?
+assert_match "no cgroup: the program saw ENOMEM" MemoryError "$(cat "$ERR")"
+
+t0=$(now_ms)
+at -v --max-cpu 1 -- "$PYTHON" -c "$CPU_KIDS" >"$OUT" 2>"$ERR"
+st=$?
+el=$(( $(now_ms) - t0 ))
+cg=$(cgroup_dir)
+if [ -z "$cg" ]; then
+	skip "--max-cpu for the session" "no usable cgroup here"
+else
+	assert_eq "--max-cpu 1, three children of 0.7 s CPU: SIGXCPU ends the command (152)" 152 "$st"
+	assert_rec "--max-cpu: limit record limit.max-cpu for the session" \
+		"$(limit_expr limit.max-cpu) and 'session used' in why"
+	if [ $el -lt 10000 ]; then ok "--max-cpu: the run ends soon after (${el} ms)"; else not_ok "--max-cpu: the run ends soon after" "${el} ms"; fi
+	assert_file_absent "--max-cpu: the session's cgroup is removed at the end" "$cg"
+fi
+AGENTTRACE_TEST_NO_CGROUP=1 at --max-cpu 1 -- "$PYTHON" -c "$CPU_KIDS" >"$OUT" 2>"$ERR"
+assert_eq "no cgroup: --max-cpu is per process (RLIMIT_CPU), all three finish" "0 0 0" "$(cat "$OUT")"
+assert_no_rec "no cgroup: no limit record under the per-process ceiling" "kind == 'limit'"
+
 # --- many short processes ---------------------------------------------------------
 t0=$(now_ms)
 at -- sh -c 'i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done; echo $i' >"$OUT" 2>"$ERR"

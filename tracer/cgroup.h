@@ -1,0 +1,41 @@
+/* A cgroup of the session (cgroup.c), for the ceilings that are the
+ * session's and not each process's: --max-memory and --max-cpu (SPEC §2
+ * "resource ceilings for the whole session").  cgroup v2 when the memory
+ * controller can be enabled below agenttrace's own cgroup, else the v1
+ * memory and cpuacct hierarchies; neither: the caller falls back to
+ * per-process rlimits. */
+#ifndef AGENTTRACE_CGROUP_H
+#define AGENTTRACE_CGROUP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cgroup_session {
+	int version;     /* 1 or 2 */
+	char *mem_dir;   /* where memory is limited; NULL: not limited */
+	char *cpu_dir;   /* where CPU time is read; NULL: not read */
+};
+
+/* Makes the session's cgroup(s) agenttrace.<pid> below agenttrace's own:
+ * memory limited to MAX_MEMORY bytes (0: not limited), CPU time readable
+ * when WANT_CPU.  0, or -errno when no usable cgroup exists (nothing is
+ * left behind then).  AGENTTRACE_TEST_NO_CGROUP=1 forces the failure. */
+int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu);
+
+/* Moves PID (not yet running the command) into the cgroup(s). */
+int cgroup_attach(const struct cgroup_session *cg, pid_t pid);
+
+/* CPU time used so far by the session's processes, in microseconds. */
+int cgroup_cpu_usec(const struct cgroup_session *cg, uint64_t *usec);
+
+/* How many processes the kernel killed for the memory limit so far. */
+int cgroup_oom_kills(const struct cgroup_session *cg, uint64_t *n);
+
+/* Sends SIG to every process in the cgroup (the ones the preload backend
+ * does not trace too).  How many were signalled. */
+int cgroup_signal(const struct cgroup_session *cg, int sig);
+
+/* Removes the cgroup(s) once empty and frees CG's strings. */
+void cgroup_close(struct cgroup_session *cg);
+
+#endif
