@@ -39,7 +39,8 @@ nel=$(( ($(now_ms) - t1) * 10 ))
 diag "natively: $(( N * 1000 / (nel > 0 ? nel : 1) )) processes/s"
 rss=$(tail -n1 "$SANDBOX/rss" 2>/dev/null)
 diag "$N short processes: ${el} ms, ${rate} processes/s; peak RSS of agenttrace (and its largest descendant): ${rss} KiB"
-if [ $el -lt 120000 ]; then ok "$N short processes: ${rate}/s, peak RSS ${rss} KiB"; else not_ok "$N short processes in under 2 min" "${el} ms"; fi
+# How fast is bench/'s business (tests do not assert timings): the
+# diagnostics above report it, the assertions are that all ran.
 if [ "${rss:-0}" -lt 65536 ]; then ok "peak RSS under 64 MiB (${rss} KiB)"; else not_ok "peak RSS under 64 MiB" "${rss} KiB"; fi
 
 # --- 200 threads opening files at once -------------------------------------------
