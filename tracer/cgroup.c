@@ -333,14 +333,26 @@ int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu)
 	return r;
 }
 
-int cgroup_attach(const struct cgroup_session *cg, pid_t pid)
+/* The cgroup directories of CG, each once (v2: one for both). */
+static size_t cgroup_dirs(const struct cgroup_session *cg, const char *dirs[2])
 {
-	int r = 0;
+	size_t n = 0;
 
 	if (cg->mem_dir)
-		r = cgroup_write(cg->mem_dir, "cgroup.procs", "%d", (int)pid);
-	if (r == 0 && cg->cpu_dir && (!cg->mem_dir || strcmp(cg->cpu_dir, cg->mem_dir) != 0))
-		r = cgroup_write(cg->cpu_dir, "cgroup.procs", "%d", (int)pid);
+		dirs[n++] = cg->mem_dir;
+	if (cg->cpu_dir && (!cg->mem_dir || strcmp(cg->cpu_dir, cg->mem_dir) != 0))
+		dirs[n++] = cg->cpu_dir;
+	return n;
+}
+
+int cgroup_attach(const struct cgroup_session *cg, pid_t pid)
+{
+	const char *dirs[2];
+	size_t n = cgroup_dirs(cg, dirs);
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = cgroup_write(dirs[i], "cgroup.procs", "%d", (int)pid);
 	return r;
 }
 
@@ -403,10 +415,11 @@ static void cgroup_remove(const char *dir)
 
 void cgroup_close(struct cgroup_session *cg)
 {
-	if (cg->mem_dir)
-		cgroup_remove(cg->mem_dir);
-	if (cg->cpu_dir && (!cg->mem_dir || strcmp(cg->cpu_dir, cg->mem_dir) != 0))
-		cgroup_remove(cg->cpu_dir);
+	const char *dirs[2];
+	size_t n = cgroup_dirs(cg, dirs);
+
+	for (size_t i = 0; i < n; i++)
+		cgroup_remove(dirs[i]);
 	free(cg->mem_dir);
 	free(cg->cpu_dir);
 	memset(cg, 0, sizeof(*cg));
