@@ -12,13 +12,23 @@
  * With -c it counts the seccomp stops and the processes and prints them to
  * standard error at the end, so that bench/run can give a cost per stop.
  *
+ * With -u the set goes to the tracer by seccomp user notification
+ * (SECCOMP_RET_USER_NOTIF) instead of a ptrace stop: a second thread
+ * receives each notification and answers "continue"
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE), while ptrace still follows fork,
+ * clone and exec, as a supervisor built that way would (issue 7, item 4).
+ *
  * clone3 answers ENOSYS, as under agenttrace, so that libc falls back to
  * clone and thread creation costs the same stop in both.
  *
  * Exit status: COMMAND's, 128+N when it was killed by signal N, 125 when
  * the tracer itself failed, 126/127 when COMMAND could not be executed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -120,7 +130,7 @@ static int floor_parse_set(const char *list, int *nrs)
  * killed: the floor does not decode it, and nothing in the benchmark uses
  * one), clone3 -> ENOSYS, the set -> TRACE, the rest -> ALLOW.  Returns 0
  * or -errno. */
-static int floor_filter_install(const int *nrs, int n)
+static int floor_filter_install(const int *nrs, int n, bool notify)
 {
 	struct sock_filter prog[FLOOR_MAX_NRS + 8];
 	struct sock_fprog fprog;
@@ -140,33 +150,52 @@ static int floor_filter_install(const int *nrs, int n)
 		prog[len++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 			(unsigned)nrs[i], (unsigned char)(n - i), 0);
 	prog[len++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	prog[len++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	prog[len++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+		notify ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_TRACE);
 
 	fprog.len = (unsigned short)len;
 	fprog.filter = prog;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
-	if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) < 0)
-		return -errno;
-	return 0;
+	/* With NEW_LISTENER the result is the listener's descriptor. */
+	long r = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
+			 notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &fprog);
+	return r < 0 ? -errno : (int)r;
 }
+
+/* -u: the child's listener descriptor number travels through NOTIFY_PIPE;
+ * the parent takes a copy with pidfd_getfd() and then releases the child
+ * (one byte on GO_PIPE), which must not exec before: the descriptor is
+ * close-on-exec. */
+struct floor_notify {
+	int fd_pipe[2];
+	int go_pipe[2];
+	int listener;
+	pid_t child;
+	unsigned long stops;
+};
 
 /* The child: wait to be seized, install the filter, exec.  Exec failures
  * are reported with the shell's codes, as agenttrace does. */
-static void __attribute__((noreturn)) floor_child(char **argv, const int *nrs, int n)
+static void __attribute__((noreturn)) floor_child(char **argv, const int *nrs, int n,
+						   struct floor_notify *un)
 {
 	int err;
+	char b;
 
 	/* Stop until the tracer has seized us, so that the very first exec is
 	 * already traced (strace's startup_child does the same). */
 	if (kill(getpid(), SIGSTOP) < 0)
 		_exit(AT_EXIT_FAILURE);
-	err = floor_filter_install(nrs, n);
+	err = floor_filter_install(nrs, n, un != NULL);
 	if (err < 0) {
 		errno = -err;
 		warn_errno("cannot install the seccomp filter");
 		_exit(AT_EXIT_FAILURE);
 	}
+	if (un && (write(un->fd_pipe[1], &err, sizeof(err)) != sizeof(err) ||
+		   read(un->go_pipe[0], &b, 1) != 1))
+		_exit(AT_EXIT_FAILURE);
 	execvp(argv[0], argv);
 	err = errno;
 	warn_errno("cannot run %s", argv[0]);
@@ -225,12 +254,70 @@ static int floor_loop(pid_t child, struct floor_counts *counts)
 	return result;
 }
 
+/* Takes the child's listener with pidfd_getfd() and releases the child. */
+static void floor_notify_take(struct floor_notify *un)
+{
+	int pidfd, fd;
+	char b = 1;
+
+	if (read(un->fd_pipe[0], &fd, sizeof(fd)) != sizeof(fd))
+		die("the child did not install its filter");
+	pidfd = (int)syscall(SYS_pidfd_open, un->child, 0);
+	if (pidfd < 0)
+		die_errno("pidfd_open");
+	un->listener = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (un->listener < 0)
+		die_errno("pidfd_getfd");
+	close(pidfd);
+	if (write(un->go_pipe[1], &b, 1) != 1)
+		die_errno("write");
+}
+
+/* The -u thread (the main one runs the ptrace loop meanwhile, which the
+ * child's first stops need): every notification is answered "continue
+ * as if allowed", the user-notification twin of a bare PTRACE_CONT.
+ * Ends when the last process using the filter is gone (POLLHUP). */
+static void *floor_notify_loop(void *arg)
+{
+	struct floor_notify *un = arg;
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+
+	floor_notify_take(un);
+	for (;;) {
+		struct pollfd pfd = { .fd = un->listener, .events = POLLIN };
+
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (!(pfd.revents & POLLIN))
+			break;
+		memset(&req, 0, sizeof(req));
+		if (ioctl(un->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			break;
+		}
+		un->stops++;
+		memset(&resp, 0, sizeof(resp));
+		resp.id = req.id;
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		/* ENOENT: the caller was killed meanwhile. */
+		if (ioctl(un->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+			warn_errno("SECCOMP_IOCTL_NOTIF_SEND");
+	}
+	return NULL;
+}
+
 static void __attribute__((noreturn)) floor_usage(int code)
 {
 	fprintf(code ? stderr : stdout,
-		"usage: floor-tracer [-c] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]\n"
+		"usage: floor-tracer [-c] [-u] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]\n"
 		"Runs COMMAND under a ptrace + seccomp supervisor that stops on the\n"
-		"given syscalls (default: %s)\nand only resumes.  -c: print the number of stops at the end.\n",
+		"given syscalls (default: %s)\nand only resumes.  -c: print the number of stops at the end.\n"
+		"-u: seccomp user notification instead of ptrace stops for the syscalls.\n",
 		floor_default_set);
 	exit(code);
 }
@@ -243,19 +330,24 @@ int main(int argc, char **argv)
 	};
 	const char *set = floor_default_set;
 	struct floor_counts counts = {0, 1};
-	bool count = false;
+	bool count = false, notify = false;
+	struct floor_notify un = { .listener = -1 };
+	pthread_t thread;
 	int nrs[FLOOR_MAX_NRS];
 	int n, opt, status, result;
 	pid_t child;
 
 	log_set_program("floor-tracer");
-	while ((opt = getopt_long(argc, argv, "+ce:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+cue:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			count = true;
 			break;
 		case 'e':
 			set = optarg;
+			break;
+		case 'u':
+			notify = true;
 			break;
 		case 'h':
 			floor_usage(0);
@@ -269,11 +361,13 @@ int main(int argc, char **argv)
 	if (n < 0)
 		return AT_EXIT_FAILURE;
 
+	if (notify && (pipe2(un.fd_pipe, O_CLOEXEC) < 0 || pipe2(un.go_pipe, O_CLOEXEC) < 0))
+		die_errno("pipe");
 	child = fork();
 	if (child < 0)
 		die_errno("fork");
 	if (child == 0)
-		floor_child(argv + optind, nrs, n);
+		floor_child(argv + optind, nrs, n, notify ? &un : NULL);
 
 	if (waitpid(child, &status, WSTOPPED) < 0)
 		die_errno("waitpid");
@@ -290,7 +384,18 @@ int main(int argc, char **argv)
 	}
 	if (kill(child, SIGCONT) < 0)
 		die_errno("SIGCONT");
+	if (notify) {
+		un.child = child;
+		errno = pthread_create(&thread, NULL, floor_notify_loop, &un);
+		if (errno)
+			die_errno("pthread_create");
+	}
 	result = floor_loop(child, &counts);
+	if (notify) {
+		/* Every user of the filter is gone: the thread sees POLLHUP. */
+		pthread_join(thread, NULL);
+		counts.stops = un.stops;
+	}
 	if (count)
 		fprintf(stderr, "floor-tracer: %lu seccomp stops, %lu processes\n",
 			counts.stops, counts.processes);
