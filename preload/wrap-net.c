@@ -18,29 +18,6 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* "@name" of an abstract address, escaped as the ptrace backend does
- * (tracer/decode.c): printable bytes as they are, others as \xHH. */
-static void net_abstract(const unsigned char *name, size_t n, char *out, size_t size)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	out[o++] = '@';
-	for (size_t i = 0; i < n && o + 5 < size; i++) {
-		unsigned char ch = name[i];
-
-		if (ch > 0x20 && ch < 0x7f && ch != '\\') {
-			out[o++] = (char)ch;
-		} else {
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[ch >> 4];
-			out[o++] = hex[ch & 15];
-		}
-	}
-	out[o] = 0;
-}
-
 /* 0 or the errno of a denial. */
 static int net_check(const struct sockaddr *sa, socklen_t len, const char *name)
 {
@@ -82,7 +59,7 @@ static int net_check(const struct sockaddr *sa, socklen_t len, const char *name)
 		if (n == 0) {
 			c.unix_path = NULL; /* unnamed */
 		} else if (un->sun_path[0] == 0) {
-			net_abstract((const unsigned char *)un->sun_path + 1, n - 1, upath,
+			rules_unix_abstract_text((const unsigned char *)un->sun_path + 1, n - 1, upath,
 				     sizeof(upath));
 			c.unix_path = upath;
 		} else {

@@ -112,3 +112,24 @@ bool match_net(const struct rules_policy *p, const struct rules_pattern *pat,
 		return false;
 	}
 }
+
+void rules_unix_abstract_text(const unsigned char *name, size_t n, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	out[o++] = '@';
+	for (size_t i = 0; i < n && o + 5 < size; i++) {
+		unsigned char ch = name[i];
+
+		if (ch > 0x20 && ch < 0x7f && ch != '\\') {
+			out[o++] = (char)ch;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[ch >> 4];
+			out[o++] = hex[ch & 15];
+		}
+	}
+	out[o] = '\0';
+}

@@ -191,6 +191,13 @@ int rules_policy_check(const void *blk, size_t size);
 int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 		 struct rules_verdict *out);
 
+/* The "@name" text of an abstract AF_UNIX address (NAME, N bytes after
+ * the leading NUL) into OUT (SIZE >= 6): printable bytes as they are, the
+ * others and '\' as \xHH, so that the text is unambiguous and valid
+ * UTF-8; cut short when OUT is full.  Both backends name abstract sockets
+ * through it, so that one rule "unix:@name" means the same in both. */
+void rules_unix_abstract_text(const unsigned char *name, size_t n, char *out, size_t size);
+
 /* The action to apply after the mode: in audit mode a deny becomes an
  * alert. */
 enum rules_action rules_effective(const struct rules_policy *p, enum rules_action a);

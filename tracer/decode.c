@@ -371,29 +371,6 @@ static int decode_write(const struct decode *d)
 
 /* ---- network ---- */
 
-/* "@name" of an abstract socket: printable bytes as they are, the others
- * (and '\') as \xHH, so that the text is unambiguous and valid UTF-8. */
-static void decode_abstract(const unsigned char *name, size_t n, char *out, size_t outsz)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	out[o++] = '@';
-	for (size_t i = 0; i < n && o + 5 < outsz; i++) {
-		unsigned char ch = name[i];
-
-		if (ch > 0x20 && ch < 0x7f && ch != '\\') {
-			out[o++] = (char)ch;
-		} else {
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[ch >> 4];
-			out[o++] = hex[ch & 15];
-		}
-	}
-	out[o] = '\0';
-}
-
 /* The sockaddr at ADDR (LEN bytes) into EV, with PATHBUF (PATH_MAX) for
  * the text of a UNIX address and RAW (when not NULL) for sun_path as given.
  * 0, DECODE_NO_EVENT, -errno.  BIND makes a UNIX path a write event; other
@@ -447,8 +424,8 @@ static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned 
 		if (un->sun_path[0] == '\0') {
 			if (bind)
 				return DECODE_NO_EVENT; /* no file is made */
-			decode_abstract((const unsigned char *)un->sun_path + 1, n - 1, pathbuf,
-					PATH_MAX);
+			rules_unix_abstract_text((const unsigned char *)un->sun_path + 1, n - 1,
+						 pathbuf, PATH_MAX);
 			ev->kind = RULES_KIND_NET;
 			ev->family = AF_UNIX;
 			ev->unix_path = pathbuf;

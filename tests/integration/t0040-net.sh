@@ -84,6 +84,34 @@ assert_eq "connect HOME/docker.sock: EACCES" "$EACCES" $?
 assert_rec "connect HOME/docker.sock: deny record" \
 	"event == 'alert' and action == 'deny' and kind == 'net' and pre(rule_id, 'net.') and '$docker' in (path, addr, 'unix:' + str(addr))"
 
+# --- abstract unix sockets: one name in both backends -------------------------
+# A byte that is not printable is written \xHH by the ptrace decoder and
+# by the shim alike (rules_unix_abstract_text), so one rule and one record
+# text serve both.
+cat >"$SANDBOX/abstract.json" <<'JSON'
+{ "agenttrace": 1, "extends": "default",
+  "net": { "deny": [ { "id": "net.test-abstract", "addr": "unix:@agenttrace-test-*" } ] } }
+JSON
+ABSTRACT='
+import errno, os, socket, sys
+name = b"\0agenttrace-test-%d\x01x" % os.getpid()
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(name)
+srv.listen(1)
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    c.connect(name)
+    print("connected")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+'
+for backend in ptrace preload; do
+	at --backend $backend --policy "$SANDBOX/abstract.json" -- "$PYTHON" -c "$ABSTRACT" >"$OUT" 2>"$ERR"
+	assert_file_content "abstract socket, --backend $backend: connect denied (EACCES)" "$OUT" EACCES
+	assert_rec "abstract socket, --backend $backend: record names it with \\x01" \
+		"$(deny_expr net net.test-abstract) and backend == '$backend' and pre(path or addr, '@agenttrace-test-') and (path or addr).endswith('\\\\x01x')"
+done
+
 # --- denied: other addresses, inside a private network namespace ------------
 netns_ok=1
 if ! have unshare || ! have ip; then

@@ -577,6 +577,24 @@ START_TEST(test_argv_long)
 }
 END_TEST
 
+/* One text per abstract name for both backends: printable bytes kept,
+ * NUL, blanks, '\' and bytes >= 0x7f as \xHH, cut short on a full
+ * buffer without splitting an escape. */
+START_TEST(test_unix_abstract_text)
+{
+	char out[64];
+
+	rules_unix_abstract_text((const unsigned char *)"dbus-1", 6, out, sizeof(out));
+	ck_assert_str_eq(out, "@dbus-1");
+	rules_unix_abstract_text((const unsigned char *)"a\0b c\\\xff", 7, out, sizeof(out));
+	ck_assert_str_eq(out, "@a\\x00b\\x20c\\x5c\\xff");
+	rules_unix_abstract_text((const unsigned char *)"", 0, out, sizeof(out));
+	ck_assert_str_eq(out, "@");
+	rules_unix_abstract_text((const unsigned char *)"\x01\x02", 2, out, 8);
+	ck_assert_str_eq(out, "@\\x01");
+}
+END_TEST
+
 static Suite *match_suite(void)
 {
 	Suite *s = suite_create("match");
@@ -595,6 +613,7 @@ static Suite *match_suite(void)
 
 	tc = tcase_create("net");
 	tcase_add_loop_test(tc, test_net, 0, (int)N(net_cases));
+	tcase_add_test(tc, test_unix_abstract_text);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("argv");
