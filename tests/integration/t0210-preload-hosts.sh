@@ -115,3 +115,12 @@ if [ -n "$TRY_STATIC" ]; then
 else
 	skip "static program and agenttrace's own lookups" "no static helper"
 fi
+
+# While agenttrace resolves the allow rules' names at start (here made slow
+# on purpose), the shim's events of the preload backend keep arriving on
+# the same channel: they are records, none may be dropped.
+AGENTTRACE_TEST_RESOLVER_DELAY_MS=400 at_ns --backend preload --allow-net api.example.test:9 -- \
+	sh -c 'echo x >"$HOME/.bashrc"' >"$OUT" 2>"$ERR"
+assert_ne "preload, slow start-up lookup: the write to ~/.bashrc is denied" 0 $?
+assert_rec "preload, slow start-up lookup: its record is kept" \
+	"$(deny_expr write write.) and backend == 'preload' and path.endswith('/.bashrc')"
