@@ -26,6 +26,8 @@
 #define DECODE_MMSG_BATCH 16
 #define DECODE_UIO_MAXIOV 1024 /* sendmmsg's own cap on vlen */
 #define DECODE_OPEN_HOW_VER0 24 /* OPEN_HOW_SIZE_VER0 of linux/openat2.h */
+#define DECODE_ARGV_BATCH 64    /* argv pointers (and strings) per read; <= MEM_STRINGS_MAX */
+#define DECODE_ARG_GUESS 256    /* bytes tried per argv string in the batched read */
 
 /* What a stop needs besides struct call. */
 struct decode {
@@ -116,17 +118,17 @@ static int decode_path_flags(const struct decode *d, const struct syscall_path *
 			return PATH_NOFOLLOW;
 		if ((oflags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
 			return PATH_NOFOLLOW;
-		return 0;
+		return (oflags & O_CREAT) ? PATH_CREATE : 0;
 	default:
 		return 0;
 	}
 }
 
-/* Resolve path role SP into OUT (PATH_MAX).  RAW, when not NULL, gets the
- * name as the tracee passed it (OUT's first use).  0, DECODE_NO_EVENT,
- * or -errno. */
+/* Resolve path role SP into OUT (PATH_MAX).  PRE >= 0: the name is in OUT
+ * already (PRE bytes, read with the call's other strings); else it is read
+ * here.  0, DECODE_NO_EVENT, or -errno. */
 static int decode_path(const struct decode *d, const struct syscall_path *sp, int oflags,
-		       char *out, bool *is_canary)
+		       char *out, bool *is_canary, long pre)
 {
 	struct call *c = d->c;
 	int dirfd = sp->dirfd ? (int)decode_arg(d, sp->dirfd) : AT_FDCWD;
@@ -143,7 +145,7 @@ static int decode_path(const struct decode *d, const struct syscall_path *sp, in
 		rc = path_fd(d->pid, dirfd, out, PATH_MAX);
 		goto done;
 	}
-	n = mem_read_string(d->pid, addr, out, PATH_MAX);
+	n = pre >= 0 ? pre : mem_read_string(d->pid, addr, out, PATH_MAX);
 	if (n < 0)
 		return (int)n;
 	if (is_canary && strcmp(out, CALL_CANARY_PATH) == 0) {
@@ -187,7 +189,12 @@ static int decode_argv(const struct decode *d, unsigned long vec)
 		return 0; /* the kernel accepts a NULL argv (argc 0) */
 	}
 	while (argc < CALL_MAX_ARGV) {
-		uint64_t ptrs[64];
+		uint64_t ptrs[DECODE_ARGV_BATCH];
+		char scratch[DECODE_ARGV_BATCH][DECODE_ARG_GUESS];
+		unsigned long addrs[DECODE_ARGV_BATCH];
+		char *bufs[DECODE_ARGV_BATCH];
+		size_t caps[DECODE_ARGV_BATCH], m;
+		long lens[DECODE_ARGV_BATCH];
 		unsigned long at = vec + argc * sizeof(uint64_t);
 		/* Up to the page's end: the array may end right before an
 		 * unmapped page. */
@@ -195,11 +202,21 @@ static int decode_argv(const struct decode *d, unsigned long vec)
 		size_t batch = room ? room : 1;
 		int rc;
 
-		if (batch > 64)
-			batch = 64;
+		if (batch > DECODE_ARGV_BATCH)
+			batch = DECODE_ARGV_BATCH;
 		if (batch > CALL_MAX_ARGV - argc)
 			batch = CALL_MAX_ARGV - argc;
 		rc = mem_read(d->pid, at, ptrs, batch * sizeof(uint64_t));
+		if (rc < 0)
+			return rc;
+		/* The batch's strings in one read where each is short and
+		 * within its page; the others are read one by one below. */
+		for (m = 0; m < batch && ptrs[m] != 0; m++) {
+			addrs[m] = (unsigned long)ptrs[m];
+			bufs[m] = scratch[m];
+			caps[m] = DECODE_ARG_GUESS;
+		}
+		rc = mem_read_strings(d->pid, m, addrs, bufs, caps, lens);
 		if (rc < 0)
 			return rc;
 		for (size_t i = 0; i < batch; i++) {
@@ -214,8 +231,13 @@ static int decode_argv(const struct decode *d, unsigned long vec)
 				c->argv[argc] = NULL;
 				return 0;
 			}
-			n = mem_read_string(d->pid, ptrs[i], c->argv_buf + used,
-					    sizeof(c->argv_buf) - used);
+			if (lens[i] >= 0 && used + (size_t)lens[i] + 1 <= sizeof(c->argv_buf)) {
+				n = lens[i];
+				memcpy(c->argv_buf + used, scratch[i], (size_t)n + 1);
+			} else {
+				n = mem_read_string(d->pid, ptrs[i], c->argv_buf + used,
+						    sizeof(c->argv_buf) - used);
+			}
 			if (n == -ENAMETOOLONG) {
 				c->argv[argc++] = c->argv_buf + used;
 				c->argv_truncated = true;
@@ -248,7 +270,7 @@ static int decode_exec(const struct decode *d)
 	size_t argc = 0;
 	int rc;
 
-	rc = decode_path(d, &e->paths[0], 0, c->exe, NULL);
+	rc = decode_path(d, &e->paths[0], 0, c->exe, NULL, -1);
 	if (rc == DECODE_NO_EVENT) {
 		/* exec of an fd that is no file: keep its text as the exe */
 		rc = 0;
@@ -299,7 +321,7 @@ static int decode_open(const struct decode *d)
 	oflags = c->flags;
 	if (e->paths[0].dirfd)
 		c->dirfd = (int)decode_arg(d, e->paths[0].dirfd);
-	rc = decode_path(d, &e->paths[0], oflags, c->path[0], &canary);
+	rc = decode_path(d, &e->paths[0], oflags, c->path[0], &canary, -1);
 	if (canary) {
 		c->canary = true;
 		c->deny_errno = CALL_CANARY_ERRNO;
@@ -325,18 +347,31 @@ static int decode_write(const struct decode *d)
 	struct call *c = d->c;
 	const struct syscall_entry *e = d->e;
 	bool ok[2] = {false, false};
+	long pre[2] = {-1, -1};
 	int rc;
 
 	if (e->paths[0].dirfd)
 		c->dirfd = (int)decode_arg(d, e->paths[0].dirfd);
+	if (e->n_paths == 2 && e->paths[0].name && e->paths[1].name) {
+		/* rename, link, symlink: both names in one read */
+		const unsigned long addrs[2] = {decode_arg(d, e->paths[0].name),
+						decode_arg(d, e->paths[1].name)};
+		char *const bufs[2] = {c->path[0], c->path[1]};
+		const size_t caps[2] = {PATH_MAX, PATH_MAX};
+
+		rc = mem_read_strings(d->pid, 2, addrs, bufs, caps, pre);
+		if (rc < 0)
+			return decode_fail(c, rc);
+	}
 	for (unsigned i = 0; i < e->n_paths; i++) {
 		if (i == 1 && (e->opts & SYSCALL_OPT_SYMLINK)) {
 			/* The target, as the link will lead to it: relative
 			 * to the link's directory. */
 			char base[PATH_MAX];
 			char *slash;
-			long n = mem_read_string(d->pid, decode_arg(d, e->paths[1].name), c->path[1],
-						 PATH_MAX);
+			long n = pre[1] >= 0 ? pre[1]
+					     : mem_read_string(d->pid, decode_arg(d, e->paths[1].name),
+							       c->path[1], PATH_MAX);
 
 			if (n < 0)
 				return decode_fail(c, (int)n);
@@ -357,7 +392,7 @@ static int decode_write(const struct decode *d)
 			else if (rc == PATH_NOT_FS)
 				rc = DECODE_NO_EVENT;
 		} else {
-			rc = decode_path(d, &e->paths[i], 0, c->path[i], NULL);
+			rc = decode_path(d, &e->paths[i], 0, c->path[i], NULL, pre[i]);
 		}
 		if (rc < 0)
 			return decode_fail(c, rc);

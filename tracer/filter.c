@@ -9,10 +9,14 @@
  *     switch (d.nr) {
  *     case execve: ... case rename: ... case connect: ... case fork: ...
  *     case io_uring_setup: ... case ptrace: ...     return TRACE(NATIVE);
- *     case open:   if (read rules || (d.args[1] & WRITE_FLAGS)) return TRACE; return ALLOW;
- *     case openat: if (read rules || (d.args[2] & WRITE_FLAGS)) return TRACE; return ALLOW;
+ *     case open:   // flags: d.args[1]
+ *     case openat: // flags: d.args[2]
+ *                  if (flags & WRITE_FLAGS) return TRACE;
+ *                  if (read rules && !(flags & O_PATH)) return TRACE;
+ *                  return ALLOW;
  *                  // WRITE_FLAGS = O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|__O_TMPFILE
- *                  // ("read rules": decided when the program is built)
+ *                  // ("read rules": decided when the program is built; an
+ *                  // O_PATH descriptor reads nothing, doc/SYSCALLS.md)
  *     case sendto:  if (d.args[4] != 0) return TRACE; return ALLOW;
  *     case unshare: if (d.args[0] & CLONE_NEW*) return TRACE; return ALLOW;
  *     case seccomp: if (d.args[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER) return TRACE;
@@ -72,11 +76,15 @@ static bool filter_read_rules(const struct rules_policy *p)
 		     p->span[RULES_KIND_READ][RULES_ACTION_ALERT].count > 0);
 }
 
+/* An open-flags block under a policy with read rules: every open stops
+ * but a read-only O_PATH one (the decoder makes no event of it). */
+#define FILTER_OPEN_READ 100
+
 /* The effective BPF action of E under this policy. */
 static int filter_action(const struct filter_gen *g, const struct syscall_entry *e)
 {
 	if (e->bpf == SYSCALL_BPF_OPEN_FLAGS && g->read_rules)
-		return SYSCALL_BPF_TRACE;
+		return FILTER_OPEN_READ;
 	return e->bpf;
 }
 
@@ -89,6 +97,8 @@ static size_t filter_block_len(int action)
 		return 4;
 	case SYSCALL_BPF_ARG_NONZERO:
 		return 6;
+	case FILTER_OPEN_READ:
+		return 5;
 	default:
 		return 1;
 	}
@@ -112,6 +122,13 @@ static void filter_block(struct filter_gen *g, const struct syscall_entry *e, in
 		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K,
 			    action == SYSCALL_BPF_OPEN_FLAGS ? SYSCALL_OPEN_WRITE_FLAGS : e->bpf_mask,
 			    0, 1);
+		filter_ret(g, trace);
+		filter_ret(g, SECCOMP_RET_ALLOW);
+		break;
+	case FILTER_OPEN_READ:
+		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(arg), 0, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_WRITE_FLAGS, 1, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, O_PATH, 1, 0);
 		filter_ret(g, trace);
 		filter_ret(g, SECCOMP_RET_ALLOW);
 		break;

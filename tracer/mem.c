@@ -144,3 +144,43 @@ long mem_read_string(pid_t pid, unsigned long addr, char *buf, size_t cap)
 	buf[cap - 1] = '\0';
 	return -ENAMETOOLONG;
 }
+
+int mem_read_strings(pid_t pid, size_t n, const unsigned long *addrs, char *const *bufs,
+		     const size_t *caps, long *lens)
+{
+	struct iovec local[MEM_STRINGS_MAX], remote[MEM_STRINGS_MAX];
+	size_t idx[MEM_STRINGS_MAX], k = 0;
+	ssize_t got;
+
+	if (n > MEM_STRINGS_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		size_t want = MEM_PAGE - (addrs[i] & (MEM_PAGE - 1));
+
+		lens[i] = -EAGAIN;
+		if (addrs[i] == 0 || caps[i] == 0)
+			continue;
+		if (want > caps[i])
+			want = caps[i];
+		local[k].iov_base = bufs[i];
+		local[k].iov_len = want;
+		remote[k].iov_base = (void *)addrs[i];
+		remote[k].iov_len = want;
+		idx[k++] = i;
+	}
+	if (k == 0 || mem_use_procmem)
+		return 0;
+	got = process_vm_readv(pid, local, (unsigned long)k, remote, (unsigned long)k, 0);
+	if (got < 0)
+		return errno == ESRCH ? -ESRCH : 0;
+	/* process_vm_readv(2): a partial transfer ends at an iovec element
+	 * that failed; each element here lies within one remote page. */
+	for (size_t j = 0; j < k && (size_t)got >= remote[j].iov_len; j++) {
+		char *nul = memchr(local[j].iov_base, '\0', local[j].iov_len);
+
+		got -= (ssize_t)remote[j].iov_len;
+		if (nul)
+			lens[idx[j]] = (long)(nul - (char *)local[j].iov_base);
+	}
+	return 0;
+}

@@ -259,30 +259,32 @@ static int path_walk(pid_t pid, const char *base, const char *path, int flags, c
 
 /* openat2(2) is probed once: ENOSYS before Linux 5.6. */
 static bool path_no_openat2;
+static bool path_walk_only; /* test hook: path_force_walk() */
 
-/* The kernel checks a whole name for symlinks in one call:
- * RESOLVE_NO_SYMLINKS (which implies RESOLVE_NO_MAGICLINKS) fails with
- * ELOOP on any link, /proc/self included.  When NAME has none, folding its
- * text is exactly what the walk would do, at the cost of one openat2 and
- * one close instead of one lstat per component.  Returns 0 if it opened. */
-static int path_no_links(const char *name, bool dir)
+void path_force_walk(bool on)
+{
+	path_walk_only = on;
+}
+
+/* openat2(DIRFD, NAME, O_PATH | EXTRA, RESOLVE): the kernel's own lookup,
+ * one call for a whole name.  Returns the fd or -errno. */
+static int path_open(int dirfd, const char *name, int extra, unsigned long long resolve)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
-		.resolve = RESOLVE_NO_SYMLINKS,
+		.flags = (unsigned long long)(O_PATH | O_CLOEXEC | extra),
+		.resolve = resolve,
 	};
 	long fd;
 
 	if (path_no_openat2)
 		return -ENOSYS;
-	fd = syscall(SYS_openat2, AT_FDCWD, name, &how, sizeof(how));
+	fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
 	if (fd < 0) {
 		if (errno == ENOSYS)
 			path_no_openat2 = true;
 		return -errno;
 	}
-	close((int)fd);
-	return 0;
+	return (int)fd;
 }
 
 /* Fold FULL (known to hold no symlink) into OUT; 0, or 1 when it does not
@@ -323,17 +325,112 @@ static size_t path_lstat_count(const char *p, bool follow)
 	return n;
 }
 
+/* The canonical name of the object FD refers to (the kernel's d_path),
+ * into OUT; 0, or 1 when the text is not a plain reachable path or names
+ * something under /proc (where the supervisor's own /proc/self would have
+ * stood in for the tracee's: the walk knows better). */
+static int path_fd_name(int fd, char *out, size_t outsz)
+{
+	char name[40];
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	n = readlink(name, out, outsz - 1);
+	if (n <= 0 || (size_t)n >= outsz - 1 || out[0] != '/')
+		return 1;
+	out[n] = '\0';
+	/* An object unlinked meanwhile: its name carries " (deleted)". */
+	if (n >= 10 && memcmp(out + n - 10, " (deleted)", 10) == 0)
+		return 1;
+	if (strncmp(out, "/proc", 5) == 0 && (out[5] == '/' || out[5] == '\0'))
+		return 1;
+	return 0;
+}
+
+/* FULL's directory (FULL[0..LAST-1], "/" when LAST is 1) exists and its
+ * last component NAME (FULL + LAST) does not, or is no symlink: OUT gets
+ * the directory's resolved name plus NAME.  RESOLVE: RESOLVE_NO_SYMLINKS
+ * (the directory's text is already canonical: fold it) or
+ * RESOLVE_NO_MAGICLINKS (symlinks followed by the kernel; the directory's
+ * name is read back from its fd).  0, or 1 when the walk must decide. */
+static int path_by_parent(pid_t pid, char *full, size_t last, unsigned long long resolve,
+			  int flags, char *out, size_t outsz)
+{
+	char dir[PATH_MAX];
+	const char *name = full + last;
+	struct stat st;
+	char save = full[last];
+	size_t dl, nl = strlen(name);
+	int fd, rc = 1;
+
+	full[last] = '\0';
+	fd = path_open(AT_FDCWD, last == 1 ? "/" : full, O_DIRECTORY, resolve);
+	full[last] = save;
+	if (fd < 0)
+		return 1;
+	/* A final name that is not followed needs no look at all. */
+	if (!(flags & PATH_NOFOLLOW) &&
+	    (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? errno != ENOENT : S_ISLNK(st.st_mode)))
+		goto out; /* a followed final symlink, or EACCES and the like */
+	if (resolve == RESOLVE_NO_SYMLINKS) {
+		rc = path_fold(pid, full, flags, out, outsz);
+		goto out;
+	}
+	if (path_fd_name(fd, dir, sizeof(dir)) != 0)
+		goto out;
+	dl = strlen(dir);
+	if (dl == 1)
+		dl = 0; /* "/" */
+	if (dl + 1 + nl >= outsz)
+		goto out;
+	memcpy(out, dir, dl);
+	out[dl] = '/';
+	memcpy(out + dl + 1, name, nl + 1);
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+/* Symlinks on the way (RESOLVE_NO_SYMLINKS said ELOOP): let the kernel
+ * follow them, refusing magic links (RESOLVE_NO_MAGICLINKS: the walk
+ * handles /proc/PID/fd/N and friends), and read the object's canonical
+ * name back: three calls instead of an lstat per component and a
+ * readlink per link. */
+static int path_by_kernel(pid_t pid, char *full, size_t last, bool follow, bool name_ok,
+			  int flags, char *out, size_t outsz)
+{
+	char res[PATH_MAX];
+	int fd = path_open(AT_FDCWD, full, follow ? 0 : O_NOFOLLOW, RESOLVE_NO_MAGICLINKS);
+	int rc;
+
+	if (fd == -ENOENT && name_ok)
+		return path_by_parent(pid, full, last, RESOLVE_NO_MAGICLINKS, flags, out, outsz);
+	if (fd < 0)
+		return 1;
+	rc = path_fd_name(fd, res, sizeof(res));
+	close(fd);
+	if (rc != 0 || strlen(res) >= outsz)
+		return 1;
+	memcpy(out, res, strlen(res) + 1);
+	return 0;
+}
+
 /* 0 when OUT holds the answer, 1 when the full walk must decide.  Used
  * only where it saves calls: three or more components to check (each
- * syscall costs microseconds in a VM; openat2 + close is two). */
+ * syscall costs microseconds in a VM; openat2 + close is two).  The walk
+ * stays the reference: every case here gives what it would, or defers
+ * to it. */
 static int path_fast(pid_t pid, const char *base, const char *path, int flags, char *out,
 		     size_t outsz)
 {
 	char full[PATH_MAX];
 	size_t bl = 0, pl = strlen(path), end, last;
-	bool follow;
-	int rc;
+	bool follow, name_ok;
+	int fd;
 
+	if (path_walk_only)
+		return 1;
 	follow = !(flags & PATH_NOFOLLOW) || path[pl - 1] == '/';
 	if (path_lstat_count(path, follow) < 3)
 		return 1;
@@ -348,29 +445,37 @@ static int path_fast(pid_t pid, const char *base, const char *path, int flags, c
 		return 1;
 	}
 	memcpy(full + bl, path, pl + 1);
+	/* /proc/self and /proc/thread-self are the tracee's, not ours. */
+	if (strncmp(full, "/proc", 5) == 0 && (full[5] == '/' || full[5] == '\0'))
+		return 1;
 	end = bl + pl;
 	last = end;
 	while (last > 0 && full[last - 1] != '/')
 		last--;
-	if (follow || full[last] == '.' || last == 0) {
-		/* The whole name; a name that does not exist yet is left
-		 * to the walk (it stops at the first missing component). */
-		if (path_no_links(full, false) != 0)
+	/* The last component is a plain name (not "", "." or ".."), so that
+	 * its directory can stand for it. */
+	name_ok = last > 0 && full[last] != '\0' &&
+		  strcmp(full + last, ".") != 0 && strcmp(full + last, "..") != 0;
+	if (!follow || (name_ok && (flags & PATH_CREATE))) {
+		/* Judged by its directory: the name is not followed, or will
+		 * most likely be created (an open with O_CREAT). */
+		if (!name_ok)
 			return 1;
+		if (path_by_parent(pid, full, last, RESOLVE_NO_SYMLINKS, flags, out, outsz) == 0)
+			return 0;
+		return path_by_kernel(pid, full, last, follow, name_ok, flags, out, outsz);
+	}
+	fd = path_open(AT_FDCWD, full, 0, RESOLVE_NO_SYMLINKS);
+	if (fd >= 0) {
+		close(fd);
 		return path_fold(pid, full, flags, out, outsz);
 	}
-	/* The last component is not followed: its directory alone must be
-	 * free of links. */
-	{
-		char save = full[last];
-
-		full[last] = '\0';
-		rc = path_no_links(last == 1 ? "/" : full, true);
-		full[last] = save;
-	}
-	if (rc != 0)
-		return 1;
-	return path_fold(pid, full, flags, out, outsz);
+	if (fd == -ENOENT && name_ok &&
+	    path_by_parent(pid, full, last, RESOLVE_NO_SYMLINKS, flags, out, outsz) == 0)
+		return 0;
+	if (fd == -ENOENT || fd == -ELOOP)
+		return path_by_kernel(pid, full, last, follow, name_ok, flags, out, outsz);
+	return 1;
 }
 
 static int path_any(pid_t pid, const char *base, const char *path, int flags, char *out,

@@ -19,6 +19,8 @@
 #include <sys/types.h>
 
 #define PATH_NOFOLLOW 0x1 /* do not follow a final symlink */
+#define PATH_CREATE 0x2   /* a hint: the final name is likely not there yet
+			   * (O_CREAT); look at its directory first */
 
 /* Return value (besides -errno): the name is a /proc fd link to something
  * that is not a file-system object (pipe:[..], socket:[..], anon_inode:..);
@@ -42,6 +44,10 @@ int path_resolve_from(pid_t pid, const char *base, const char *path, int flags, 
 
 /* What fd FD of PID refers to (AT_FDCWD: the cwd).  0, PATH_NOT_FS, -errno. */
 int path_fd(pid_t pid, int fd, char *out, size_t outsz);
+
+/* Test hook: resolve by the component walk alone (the reference that the
+ * openat2(2) shortcuts must agree with). */
+void path_force_walk(bool on);
 
 /* "/proc/N/..." -> "/proc/self/..." in place when IN_SESSION(N) says N is a
  * process of the session (NULL: only N == PID).  SIZE is PATH's buffer. */

@@ -174,7 +174,9 @@ static int child_open_read(void)
 
 	if (fd != -1 || errno != EACCES)
 		return 1;
-	fd = open("/dev/null", O_RDONLY | O_PATH); /* stops, no event, allowed */
+	/* No stop: a read-only O_PATH open is let through by the filter (an
+	 * O_PATH descriptor reads nothing; the decoder made no event of it). */
+	fd = open("/dev/null", O_RDONLY | O_PATH);
 	if (fd < 0)
 		return 2;
 	return 0;
@@ -196,7 +198,7 @@ static int stop_open_read(struct call *c, int i)
 START_TEST(open_read_rules)
 {
 	ck_assert_int_eq(run_traced(&pol_read, child_open_read, stop_open_read), 0);
-	ck_assert_int_eq(n_stops, 2);
+	ck_assert_int_eq(n_stops, 1);
 }
 END_TEST
 
