@@ -12,6 +12,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+
+/* Only for the names and types: the library itself is opened at the first
+ * backtrace (ask_unwinder()), not linked. */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -213,8 +217,12 @@ static void ask_send(struct channel_msg *m, size_t len)
 	while (n < 0 && errno == EINTR);
 }
 
+/* The process whose constructor ran: the one where dlopen() is safe. */
+static pid_t ask_pid;
+
 void ask_init(void)
 {
+	ask_pid = (pid_t)syscall(SYS_getpid);
 }
 
 /* ---- the calling process ---- */
@@ -354,21 +362,65 @@ static void ask_maps(struct channel_event *e)
 	ask_close((int)fd);
 }
 
+/* libunwind is not linked into the shim: every program of an auto-mode
+ * session loads the shim, and linking it would map libunwind and liblzma
+ * into each of them (two more opens, each a seccomp stop, and their
+ * relocations) for backtraces that only preload-mode denials take.  It is
+ * opened at the first backtrace instead, and only where dlopen() is safe:
+ * in the process whose constructor ran (ask_pid), never in a vfork or
+ * clone(CLONE_VM) child, which shares the parent's memory while its other
+ * threads run on, nor in a fork child before its exec.  Elsewhere the record
+ * goes without a backtrace, unless an earlier one loaded it. */
+#ifndef ASK_UNWIND_SONAME
+#define ASK_UNWIND_SONAME "libunwind.so.8"
+#endif
+#define ASK_STR_(x) #x
+#define ASK_STR(x) ASK_STR_(x)
+
+enum { ASK_UNW_NONE, ASK_UNW_LOADING, ASK_UNW_READY, ASK_UNW_FAILED };
+static int ask_unw_state;
+static int (*ask_unw_backtrace)(void **, int);
+
+static bool ask_unwinder(void)
+{
+	int (*set_caching)(unw_addr_space_t, unw_caching_policy_t);
+	unw_addr_space_t *local;
+	int expect = ASK_UNW_NONE;
+	void *h;
+
+	if (__atomic_load_n(&ask_unw_state, __ATOMIC_ACQUIRE) == ASK_UNW_READY)
+		return true;
+	if ((pid_t)syscall(SYS_getpid) != ask_pid ||
+	    !__atomic_compare_exchange_n(&ask_unw_state, &expect, ASK_UNW_LOADING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return false; /* unsafe here, failed before, or another thread loads it */
+	h = dlopen(ASK_UNWIND_SONAME, RTLD_LAZY | RTLD_LOCAL);
+	set_caching = h ? (int (*)(unw_addr_space_t, unw_caching_policy_t))
+				  dlsym(h, ASK_STR(unw_set_caching_policy)) : NULL;
+	local = h ? dlsym(h, ASK_STR(unw_local_addr_space)) : NULL;
+	ask_unw_backtrace = h ? (int (*)(void **, int))dlsym(h, "unw_backtrace") : NULL;
+	if (!set_caching || !local || !ask_unw_backtrace) {
+		__atomic_store_n(&ask_unw_state, ASK_UNW_FAILED, __ATOMIC_RELEASE);
+		return false; /* the handle stays open: closing is not worth a risk */
+	}
+	/* No cache, so that no lock of libunwind's is ever held when a
+	 * process forks.  Its memory validation pipe is opened later, at
+	 * the first unwind: a program listing its own fds finds none of ours
+	 * unless it was denied something. */
+	set_caching(*local, UNW_CACHE_NONE);
+	__atomic_store_n(&ask_unw_state, ASK_UNW_READY, __ATOMIC_RELEASE);
+	return true;
+}
+
 static void ask_backtrace(struct channel_event *e)
 {
-	static int unw_ready;
 	void *pcs[CHANNEL_FRAMES];
 	uint32_t own = 0;
 	int n;
 
-	/* libunwind is set up on the first backtrace only, never in the
-	 * constructor: its set-up opens a pipe (to validate memory), and a
-	 * program listing its own fds must find none of ours unless it was
-	 * denied something.  No cache, so that no lock of libunwind's is
-	 * ever held when a process forks. */
-	if (!__atomic_exchange_n(&unw_ready, 1, __ATOMIC_ACQ_REL))
-		unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
-	n = unw_backtrace(pcs, CHANNEL_FRAMES);
+	if (!ask_unwinder())
+		return;
+	n = ask_unw_backtrace(pcs, CHANNEL_FRAMES);
 
 	for (int i = 0; i < n; i++)
 		e->frames[e->n_frames++].pc = (uint64_t)(uintptr_t)pcs[i];
@@ -428,16 +480,52 @@ __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8
 	ask_send(&m, sizeof(m));
 }
 
-int ask_decide(const struct ask_call *c)
+/* PATH under /proc/<this process>/ as /proc/self/..., as the ptrace
+ * backend reports a session process's own /proc entries: the policy's
+ * /proc/[0-9]* rules are about processes outside the session, and
+ * ask_path() has resolved the "self" link to the number.  BUF holds
+ * PATH_MAX bytes. */
+static const char *ask_proc_self(const char *path, char *buf)
+{
+	char pid[16];
+	long v = syscall(SYS_getpid);
+	int n = 0;
+	size_t len;
+
+	if (!path || strncmp(path, "/proc/", 6) != 0 || v <= 0)
+		return path;
+	do {
+		pid[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (int i = 0; i < n; i++)
+		if (path[6 + i] != pid[n - 1 - i])
+			return path;
+	if (path[6 + n] != '/' && path[6 + n] != 0)
+		return path;
+	len = strlen(path + 6 + n);
+	if (11 + len >= PATH_MAX)
+		return path;
+	memcpy(buf, "/proc/self", 10);
+	memcpy(buf + 10, path + 6 + n, len + 1);
+	return buf;
+}
+
+int ask_decide(const struct ask_call *call)
 {
 	const struct rules_policy *p = shim.policy;
 	struct rules_event ev[2];
 	struct rules_verdict v, worst = { RULES_ACTION_ALLOW, NULL };
 	enum rules_action eff;
+	struct ask_call self = *call;
+	const struct ask_call *c = &self;
+	char proc1[PATH_MAX], proc2[PATH_MAX];
 	int saved = errno, n = c->path2 ? 2 : 1, err = 0;
 
 	if (!p)
 		return 0;
+	self.path = ask_proc_self(call->path, proc1);
+	self.path2 = ask_proc_self(call->path2, proc2);
 	memset(ev, 0, sizeof(ev));
 	for (int i = 0; i < n; i++) {
 		ev[i].kind = c->kind;
@@ -454,6 +542,9 @@ int ask_decide(const struct ask_call *c)
 		if (rules_decide(p, &ev[i], &v) < 0) {
 			v.action = RULES_ACTION_DENY;
 			v.rule = NULL;
+		} else if (i == 1 && c->path2_explicit_deny_only &&
+			   v.rule == rules_rule_at(p, p->fallback[c->kind])) {
+			v.action = RULES_ACTION_ALLOW;
 		}
 		if (i == 0 || v.action > worst.action)
 			worst = v;

@@ -1,6 +1,7 @@
 /* The exec family and posix_spawn*.  Both modes put the shim back into
  * an environment that dropped it (envfix.c); preload mode also decides
- * the exec and tells the supervisor which program runs.
+ * the exec and tells the supervisor which program runs, and posix_spawn*
+ * ask before making a process under --max-procs (wrap-proc.c).
  *
  * These run in vfork children and between fork and exec: everything is
  * on the stack, nothing is allocated, no lock is taken.  The PATH search
@@ -18,6 +19,7 @@
 #include "preload/ask.h"
 #include "preload/real.h"
 #include "preload/shim.h"
+#include "preload/wrap-proc.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -277,14 +279,22 @@ EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_acti
 {
 	char *fixed[ENVFIX_CAP];
 	char buf[ENVFIX_BUF];
+	struct proc_ticket t;
+	pid_t child = -1;
 	int saved = errno, err = exec_check(AT_FDCWD, path, argv, "posix_spawn");
 
 	errno = saved;
+	if (!err)
+		err = proc_ask("posix_spawn", &t);
 	if (err)
 		return err; /* posix_spawn returns the error, errno untouched */
-	return REAL(posix_spawn, exec_spawn_fn)(
-		pid, path, fa, attr, argv,
+	err = REAL(posix_spawn, exec_spawn_fn)(
+		&child, path, fa, attr, argv,
 		shim_active() ? envfix(envp, fixed, ENVFIX_CAP, buf, sizeof(buf)) : envp);
+	proc_done(&t, err ? -1 : child);
+	if (!err && pid)
+		*pid = child;
+	return err;
 }
 
 /* The program posix_spawnp will run: the first PATH entry holding an
@@ -327,12 +337,20 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 {
 	char *fixed[ENVFIX_CAP];
 	char buf[ENVFIX_BUF];
+	struct proc_ticket t;
+	pid_t child = -1;
 	int saved = errno, err = exec_spawnp_check(file, argv);
 
 	errno = saved;
+	if (!err)
+		err = proc_ask("posix_spawnp", &t);
 	if (err)
 		return err;
-	return REAL(posix_spawnp, exec_spawn_fn)(
-		pid, file, fa, attr, argv,
+	err = REAL(posix_spawnp, exec_spawn_fn)(
+		&child, file, fa, attr, argv,
 		shim_active() ? envfix(envp, fixed, ENVFIX_CAP, buf, sizeof(buf)) : envp);
+	proc_done(&t, err ? -1 : child);
+	if (!err && pid)
+		*pid = child;
+	return err;
 }

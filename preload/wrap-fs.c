@@ -325,6 +325,7 @@ static int fs_symlink_check(const char *target, int dirfd, const char *linkpath,
 	c.kind = RULES_KIND_WRITE;
 	c.path = link_abs;
 	c.path2 = target_abs;
+	c.path2_explicit_deny_only = true;
 	return ask_decide(&c);
 }
 

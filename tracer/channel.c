@@ -84,6 +84,8 @@ static int channel_write_blob(struct session *s)
 	copy = xmalloc(size);
 	memcpy(copy, s->policy, size);
 	copy->record = s->record_all;
+	/* The shim asks before a spawn only when there is a ceiling. */
+	copy->limits.max_procs = s->max_procs;
 	fd = open(s->blob_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
 	if (fd < 0) {
 		ret = -errno;
@@ -219,22 +221,55 @@ int channel_drain(struct session *s,
 	if (s->channel_fd < 0)
 		return 0;
 	for (;;) {
-		ssize_t n = recv(s->channel_fd, &m, sizeof(m), MSG_DONTWAIT);
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(4 * sizeof(int))];
+		} ctl;
+		struct iovec iov = { &m, sizeof(m) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
+		int fd = -1;
+		ssize_t n = recvmsg(s->channel_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break;
+		/* SPAWN_ASK's answer socket; any other fd is closed unread. */
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			size_t nfd;
+
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < nfd; i++) {
+				int x;
+
+				memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				if (fd < 0)
+					fd = x;
+				else
+					close(x);
+			}
+		}
 		if ((size_t)n < CHANNEL_HEADER_SIZE || m.magic != CHANNEL_MAGIC ||
-		    m.version != CHANNEL_VERSION)
+		    m.version != CHANNEL_VERSION) {
+			if (fd >= 0)
+				close(fd);
 			continue;
+		}
 		/* A short message of a type: the rest reads as zeros. */
 		memset((char *)&m + n, 0, sizeof(m) - (size_t)n);
 		count++;
+		if (m.type == CHANNEL_SPAWN_ASK)
+			m.u.spawn.reply_fd = fd;
 		if (m.type == CHANNEL_HOSTS)
 			channel_hosts(s, &m);
-		else if (m.type == CHANNEL_EVENT && on_event)
+		else if ((m.type == CHANNEL_EVENT || m.type == CHANNEL_SPAWN_ASK ||
+			  m.type == CHANNEL_SPAWN_DONE) && on_event)
 			on_event(s, &m);
+		if (fd >= 0)
+			close(fd);
 	}
 	return count;
 }

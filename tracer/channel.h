@@ -8,7 +8,9 @@
  * a message may be shorter than the struct of its type only where a
  * comment says so.  The shim writes messages, agenttrace reads them, never
  * the other way round, so the shim never blocks on the supervisor in
- * ptrace mode (see channel_drain()).
+ * ptrace mode (see channel_drain()).  The one exception is SPAWN_ASK
+ * (preload mode with --max-procs only): it carries a socket of the shim's
+ * (SCM_RIGHTS) on which agenttrace writes the answer.
  *
  * Environment of the command (set by channel_export()):
  *   LD_PRELOAD                 the shim, before any the user had
@@ -37,6 +39,8 @@
 enum channel_type {
 	CHANNEL_HOSTS = 1,  /* a name and the addresses a lookup gave for it */
 	CHANNEL_EVENT = 2,  /* preload-only: one decided event */
+	CHANNEL_SPAWN_ASK = 3,  /* preload-only, --max-procs: may I fork? */
+	CHANNEL_SPAWN_DONE = 4, /* ... and the process it made (or none) */
 };
 
 /* Where a name came from (also the record's "host_source"). */
@@ -117,6 +121,21 @@ struct channel_event {
 	struct channel_frame frames[CHANNEL_FRAMES];
 };
 
+/* --max-procs in preload mode (preload/wrap-proc.c, tracer/preload-mode.c).
+ * ASK comes with one SCM_RIGHTS socket (SOCK_SEQPACKET) on which agenttrace
+ * answers with an int32_t: 0 (go on) or EAGAIN, and which it then closes;
+ * a shim that reads EOF instead (no answer: ptrace mode, an older
+ * agenttrace) goes on.  DONE follows a granted ASK from the same process
+ * with the same token: the new process, or -1 when the spawn failed. */
+struct channel_spawn {
+	uint32_t token;    /* per process, echoed by DONE */
+	int32_t child;     /* DONE: the new process's pid, -1: none */
+	int32_t reply_fd;  /* ASK: set by channel_drain() to the socket that came
+			    * with the message, -1 none (the sender's value is
+			    * ignored); closed by channel_drain() after on_event */
+	char syscall[32];  /* "fork", "vfork", "posix_spawn", "posix_spawnp" */
+};
+
 struct channel_msg {
 	uint32_t magic;    /* CHANNEL_MAGIC */
 	uint16_t version;  /* CHANNEL_VERSION */
@@ -126,6 +145,7 @@ struct channel_msg {
 	union {
 		struct channel_hosts hosts;
 		struct channel_event event;
+		struct channel_spawn spawn;
 	} u;
 };
 
@@ -155,7 +175,8 @@ int channel_open(struct session *s);
 int channel_to_preload(struct session *s);
 
 /* Reads every queued message without blocking: HOSTS go into the hosts
- * map, EVENT to on_event (NULL: dropped).  Returns the number read. */
+ * map, EVENT, SPAWN_ASK and SPAWN_DONE to on_event (NULL: dropped; an
+ * unanswered ASK reads as "go on").  Returns the number read. */
 int channel_drain(struct session *s,
 		  void (*on_event)(struct session *s, const struct channel_msg *m));
 

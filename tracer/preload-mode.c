@@ -4,6 +4,7 @@
  * decided (and denied) in-process by the time its message arrives. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -92,6 +94,232 @@ static int preload_mode_frames(const struct channel_event *e, struct bt_frame *o
 	return (int)n;
 }
 
+/* ---- --max-procs without a tracer ----
+ *
+ * The shim asks before fork, vfork and posix_spawn* (preload/wrap-proc.c)
+ * and reports the process it made; agenttrace counts the command's main
+ * process, the processes so reported while they live (a pidfd each, polled
+ * when the next ask comes: agenttrace is not their tracer and not always
+ * their parent), and the spawns granted but not reported yet.  Programs
+ * without the shim (static ones) and libc-internal spawns (system(3),
+ * popen(3)) are not counted: agenttrace(1), BACKENDS.  One session per
+ * agenttrace process, so the table is file-local. */
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434 /* the same number on every architecture */
+#endif
+
+/* A grant whose DONE never came (its asker was killed in between) stops
+ * counting once the asker is gone, or after this long. */
+#define PRELOAD_MODE_GRANT_MS 30000
+#define PRELOAD_MODE_SPAWN_RECORDS 10 /* as limits.c: the first refusals */
+
+struct preload_mode_proc {
+	pid_t pid;
+	int pidfd; /* -1: no pidfd (old kernel, fd limit): /proc is asked */
+};
+
+struct preload_mode_grant {
+	pid_t asker;
+	uint32_t token;
+	uint64_t at_ms;
+};
+
+static struct {
+	struct preload_mode_proc *procs;
+	size_t n_procs;
+	struct preload_mode_grant *grants;
+	size_t n_grants;
+} preload_mode_tab;
+
+/* Whether PID still runs (a zombie has ended): its /proc stat state. */
+static bool preload_mode_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	/* "pid (comm) S ...": comm may hold ')' itself, the last one ends it. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] && p[2] != 'Z' && p[2] != 'X';
+}
+
+/* Forget the processes that have ended and the grants that went stale. */
+static void preload_mode_prune(struct session *s)
+{
+	struct pollfd *pfd;
+	size_t n = 0, w = 0;
+	uint64_t now = session_elapsed_ms(s);
+
+	pfd = xcalloc(preload_mode_tab.n_procs + 1, sizeof(*pfd));
+	for (size_t i = 0; i < preload_mode_tab.n_procs; i++)
+		if (preload_mode_tab.procs[i].pidfd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = preload_mode_tab.procs[i].pidfd,
+						    .events = POLLIN };
+	/* A pidfd is readable once its process has exited (pidfd_open(2)). */
+	if (n && poll(pfd, n, 0) < 0)
+		memset(pfd, 0, n * sizeof(*pfd));
+	n = 0;
+	for (size_t i = 0; i < preload_mode_tab.n_procs; i++) {
+		struct preload_mode_proc *p = &preload_mode_tab.procs[i];
+		bool gone;
+
+		if (p->pidfd >= 0)
+			gone = pfd[n++].revents != 0;
+		else
+			gone = !preload_mode_alive(p->pid);
+		if (gone) {
+			if (p->pidfd >= 0)
+				close(p->pidfd);
+			continue;
+		}
+		preload_mode_tab.procs[w++] = *p;
+	}
+	preload_mode_tab.n_procs = w;
+	free(pfd);
+
+	w = 0;
+	for (size_t i = 0; i < preload_mode_tab.n_grants; i++) {
+		struct preload_mode_grant *g = &preload_mode_tab.grants[i];
+
+		if (now - g->at_ms > PRELOAD_MODE_GRANT_MS || !preload_mode_alive(g->asker))
+			continue;
+		preload_mode_tab.grants[w++] = *g;
+	}
+	preload_mode_tab.n_grants = w;
+}
+
+/* The refusal's record, as limits.c writes it for the ptrace backend. */
+static void preload_mode_spawn_refused(struct session *s, const struct channel_msg *m)
+{
+	const char *argv[PRELOAD_MODE_ARGV_MAX];
+	char path[64], exe[PATH_MAX], args[CHANNEL_ARGV], why[128], detail[64], sc[33];
+	struct record r = { 0 };
+	ssize_t n;
+	int fd;
+
+	if (s->spawn_refusals++ >= PRELOAD_MODE_SPAWN_RECORDS) {
+		/* Counted, not recorded: a fork storm retries. */
+		s->counts[SESSION_KIND_LIMIT][RULES_ACTION_DENY]++;
+		s->denials++;
+		return;
+	}
+	/* The asker waits for the answer: its /proc entries are there. */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)m->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)m->pid);
+	n = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, args, sizeof(args) - 1);
+		close(fd);
+	}
+	if (n < 0)
+		n = 0;
+	args[n] = 0;
+	r.argc = preload_mode_split(args, (size_t)n, PRELOAD_MODE_ARGV_MAX, argv,
+				    PRELOAD_MODE_ARGV_MAX);
+	memcpy(sc, m->u.spawn.syscall, sizeof(m->u.spawn.syscall));
+	sc[sizeof(sc) - 1] = 0;
+	snprintf(why, sizeof(why), "the session already runs --max-procs %llu processes",
+		 (unsigned long long)s->max_procs);
+	snprintf(detail, sizeof(detail), "max-procs %llu", (unsigned long long)s->max_procs);
+	r.event = "alert";
+	r.pid = m->pid;
+	r.ppid = m->ppid;
+	r.exe = exe[0] ? exe : NULL;
+	r.argv = argv;
+	r.action = "deny";
+	r.kind = SESSION_KIND_LIMIT;
+	r.syscall = sc[0] ? sc : "fork";
+	r.port = -1;
+	r.err = EAGAIN;
+	r.rule = "limit.max-procs";
+	r.why = why;
+	r.detail = detail;
+	r.backend = "preload";
+	record_emit(s, &r);
+}
+
+static void preload_mode_spawn_ask(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_spawn *sp = &m->u.spawn;
+	int32_t answer = 0;
+	size_t live;
+
+	if (s->max_procs) {
+		preload_mode_prune(s);
+		live = (s->main_done ? 0 : 1) + preload_mode_tab.n_procs + preload_mode_tab.n_grants;
+		if (live >= s->max_procs) {
+			answer = EAGAIN;
+			preload_mode_spawn_refused(s, m);
+		} else {
+			struct preload_mode_grant *g;
+
+			preload_mode_tab.grants = xrealloc(preload_mode_tab.grants,
+							   (preload_mode_tab.n_grants + 1) *
+							   sizeof(*preload_mode_tab.grants));
+			g = &preload_mode_tab.grants[preload_mode_tab.n_grants++];
+			g->asker = m->pid;
+			g->token = sp->token;
+			g->at_ms = session_elapsed_ms(s);
+		}
+	}
+	/* The asker's own socket, empty: the answer fits (EOF would mean
+	 * "go on" too, should it not). */
+	if (sp->reply_fd >= 0 &&
+	    send(sp->reply_fd, &answer, sizeof(answer), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		debug_msg("max-procs: cannot answer pid %d: %s", (int)m->pid, strerror(errno));
+}
+
+static void preload_mode_spawn_done(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_spawn *sp = &m->u.spawn;
+	struct preload_mode_proc *p;
+	int fd;
+
+	(void)s;
+	for (size_t i = 0; i < preload_mode_tab.n_grants; i++) {
+		struct preload_mode_grant *g = &preload_mode_tab.grants[i];
+
+		if (g->asker == m->pid && g->token == sp->token) {
+			*g = preload_mode_tab.grants[--preload_mode_tab.n_grants];
+			break;
+		}
+	}
+	if (sp->child <= 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)sp->child, 0);
+	if (fd < 0 && errno == ESRCH)
+		return; /* already reaped: it counts no more */
+	preload_mode_tab.procs = xrealloc(preload_mode_tab.procs,
+					  (preload_mode_tab.n_procs + 1) *
+					  sizeof(*preload_mode_tab.procs));
+	p = &preload_mode_tab.procs[preload_mode_tab.n_procs++];
+	p->pid = sp->child;
+	p->pidfd = fd >= 0 ? fd : -1;
+}
+
+static void preload_mode_spawn_free(void)
+{
+	for (size_t i = 0; i < preload_mode_tab.n_procs; i++)
+		if (preload_mode_tab.procs[i].pidfd >= 0)
+			close(preload_mode_tab.procs[i].pidfd);
+	free(preload_mode_tab.procs);
+	free(preload_mode_tab.grants);
+	memset(&preload_mode_tab, 0, sizeof(preload_mode_tab));
+}
+
 void preload_mode_event(struct session *s, const struct channel_msg *m)
 {
 	const struct channel_event *e = &m->u.event;
@@ -104,6 +332,16 @@ void preload_mode_event(struct session *s, const struct channel_msg *m)
 	enum channel_source src = 0;
 	const char *host = NULL;
 
+	if (m->type == CHANNEL_SPAWN_ASK) {
+		preload_mode_spawn_ask(s, m);
+		return;
+	}
+	if (m->type == CHANNEL_SPAWN_DONE) {
+		preload_mode_spawn_done(s, m);
+		return;
+	}
+	if (m->type != CHANNEL_EVENT)
+		return;
 	r.pid = m->pid;
 	r.ppid = m->ppid;
 	r.exe = e->exe;
@@ -405,6 +643,7 @@ void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
 		while (waitpid((*left)[i], NULL, 0) < 0 && errno == EINTR)
 			;
 	preload_mode_reap(s);
+	preload_mode_spawn_free();
 	if (sfd >= 0)
 		close(sfd);
 }
