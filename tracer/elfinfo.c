@@ -3,6 +3,7 @@
 
 #include "tracer/elfinfo.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -35,13 +36,75 @@ struct elfinfo_obj {
 static struct elfinfo_obj elfinfo_cache[ELFINFO_CACHE];
 static unsigned long elfinfo_clock;
 
+/* libelf is opened at the first use, not linked: most runs never need
+ * it (ELF facts go into exec records and alerts, names into backtraces),
+ * and every start of agenttrace would otherwise map it and libz too. */
+#ifndef ELFINFO_LIBELF_SONAME
+#define ELFINFO_LIBELF_SONAME "libelf.so.1"
+#endif
+
+static struct {
+	__typeof__(elf_version) *elf_version;
+	__typeof__(elf_begin) *elf_begin;
+	__typeof__(elf_kind) *elf_kind;
+	__typeof__(gelf_getehdr) *gelf_getehdr;
+	__typeof__(gelf_getclass) *gelf_getclass;
+	__typeof__(elf_getphdrnum) *elf_getphdrnum;
+	__typeof__(gelf_getphdr) *gelf_getphdr;
+	__typeof__(elf_getdata_rawchunk) *elf_getdata_rawchunk;
+	__typeof__(gelf_getnote) *gelf_getnote;
+	__typeof__(elf_end) *elf_end;
+	__typeof__(elf_getdata) *elf_getdata;
+	__typeof__(gelf_getsym) *gelf_getsym;
+	__typeof__(elf_strptr) *elf_strptr;
+	__typeof__(elf_nextscn) *elf_nextscn;
+	__typeof__(gelf_getshdr) *gelf_getshdr;
+} elfinfo_lib;
+
+static bool elfinfo_load(void)
+{
+	void *h = dlopen(ELFINFO_LIBELF_SONAME, RTLD_LAZY | RTLD_LOCAL);
+
+	if (!h)
+		return false;
+	/* On a missing name the handle stays open: harmless. */
+#define ELFINFO_SYM(name)                                                               \
+	do {                                                                            \
+		elfinfo_lib.name = (__typeof__(elfinfo_lib.name))dlsym(h, #name);      \
+		if (!elfinfo_lib.name)                                                  \
+			return false;                                                   \
+	} while (0)
+	ELFINFO_SYM(elf_version);
+	ELFINFO_SYM(elf_begin);
+	ELFINFO_SYM(elf_kind);
+	ELFINFO_SYM(gelf_getehdr);
+	ELFINFO_SYM(gelf_getclass);
+	ELFINFO_SYM(elf_getphdrnum);
+	ELFINFO_SYM(gelf_getphdr);
+	ELFINFO_SYM(elf_getdata_rawchunk);
+	ELFINFO_SYM(gelf_getnote);
+	ELFINFO_SYM(elf_end);
+	ELFINFO_SYM(elf_getdata);
+	ELFINFO_SYM(gelf_getsym);
+	ELFINFO_SYM(elf_strptr);
+	ELFINFO_SYM(elf_nextscn);
+	ELFINFO_SYM(gelf_getshdr);
+#undef ELFINFO_SYM
+	return true;
+}
+
 static bool elfinfo_init(void)
 {
 	static int state; /* 0 unknown, 1 ok, -1 failed */
 
 	if (state == 0)
-		state = elf_version(EV_CURRENT) == EV_NONE ? -1 : 1;
+		state = !elfinfo_load() || elfinfo_lib.elf_version(EV_CURRENT) == EV_NONE ? -1 : 1;
 	return state > 0;
+}
+
+bool elfinfo_ready(void)
+{
+	return elfinfo_init();
 }
 
 static ssize_t elfinfo_pread(int fd, void *buf, size_t n, off_t off)
@@ -109,13 +172,13 @@ static void elfinfo_hex(const unsigned char *p, size_t len, char *out, size_t si
 static void elfinfo_notes(Elf *elf, const GElf_Phdr *ph, struct elf_facts *out)
 {
 	Elf_Type type = ph->p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR;
-	Elf_Data *data = elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz, type);
+	Elf_Data *data = elfinfo_lib.elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz, type);
 	size_t off = 0, next, name_off, desc_off;
 	GElf_Nhdr nh;
 
 	if (data == NULL)
 		return;
-	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+	while ((next = elfinfo_lib.gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof "GNU" &&
 		    memcmp((const char *)data->d_buf + name_off, "GNU", sizeof "GNU") == 0 &&
 		    nh.n_descsz > 0) {
@@ -137,28 +200,28 @@ static int elfinfo_parse(int fd, struct elf_facts *out)
 
 	if (!elfinfo_init())
 		return -ENOSYS;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = elfinfo_lib.elf_begin(fd, ELF_C_READ, NULL);
 	if (elf == NULL)
 		return -ENOEXEC;
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL) {
+	if (elfinfo_lib.elf_kind(elf) != ELF_K_ELF || elfinfo_lib.gelf_getehdr(elf, &eh) == NULL) {
 		ret = -ENOEXEC;
 		goto out_elf;
 	}
 	out->is_elf = true;
-	out->elf_class = gelf_getclass(elf) == ELFCLASS64 ? 64 : 32;
+	out->elf_class = elfinfo_lib.gelf_getclass(elf) == ELFCLASS64 ? 64 : 32;
 	out->machine = eh.e_machine;
 	out->is_pie = eh.e_type == ET_DYN;
-	if (elf_getphdrnum(elf, &nph) != 0)
+	if (elfinfo_lib.elf_getphdrnum(elf, &nph) != 0)
 		nph = 0;
 	for (i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		Elf_Data *data;
 
-		if (gelf_getphdr(elf, (int)i, &ph) == NULL)
+		if (elfinfo_lib.gelf_getphdr(elf, (int)i, &ph) == NULL)
 			continue;
 		if (ph.p_type == PT_INTERP && !has_interp) {
 			has_interp = true;
-			data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+			data = elfinfo_lib.elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
 						    ELF_T_BYTE);
 			if (data != NULL)
 				elfinfo_copy_str(out->interp, sizeof out->interp, data->d_buf,
@@ -169,7 +232,7 @@ static int elfinfo_parse(int fd, struct elf_facts *out)
 	}
 	out->is_static = !has_interp && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
 out_elf:
-	elf_end(elf);
+	elfinfo_lib.elf_end(elf);
 	return ret;
 }
 
@@ -213,7 +276,7 @@ static void elfinfo_obj_drop(struct elfinfo_obj *o)
 {
 	if (!o->used)
 		return;
-	elf_end(o->elf);
+	elfinfo_lib.elf_end(o->elf);
 	close(o->fd);
 	memset(o, 0, sizeof *o);
 }
@@ -256,10 +319,10 @@ static int elfinfo_obj_get(const char *path, struct elfinfo_obj **res)
 		if (!o->used || (victim->used && o->last_use < victim->last_use))
 			victim = o;
 	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf == NULL || elf_kind(elf) != ELF_K_ELF) {
+	elf = elfinfo_lib.elf_begin(fd, ELF_C_READ, NULL);
+	if (elf == NULL || elfinfo_lib.elf_kind(elf) != ELF_K_ELF) {
 		if (elf != NULL)
-			elf_end(elf);
+			elfinfo_lib.elf_end(elf);
 		close(fd);
 		return -ENOEXEC;
 	}
@@ -281,12 +344,12 @@ static int elfinfo_vaddr(Elf *elf, uint64_t file_offset, uint64_t *vaddr)
 {
 	size_t nph = 0;
 
-	if (elf_getphdrnum(elf, &nph) != 0)
+	if (elfinfo_lib.elf_getphdrnum(elf, &nph) != 0)
 		return -ENOEXEC;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 
-		if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+		if (elfinfo_lib.gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
 			continue;
 		if (file_offset >= ph.p_offset && file_offset - ph.p_offset < ph.p_filesz) {
 			*vaddr = file_offset - ph.p_offset + ph.p_vaddr;
@@ -302,7 +365,7 @@ static int elfinfo_vaddr(Elf *elf, uint64_t file_offset, uint64_t *vaddr)
 static bool elfinfo_lookup(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t vaddr,
 			   char *sym, size_t n, uint64_t *offset)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data = elfinfo_lib.elf_getdata(scn, NULL);
 	size_t count;
 
 	if (data == NULL || sh->sh_entsize == 0)
@@ -313,7 +376,7 @@ static bool elfinfo_lookup(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t
 		int type;
 		const char *name;
 
-		if (gelf_getsym(data, (int)i, &s) == NULL)
+		if (elfinfo_lib.gelf_getsym(data, (int)i, &s) == NULL)
 			break;
 		type = GELF_ST_TYPE(s.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF)
@@ -322,7 +385,7 @@ static bool elfinfo_lookup(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t
 			continue;
 		if (s.st_size == 0 ? vaddr != s.st_value : vaddr - s.st_value >= s.st_size)
 			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		name = elfinfo_lib.elf_strptr(elf, sh->sh_link, s.st_name);
 		if (name == NULL || name[0] == '\0')
 			continue;
 		if (n > 0)
@@ -355,10 +418,10 @@ int elfinfo_symbol(const char *object, uint64_t file_offset, char *sym, size_t n
 	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
 		Elf_Scn *scn = NULL;
 
-		while ((scn = elf_nextscn(o->elf, scn)) != NULL) {
+		while ((scn = elfinfo_lib.elf_nextscn(o->elf, scn)) != NULL) {
 			GElf_Shdr sh;
 
-			if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != tables[t])
+			if (elfinfo_lib.gelf_getshdr(scn, &sh) == NULL || sh.sh_type != tables[t])
 				continue;
 			if (elfinfo_lookup(o->elf, scn, &sh, vaddr, sym, n, offset))
 				return 0;

@@ -55,4 +55,10 @@ int elfinfo_symbol(const char *object, uint64_t file_offset, char *sym, size_t n
 /* Drop the symbol cache (closes its descriptors). */
 void elfinfo_forget_all(void);
 
+/* libelf is opened at the first use (it is not linked, see elfinfo.c).
+ * Opens it now; false when it cannot be.  A caller that works against a
+ * time budget (a backtrace) calls this first, so that the dlopen() is not
+ * charged to the budget. */
+bool elfinfo_ready(void);
+
 #endif

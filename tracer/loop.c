@@ -153,7 +153,11 @@ static void loop_record_object(struct record *r, const struct call *c, size_t i,
 static void loop_backtrace(struct record *r, const struct tracee *t)
 {
 	static struct bt_frame frames[BACKTRACE_DEPTH];
-	int n = backtrace_take(t->pid, frames, BACKTRACE_DEPTH, BACKTRACE_BUDGET_US);
+	int n;
+
+	/* The names come from libelf: opened before the clock starts. */
+	elfinfo_ready();
+	n = backtrace_take(t->pid, frames, BACKTRACE_DEPTH, BACKTRACE_BUDGET_US);
 
 	if (n > 0) {
 		r->frames = frames;
