@@ -75,10 +75,15 @@ void signals_wait(struct session *s, long timeout_ms)
 		sig = sigtimedwait(&signals_waited, &si, &ts);
 		if (sig > 0 && sig != SIGCHLD)
 			signals_forward(s, &si);
-		/* Take whatever else is pending without waiting. */
+		/* Take the other pending signals without waiting, but not
+		 * after SIGCHLD: a tracee stop is what woke us nearly every
+		 * time, and one more sigtimedwait per stop costs more than
+		 * leaving a forwarded signal pending until the next call
+		 * (the loop comes back here whenever waitpid has nothing, and
+		 * every 256 events when it always has). */
 		ts.tv_sec = 0;
 		ts.tv_nsec = 0;
-	} while (sig > 0);
+	} while (sig > 0 && sig != SIGCHLD);
 }
 
 bool signals_is_stop(int sig)
