@@ -30,14 +30,14 @@ mkdir -p "$HOME/a%b"
 GITHUB_ACTIONS=true at_q -- sh -c 'echo x > "$HOME/a%b/.bashrc"; echo y > "$HOME/.profile"'
 assert_match "'%' is escaped in annotations" 'a%25b' "$(cat "$ERR")"
 
-# --syslog: a private /dev/log in a mount namespace, read by a listener.
-if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
-	dev=$SANDBOX/dev
+# --syslog: a private /dev/log in a mount namespace, read by a listener;
+# each backend writes the same line.
+syslog_case() {
+	local b=$1 dev=$SANDBOX/dev-$1 got=$SANDBOX/syslog-$1.txt
 	mkdir -p "$dev"
 	for n in null zero full random urandom tty; do
 		[ -e "/dev/$n" ] && : >"$dev/$n"
 	done
-	got=$SANDBOX/syslog.txt
 	"$PYTHON" - "$dev/log" "$got" <<'PY' &
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -57,10 +57,15 @@ PY
 			[ -e "$1/$n" ] && mount --bind "/dev/$n" "$1/$n"
 		done
 		mount --bind "$1" /dev
-		cd "$2" && exec "$3" --syslog -q -- sh -c "echo x > \"\$HOME/.bashrc\""
-	' sh "$dev" "$ROOT" "$AGENTTRACE" 2>"$ERR"
+		cd "$2" && exec "$3" --backend "$4" --syslog -q -- sh -c "echo x > \"\$HOME/.bashrc\""
+	' sh "$dev" "$ROOT" "$AGENTTRACE" "$b" 2>"$ERR"
 	for _ in $(seq 50); do grep -q 'write.home.bashrc' "$got" 2>/dev/null && break; sleep 0.1; done
-	assert_match "--syslog: the denial reaches syslog" 'agenttrace\[[0-9]+\]: denied write .*\.bashrc \(write.home.bashrc' "$(cat "$got" 2>/dev/null)"
+	assert_match "--syslog, --backend $b: the denial reaches syslog" \
+		'agenttrace\[[0-9]+\]: denied write .*\.bashrc \(write.home.bashrc' "$(cat "$got" 2>/dev/null)"
+}
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	syslog_case ptrace
+	syslog_case preload
 else
 	skip "--syslog: the denial reaches syslog" "needs root and a mount namespace"
 fi
