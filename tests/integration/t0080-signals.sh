@@ -65,10 +65,11 @@ else
 	kill -KILL "$AT_PID" 2>/dev/null
 fi
 
-# --- Ctrl-Z and fg at a terminal ---------------------------------------------------
-"$PYTHON" - "$AGENTTRACE" "$LOG" >"$SANDBOX/pty.out" 2>&1 <<'PY'
+# --- Ctrl-Z and fg at a terminal, under each backend ------------------------------
+for backend in ptrace preload; do
+"$PYTHON" - "$AGENTTRACE" "$LOG" "$backend" >"$SANDBOX/pty.out" 2>&1 <<'PY'
 import os, pty, select, sys, time
-at, log = sys.argv[1], sys.argv[2]
+at, log, backend = sys.argv[1], sys.argv[2], sys.argv[3]
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
@@ -93,8 +94,8 @@ def send(s):
 send(b"PS1='PR''OMPT> '\n")
 expect(b"PROMPT> ", 10)
 buf = b""
-send(("'%s' --log '%s' -- sh -c 'sleep 1; for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.1; done; echo FIN''ISHED'\n"
-      % (at, log)).encode())
+send(("'%s' --backend %s --log '%s' -- sh -c 'sleep 1; for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.1; done; echo FIN''ISHED'\n"
+      % (at, backend, log)).encode())
 time.sleep(0.6)
 send(b"\x1a")
 print("stopped", "yes" if expect(b"Stopped", 10) else "no")
@@ -120,8 +121,9 @@ os.waitpid(pid, 0)
 sys.stderr.write(repr(buf[-400:]) + "\n")
 PY
 pty_out=$(cat "$SANDBOX/pty.out")
-assert_match "Ctrl-Z: bash reports the job stopped" '^stopped yes' "$pty_out"
-assert_match "Ctrl-Z: the command is frozen while stopped" '^frozen yes' "$pty_out"
-assert_match "fg: the command resumes and finishes" '^finished yes' "$pty_out"
-assert_match "fg: exit status 0" '^rc RC=0' "$pty_out"
+assert_match "$backend: Ctrl-Z: bash reports the job stopped" '^stopped yes' "$pty_out"
+assert_match "$backend: Ctrl-Z: the command is frozen while stopped" '^frozen yes' "$pty_out"
+assert_match "$backend: fg: the command resumes and finishes" '^finished yes' "$pty_out"
+assert_match "$backend: fg: exit status 0" '^rc RC=0' "$pty_out"
 grep -q 'yes$' "$SANDBOX/pty.out" || diag "$pty_out"
+done
