@@ -117,12 +117,15 @@ else
 		(cd "$TMPDIR/$mod" && TMPDIR=$TMPDIR/$mod timeout -k 10 "$cpython_timeout" \
 			"$PYTHON" -m test -j2 --junit-xml "$SANDBOX/$mod.native.xml" "$mod") >"$SANDBOX/$mod.native.out" 2>&1
 		native=$?
+		# Each backend must leave the results as they are natively.
+		for backend in ptrace preload; do
 		start=$(date +%s)
 		(cd "$TMPDIR/$mod" && TMPDIR=$TMPDIR/$mod timeout -k 10 "$cpython_timeout" \
-			"$AGENTTRACE" --policy "$SANDBOX/permissive.json" --log "$SANDBOX/$mod.jsonl" -- \
+			"$AGENTTRACE" --backend $backend --policy "$SANDBOX/permissive.json" \
+			--log "$SANDBOX/$mod.$backend.jsonl" -- \
 			"$PYTHON" -m test -j2 --junit-xml "$SANDBOX/$mod.at.xml" "$mod") >"$SANDBOX/$mod.at.out" 2>&1
 		supervised=$?
-		diag "$mod: native status $native, supervised status $supervised in $(( $(date +%s) - start ))s"
+		diag "$mod: native status $native, --backend $backend status $supervised in $(( $(date +%s) - start ))s"
 		new=$(comm -13 <(junit_failed "$SANDBOX/$mod.native.xml" | sort) \
 			<(junit_failed "$SANDBOX/$mod.at.xml" | sort))
 		# A test that fails only once may be flaky: run those again, each way.
@@ -130,18 +133,21 @@ else
 			args=()
 			for t in $new; do args+=(-m "${t##*.}"); done
 			(cd "$TMPDIR/$mod" && timeout -k 10 "$cpython_timeout" "$AGENTTRACE" \
-				--policy "$SANDBOX/permissive.json" --log "$SANDBOX/$mod.jsonl" -- \
+				--backend $backend --policy "$SANDBOX/permissive.json" \
+				--log "$SANDBOX/$mod.$backend.jsonl" -- \
 				"$PYTHON" -m test --junit-xml "$SANDBOX/$mod.again.xml" "${args[@]}" "$mod") \
 				>"$SANDBOX/$mod.again.out" 2>&1
 			new=$(comm -12 <(echo "$new" | sort) <(junit_failed "$SANDBOX/$mod.again.xml" | sort))
 		fi
 		if [ -z "$new" ]; then
-			ok "CPython $mod: same results supervised as native"
+			ok "CPython $mod, --backend $backend: same results supervised as native"
 		else
-			not_ok "CPython $mod: same results supervised as native" "fails only supervised:" "$new" \
-				"$(tail -15 "$SANDBOX/$mod.at.out")"
+			not_ok "CPython $mod, --backend $backend: same results supervised as native" \
+				"fails only supervised:" "$new" "$(tail -15 "$SANDBOX/$mod.at.out")"
 		fi
-		REC_LOG=$SANDBOX/$mod.jsonl assert_no_rec "CPython $mod: no denial under the permissive policy" \
+		REC_LOG=$SANDBOX/$mod.$backend.jsonl assert_no_rec \
+			"CPython $mod, --backend $backend: no denial under the permissive policy" \
 			"event == 'alert' and action == 'deny' and kind != 'syscall'"
+		done
 	done
 fi
