@@ -393,7 +393,10 @@ void record_emit(struct session *s, const struct record *r)
 		json_object_set_new(o, "signal", r->signal ? json_integer(r->signal) : json_null());
 	}
 	json_object_set_new(o, "context", s->context ? record_jstr(s->context) : json_null());
-	json_object_set_new(o, "backend", json_string(r->backend ? r->backend : "ptrace"));
+	/* Records of the session itself (limits, warnings) carry the
+	 * session's backend. */
+	json_object_set_new(o, "backend", json_string(r->backend ? r->backend :
+						      s->preload_only ? "preload" : "ptrace"));
 	if (r->script && r->script_len)
 		json_object_set_new(o, "script", record_jstrn(r->script, r->script_len));
 	if (r->elf)
