@@ -563,6 +563,8 @@ int preload_mode_decide_command(struct session *s)
 	}
 	if (!exe[0])
 		return -1; /* not found: execvp reports 127 as usual */
+	free(s->command_exe);
+	s->command_exe = xstrdup(exe);
 	ev.exe = exe;
 	ev.argv = argv;
 	ev.argc = argc;

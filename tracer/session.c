@@ -491,6 +491,7 @@ void session_free(struct session *s)
 	free(s->policy);
 	free(s->context);
 	free(s->self_exe);
+	free(s->command_exe);
 	free(s->cwd);
 	memset(s, 0, sizeof(*s));
 	s->log_fd = -1;

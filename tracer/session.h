@@ -113,6 +113,8 @@ struct session {
 	char channel_name[48];    /* "@agenttrace-<id>" */
 	struct hosts *hosts;      /* address -> name (hosts.h) */
 	char **unseen;            /* preload-only: static programs run unseen */
+	char *command_exe;        /* preload-only: the command's resolved program
+				   * (no exec event tells it), NULL: unknown */
 	size_t n_unseen;
 
 	/* Counters for the summary. */

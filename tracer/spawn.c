@@ -264,9 +264,15 @@ int spawn_command(struct session *s)
 	s->main_pid = pid;
 	while (argv[argc])
 		argc++;
-	/* Until it execs, the child is a copy of agenttrace. */
-	info = tracee_info_new(s->self_exe ? s->self_exe : "agenttrace", argv, argc);
+	/* Until it execs, the child is a copy of agenttrace; with the preload
+	 * backend no exec event comes, and the program it runs is the one
+	 * preload_mode_decide_command() resolved. */
+	info = tracee_info_new(s->preload_only && s->command_exe ? s->command_exe :
+			       s->self_exe ? s->self_exe : "agenttrace", argv, argc);
 	tracee_add(&s->tasks, pid, pid, getpid(), info);
+	/* What the summary names: loop.c takes it at the exec event. */
+	if (s->preload_only && s->command_exe && !s->main_info)
+		s->main_info = tracee_info_ref(info);
 	tracee_info_unref(info);
 	s->processes_seen = 1;
 

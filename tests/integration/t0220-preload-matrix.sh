@@ -695,9 +695,10 @@ st=$?
 el=$(( $(now_ms) - t0 ))
 assert_ne "limits: --timeout 1 on sleep 30: non-zero status" 0 "$st"
 if [ $el -lt 5000 ] && [ $el -ge 900 ]; then ok "limits: --timeout 1 ends sleep 30 in about 1 s (${el} ms)"; else not_ok "limits: --timeout 1 ends sleep 30 in about 1 s" "${el} ms"; fi
-assert_rec "limits: --timeout: limit record limit.timeout, backend preload" \
-	"$(limit_expr limit.timeout) and backend == 'preload'"
-assert_rec "limits: --timeout: summary record" "$BYPASSABLE"
+assert_rec "limits: --timeout: limit record limit.timeout, backend preload, the command's program" \
+	"$(limit_expr limit.timeout) and backend == 'preload' and pre(exe, '/') and exe.endswith('/sleep')"
+assert_rec "limits: --timeout: summary record, naming the command's program" \
+	"$BYPASSABLE and pre(exe, '/') and exe.endswith('/sleep')"
 t0=$(now_ms)
 pl --timeout 1 -- "$TRY" ignore-term 30 >"$OUT" 2>"$ERR"
 st=$?
