@@ -15,6 +15,7 @@
 #include "lib/xalloc.h"
 #include "rules/rules.h"
 #include "tracer/channel.h"
+#include "tracer/preload-mode.h"
 #include "tracer/hosts.h"
 #include "tracer/session.h"
 
@@ -212,8 +213,7 @@ static void channel_hosts(struct session *s, const struct channel_msg *m)
 								 CHANNEL_SOURCE_SHIM);
 }
 
-int channel_drain(struct session *s,
-		  void (*on_event)(struct session *s, const struct channel_msg *m))
+int channel_drain(struct session *s)
 {
 	static struct channel_msg m;
 	int count = 0;
@@ -266,8 +266,8 @@ int channel_drain(struct session *s,
 		if (m.type == CHANNEL_HOSTS)
 			channel_hosts(s, &m);
 		else if ((m.type == CHANNEL_EVENT || m.type == CHANNEL_SPAWN_ASK ||
-			  m.type == CHANNEL_SPAWN_DONE) && on_event)
-			on_event(s, &m);
+			  m.type == CHANNEL_SPAWN_DONE) && s->preload_only)
+			preload_mode_event(s, &m);
 		if (fd >= 0)
 			close(fd);
 	}

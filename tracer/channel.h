@@ -132,7 +132,7 @@ struct channel_spawn {
 	int32_t child;     /* DONE: the new process's pid, -1: none */
 	int32_t reply_fd;  /* ASK: set by channel_drain() to the socket that came
 			    * with the message, -1 none (the sender's value is
-			    * ignored); closed by channel_drain() after on_event */
+			    * ignored); closed by channel_drain() once handled */
 	char syscall[32];  /* "fork", "vfork", "posix_spawn", "posix_spawnp" */
 };
 
@@ -175,10 +175,12 @@ int channel_open(struct session *s);
 int channel_to_preload(struct session *s);
 
 /* Reads every queued message without blocking: HOSTS go into the hosts
- * map, EVENT, SPAWN_ASK and SPAWN_DONE to on_event (NULL: dropped; an
- * unanswered ASK reads as "go on").  Returns the number read. */
-int channel_drain(struct session *s,
-		  void (*on_event)(struct session *s, const struct channel_msg *m));
+ * map; EVENT, SPAWN_ASK and SPAWN_DONE are the preload backend's records
+ * and questions, handled by preload_mode_event() in a preload-only
+ * session and dropped under ptrace, which sees those calls itself (an
+ * unanswered ASK reads as "go on").  Every caller drains the same way,
+ * whatever it waits for.  Returns the number read. */
+int channel_drain(struct session *s);
 
 /* True when a net event's unix path names the channel itself (the shim's
  * own messages are neither decided nor recorded). */

@@ -15,7 +15,6 @@
 #include "lib/xalloc.h"
 #include "rules/rules.h"
 #include "tracer/hosts.h"
-#include "tracer/preload-mode.h"
 #include "tracer/session.h"
 
 struct hosts_entry {
@@ -156,15 +155,10 @@ static void hosts_wait_first(struct session *s, pid_t pid)
 	uint64_t until = session_elapsed_ms(s) + HOSTS_FIRST_WAIT_MS;
 	struct timespec nap = { 0, 2 * 1000 * 1000 };
 
-	/* In preload mode the shim's events share the channel: they are
-	 * records, not to be dropped while waiting for the names. */
-	void (*on_event)(struct session *, const struct channel_msg *) =
-		s->preload_only ? preload_mode_event : NULL;
-
 	for (;;) {
 		pid_t r = waitpid(pid, NULL, WNOHANG);
 
-		channel_drain(s, on_event);
+		channel_drain(s);
 		if (r == pid || (r < 0 && errno != EINTR))
 			break;
 		if (session_elapsed_ms(s) >= until) {
@@ -174,7 +168,7 @@ static void hosts_wait_first(struct session *s, pid_t pid)
 		}
 		nanosleep(&nap, NULL);
 	}
-	channel_drain(s, on_event);
+	channel_drain(s);
 }
 
 int hosts_resolve(struct session *s)

@@ -204,12 +204,12 @@ static int loop_net_names(struct session *s, struct call *c)
 		if (ev->kind != RULES_KIND_NET)
 			continue;
 		if (ev->family == AF_UNIX && channel_is_self(s, ev->unix_path)) {
-			channel_drain(s, NULL);
+			channel_drain(s);
 			return -1;
 		}
 		if (ev->family != AF_INET && ev->family != AF_INET6)
 			continue;
-		channel_drain(s, NULL);
+		channel_drain(s);
 		hosts_resolve(s);
 		ev->host = hosts_lookup(s->hosts, ev->family, ev->addr, &src);
 		loop_host_source = !ev->host ? "none" :

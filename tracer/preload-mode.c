@@ -630,14 +630,14 @@ void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
 			timeout = 1000; /* a safety net, as signals_wait() */
 		if (poll(pfd, 2, (int)timeout) < 0 && errno != EINTR)
 			break;
-		channel_drain(s, preload_mode_event);
+		channel_drain(s);
 		signals_wait(s, 0);
 		preload_mode_reap(s);
 		limits_check(s);
 		hosts_resolve(s);
 	}
 	/* Events sent just before the end are queued already. */
-	channel_drain(s, preload_mode_event);
+	channel_drain(s);
 	preload_mode_left(s, left, n_left);
 	for (size_t i = 0; i < *n_left; i++)
 		kill((*left)[i], SIGKILL);
