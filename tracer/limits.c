@@ -38,12 +38,27 @@
 /* A fork storm retries; its first refusals say all there is to say. */
 #define LIMITS_SPAWN_RECORDS 10
 
+/* R holds who (pid, ppid, exe, argv; backend when not the session's). */
+static void limits_emit(struct session *s, struct record *r, const char *rule,
+			const char *why, const char *syscall, const char *detail, int err)
+{
+	r->event = "alert";
+	r->action = "deny";
+	r->kind = SESSION_KIND_LIMIT;
+	r->syscall = syscall;
+	r->port = -1;
+	r->err = err;
+	r->rule = rule;
+	r->why = why;
+	r->detail = detail;
+	record_emit(s, r);
+}
+
 static void limits_record(struct session *s, struct tracee *t, const char *rule,
 			  const char *why, const char *syscall, const char *detail, int err)
 {
 	struct record r = { 0 };
 
-	r.event = "alert";
 	r.pid = t ? t->tgid : s->main_pid;
 	r.ppid = t ? t->ppid : 0;
 	if (t && t->info) {
@@ -51,15 +66,23 @@ static void limits_record(struct session *s, struct tracee *t, const char *rule,
 		r.argv = (const char *const *)t->info->argv;
 		r.argc = t->info->argc;
 	}
-	r.action = "deny";
-	r.kind = SESSION_KIND_LIMIT;
-	r.syscall = syscall;
-	r.port = -1;
-	r.err = err;
-	r.rule = rule;
-	r.why = why;
-	r.detail = detail;
-	record_emit(s, &r);
+	limits_emit(s, &r, rule, why, syscall, detail, err);
+}
+
+void limits_spawn_refused(struct session *s, struct record *who, const char *syscall)
+{
+	char why[128], detail[64];
+
+	if (s->spawn_refusals++ >= LIMITS_SPAWN_RECORDS) {
+		/* Counted, not recorded: see LIMITS_SPAWN_RECORDS. */
+		s->counts[SESSION_KIND_LIMIT][RULES_ACTION_DENY]++;
+		s->denials++;
+		return;
+	}
+	snprintf(why, sizeof(why), "the session already runs --max-procs %llu processes",
+		 (unsigned long long)s->max_procs);
+	snprintf(detail, sizeof(detail), "max-procs %llu", (unsigned long long)s->max_procs);
+	limits_emit(s, who, "limit.max-procs", why, syscall, detail, EAGAIN);
 }
 
 void limits_start(struct session *s)
@@ -182,22 +205,20 @@ void limits_check(struct session *s)
 
 bool limits_spawn_allowed(struct session *s, struct tracee *t, const struct call *c)
 {
-	char why[128], detail[64];
+	struct record who = { 0 };
 
 	if (!s->max_procs || c->spawns_thread)
 		return true;
 	if (s->tasks.procs + s->tasks.spawn_pending < s->max_procs)
 		return true;
-	if (s->spawn_refusals++ < LIMITS_SPAWN_RECORDS) {
-		snprintf(why, sizeof(why), "the session already runs --max-procs %llu processes",
-			 (unsigned long long)s->max_procs);
-		snprintf(detail, sizeof(detail), "max-procs %llu", (unsigned long long)s->max_procs);
-		limits_record(s, t, "limit.max-procs", why, c->name, detail, EAGAIN);
-	} else {
-		/* Counted, not recorded: see LIMITS_SPAWN_RECORDS. */
-		s->counts[SESSION_KIND_LIMIT][RULES_ACTION_DENY]++;
-		s->denials++;
+	who.pid = t->tgid;
+	who.ppid = t->ppid;
+	if (t->info) {
+		who.exe = t->info->exe;
+		who.argv = (const char *const *)t->info->argv;
+		who.argc = t->info->argc;
 	}
+	limits_spawn_refused(s, &who, c->name);
 	return false;
 }
 

@@ -9,6 +9,8 @@
 #include "tracer/session.h"
 #include "tracer/tracee.h"
 
+struct record;
+
 /* Arms the timeout; called once the command is started. */
 void limits_start(struct session *s);
 
@@ -32,6 +34,11 @@ int limits_attach(struct session *s, pid_t pid);
 
 /* At the end: records the last OOM kills, removes the cgroup. */
 void limits_finish(struct session *s);
+
+/* A spawn refused at --max-procs, by either backend: the limit record
+ * (the first LIMITS_SPAWN_RECORDS of a session; the others are counted).
+ * WHO holds the asker (pid, ppid, exe, argv, backend). */
+void limits_spawn_refused(struct session *s, struct record *who, const char *syscall);
 
 /* In the child, just before exec: RLIMIT_AS and RLIMIT_CPU where no cgroup
  * applies them to the session.  0 or -errno. */

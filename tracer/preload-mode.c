@@ -112,7 +112,6 @@ static int preload_mode_frames(const struct channel_event *e, struct bt_frame *o
 /* A grant whose DONE never came (its asker was killed in between) stops
  * counting once the asker is gone, or after this long. */
 #define PRELOAD_MODE_GRANT_MS 30000
-#define PRELOAD_MODE_SPAWN_RECORDS 10 /* as limits.c: the first refusals */
 
 struct preload_mode_proc {
 	pid_t pid;
@@ -198,22 +197,16 @@ static void preload_mode_prune(struct session *s)
 	preload_mode_tab.n_grants = w;
 }
 
-/* The refusal's record, as limits.c writes it for the ptrace backend. */
+/* The refusal's record: the asker, as /proc shows it (it waits for the
+ * answer, so its entries are there), given to limits.c's refusal. */
 static void preload_mode_spawn_refused(struct session *s, const struct channel_msg *m)
 {
 	const char *argv[PRELOAD_MODE_ARGV_MAX];
-	char path[64], exe[PATH_MAX], args[CHANNEL_ARGV], why[128], detail[64], sc[33];
-	struct record r = { 0 };
+	char path[64], exe[PATH_MAX], args[CHANNEL_ARGV], sc[33];
+	struct record who = { 0 };
 	ssize_t n;
 	int fd;
 
-	if (s->spawn_refusals++ >= PRELOAD_MODE_SPAWN_RECORDS) {
-		/* Counted, not recorded: a fork storm retries. */
-		s->counts[SESSION_KIND_LIMIT][RULES_ACTION_DENY]++;
-		s->denials++;
-		return;
-	}
-	/* The asker waits for the answer: its /proc entries are there. */
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)m->pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
@@ -227,28 +220,16 @@ static void preload_mode_spawn_refused(struct session *s, const struct channel_m
 	if (n < 0)
 		n = 0;
 	args[n] = 0;
-	r.argc = preload_mode_split(args, (size_t)n, PRELOAD_MODE_ARGV_MAX, argv,
-				    PRELOAD_MODE_ARGV_MAX);
+	who.argc = preload_mode_split(args, (size_t)n, PRELOAD_MODE_ARGV_MAX, argv,
+				      PRELOAD_MODE_ARGV_MAX);
 	memcpy(sc, m->u.spawn.syscall, sizeof(m->u.spawn.syscall));
 	sc[sizeof(sc) - 1] = 0;
-	snprintf(why, sizeof(why), "the session already runs --max-procs %llu processes",
-		 (unsigned long long)s->max_procs);
-	snprintf(detail, sizeof(detail), "max-procs %llu", (unsigned long long)s->max_procs);
-	r.event = "alert";
-	r.pid = m->pid;
-	r.ppid = m->ppid;
-	r.exe = exe[0] ? exe : NULL;
-	r.argv = argv;
-	r.action = "deny";
-	r.kind = SESSION_KIND_LIMIT;
-	r.syscall = sc[0] ? sc : "fork";
-	r.port = -1;
-	r.err = EAGAIN;
-	r.rule = "limit.max-procs";
-	r.why = why;
-	r.detail = detail;
-	r.backend = "preload";
-	record_emit(s, &r);
+	who.pid = m->pid;
+	who.ppid = m->ppid;
+	who.exe = exe[0] ? exe : NULL;
+	who.argv = argv;
+	who.backend = "preload";
+	limits_spawn_refused(s, &who, sc[0] ? sc : "fork");
 }
 
 static void preload_mode_spawn_ask(struct session *s, const struct channel_msg *m)
