@@ -95,8 +95,13 @@ long limits_next_ms(const struct session *s)
 {
 	uint64_t now, next = s->term_at_ms ? s->term_at_ms : s->kill_at_ms;
 
-	if (s->cgroup && (!next || s->cgroup_poll_at_ms < next))
+	/* A cgroup is polled from the start: its first poll is due at 0,
+	 * which is a deadline, not "none". */
+	if (s->cgroup && (!next || s->cgroup_poll_at_ms < next)) {
 		next = s->cgroup_poll_at_ms;
+		if (!next)
+			return 0;
+	}
 	if (!next)
 		return -1;
 	now = session_elapsed_ms(s);

@@ -552,6 +552,7 @@ static void loop_exited(struct session *s, pid_t pid, int status)
 	landlock_race_forget(pid);
 	if (pid == s->main_pid) {
 		s->main_done = true;
+		signals_forward_stop();
 		s->main_status = status;
 		if (t && !s->main_info)
 			s->main_info = tracee_info_ref(t->info);
@@ -701,7 +702,7 @@ static void loop_settle(struct session *s, uint64_t deadline_ms)
 		if (pid < 0)
 			break;
 		limits_check(s);
-		signals_wait(s, (long)(deadline_ms - now));
+		signals_wait((long)(deadline_ms - now));
 	}
 }
 
@@ -716,17 +717,22 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 		preload_mode_run(s, left, n_left);
 		return;
 	}
+	if (signals_forward_start(s->main_pid) < 0)
+		warn_errno("cannot forward signals to the command");
 	limits_start(s);
 	hosts_resolve(s);
 	while (!s->main_done) {
-		pid = waitpid(-1, &status, __WALL | WNOHANG);
+		/* Without a deadline, block in waitpid(): one system call per
+		 * stop.  With one, poll and sleep in sigtimedwait() until it. */
+		long wait_ms = limits_next_ms(s);
+
+		pid = waitpid(-1, &status, __WALL | (wait_ms >= 0 ? WNOHANG : 0));
 		if (pid > 0) {
 			loop_handle(s, pid, status);
 			/* A tracee that never stops for long would starve the
-			 * signal and deadline checks: poll them now and then. */
+			 * deadline checks: poll them now and then. */
 			if (++since_poll >= 256) {
 				since_poll = 0;
-				signals_wait(s, 0);
 				limits_check(s);
 			} else if (s->term_at_ms || s->kill_at_ms) {
 				limits_check(s);
@@ -740,10 +746,11 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 			if (errno != ECHILD)
 				warn_errno("waitpid");
 			s->main_done = true;
+			signals_forward_stop();
 			break;
 		}
 		limits_check(s);
-		signals_wait(s, limits_next_ms(s));
+		signals_wait(limits_next_ms(s));
 	}
 	/* Processes exiting together with the main one are already queued.
 	 * After a timeout the others got SIGTERM too: let them end (the

@@ -22,13 +22,20 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left);
  * original mask for the child.  Call before spawn_command(). */
 void signals_setup(void);
 
+/* Once the command runs: a handler passes the forwarded signals that a
+ * process sent to agenttrace on to MAIN_PID, and they are unblocked (those
+ * that came meanwhile are passed on now).  Returns 0 or -errno. */
+int signals_forward_start(pid_t main_pid);
+
+/* The main process is gone: forward nothing more. */
+void signals_forward_stop(void);
+
 /* In the child before exec: the mask the user gave agenttrace. */
 void signals_child_reset(void);
 
-/* Waits up to timeout_ms (-1: no deadline) for SIGCHLD or a signal to
- * forward; forwards the latter to the command.  Returns when something
- * may be ready. */
-void signals_wait(struct session *s, long timeout_ms);
+/* Waits up to timeout_ms (-1: no deadline; at most 1 s) for SIGCHLD or a
+ * forwarded signal's handler.  Returns when something may be ready. */
+void signals_wait(long timeout_ms);
 
 /* True for SIGSTOP SIGTSTP SIGTTIN SIGTTOU. */
 bool signals_is_stop(int sig);

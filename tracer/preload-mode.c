@@ -469,6 +469,7 @@ static void preload_mode_reap(struct session *s)
 			break;
 		if (pid == s->main_pid) {
 			s->main_done = true;
+			signals_forward_stop();
 			s->main_status = status;
 		}
 	}
@@ -592,13 +593,11 @@ void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
 	*n_left = 0;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	/* Only a wake-up: signals_wait() takes the signals and forwards them,
-	 * as in the ptrace loop. */
+	/* Only a wake-up for the exits: forwarded signals interrupt poll()
+	 * by themselves (signals.c). */
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (signals_forward_start(s->main_pid) < 0)
+		warn_errno("cannot forward signals to the command");
 	limits_start(s);
 	hosts_resolve(s);
 	preload_mode_check_command(s);
@@ -612,7 +611,7 @@ void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
 		if (poll(pfd, 2, (int)timeout) < 0 && errno != EINTR)
 			break;
 		channel_drain(s);
-		signals_wait(s, 0);
+		signals_wait(0);
 		preload_mode_reap(s);
 		limits_check(s);
 		hosts_resolve(s);

@@ -1,20 +1,24 @@
 /* Signals of the supervisor and of its tracees.
  *
- * The supervisor never runs signal handlers: SIGCHLD and the signals it
- * forwards are blocked and taken synchronously with sigtimedwait() between
- * waitpid(WNOHANG) rounds.  A tracee stop notifies the tracer with SIGCHLD
- * (kernel/signal.c do_notify_parent_cldstop(), also for non-children
- * traced by us), so no wakeup is lost: anything that happens after the
- * last empty waitpid() leaves a pending SIGCHLD.
+ * SIGCHLD stays blocked and no handler runs for it: the event loop waits
+ * in waitpid() itself, which a tracee stop wakes (kernel/signal.c
+ * do_notify_parent_cldstop(), also for non-children traced by us), and
+ * when it has a deadline (limits.c) in sigtimedwait() for SIGCHLD between
+ * waitpid(WNOHANG) rounds, where a stop after the last empty waitpid()
+ * leaves SIGCHLD pending, so no wakeup is lost either way.
  *
  * Forwarding (SPEC §2: the command's signals are untouched): SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT sent to agenttrace by a process (si_code
  * SI_USER/SI_QUEUE/SI_TKILL) are passed to the command's main process.
  * When the terminal sent them (si_code SI_KERNEL), the command, which is
  * in the same foreground process group, got its own copy: passing it on
- * would deliver it twice.  SIGTSTP keeps its default action, so that
- * Ctrl-Z stops agenttrace along with the command and the shell sees the
- * job stop.
+ * would deliver it twice.  They are passed on by a handler, which does
+ * nothing but kill(2): the loop then needs no wake-up of its own for them,
+ * and can block in waitpid(), one system call per stop instead of three.
+ * SA_RESTART keeps every other system call of the supervisor unaware of
+ * them.  Until the command runs they stay blocked (and pending).
+ * SIGTSTP keeps its default action, so that Ctrl-Z stops agenttrace along
+ * with the command and the shell sees the job stop.
  */
 #include <errno.h>
 #include <signal.h>
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/log.h"
 #include "tracer/limits.h"
@@ -29,6 +34,13 @@
 
 static sigset_t signals_orig;
 static sigset_t signals_waited;
+static sigset_t signals_forwarded;
+
+/* The handler's only state: the command's main process while it lives
+ * (0 before and after), and agenttrace's own pid, so that a child forked
+ * by the supervisor (the host-name resolver) forwards nothing. */
+static volatile sig_atomic_t signals_target;
+static volatile sig_atomic_t signals_owner;
 
 void signals_setup(void)
 {
@@ -36,11 +48,13 @@ void signals_setup(void)
 
 	sigemptyset(&signals_waited);
 	sigaddset(&signals_waited, SIGCHLD);
-	sigaddset(&signals_waited, SIGINT);
-	sigaddset(&signals_waited, SIGTERM);
-	sigaddset(&signals_waited, SIGHUP);
-	sigaddset(&signals_waited, SIGQUIT);
-	block = signals_waited;
+	sigemptyset(&signals_forwarded);
+	sigaddset(&signals_forwarded, SIGINT);
+	sigaddset(&signals_forwarded, SIGTERM);
+	sigaddset(&signals_forwarded, SIGHUP);
+	sigaddset(&signals_forwarded, SIGQUIT);
+	block = signals_forwarded;
+	sigaddset(&block, SIGCHLD);
 	sigaddset(&block, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &block, &signals_orig);
 }
@@ -50,40 +64,52 @@ void signals_child_reset(void)
 	sigprocmask(SIG_SETMASK, &signals_orig, NULL);
 }
 
-static void signals_forward(struct session *s, const siginfo_t *si)
+static void signals_forward(int sig, siginfo_t *si, void *uc)
 {
-	if (si->si_code == SI_KERNEL)
-		return;
-	if (s->main_pid > 0 && !s->main_done) {
-		debug_msg("forwarding signal %d to pid %d", si->si_signo, (int)s->main_pid);
-		kill(s->main_pid, si->si_signo);
-	}
+	int saved = errno;
+	pid_t target = signals_target;
+
+	(void)uc;
+	if (si->si_code != SI_KERNEL && target > 0 && getpid() == signals_owner)
+		kill(target, sig);
+	errno = saved;
 }
 
-void signals_wait(struct session *s, long timeout_ms)
+int signals_forward_start(pid_t main_pid)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = signals_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_mask = signals_forwarded;
+	signals_owner = getpid();
+	signals_target = main_pid;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&signals_forwarded, sig) == 1 && sigaction(sig, &sa, NULL) < 0)
+			return -errno;
+	/* Pending ones (sent before the command ran) are delivered here. */
+	if (sigprocmask(SIG_UNBLOCK, &signals_forwarded, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+void signals_forward_stop(void)
+{
+	signals_target = 0;
+}
+
+void signals_wait(long timeout_ms)
 {
 	struct timespec ts;
-	siginfo_t si;
-	int sig;
 
 	/* A safety net: even if a wakeup were lost, the loop polls again. */
 	if (timeout_ms < 0 || timeout_ms > 1000)
 		timeout_ms = 1000;
 	ts.tv_sec = timeout_ms / 1000;
 	ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
-	do {
-		sig = sigtimedwait(&signals_waited, &si, &ts);
-		if (sig > 0 && sig != SIGCHLD)
-			signals_forward(s, &si);
-		/* Take the other pending signals without waiting, but not
-		 * after SIGCHLD: a tracee stop is what woke us nearly every
-		 * time, and one more sigtimedwait per stop costs more than
-		 * leaving a forwarded signal pending until the next call
-		 * (the loop comes back here whenever waitpid has nothing, and
-		 * every 256 events when it always has). */
-		ts.tv_sec = 0;
-		ts.tv_nsec = 0;
-	} while (sig > 0 && sig != SIGCHLD);
+	/* EINTR (a forwarded signal's handler ran) is a wake-up like any. */
+	sigtimedwait(&signals_waited, NULL, &ts);
 }
 
 bool signals_is_stop(int sig)
