@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "rules/load-internal.h"
+#include "rules/match-internal.h"
 
 #define KP_SIZE 256
 #define MSG_SIZE 400
@@ -237,7 +238,7 @@ static int compile_path(char *s, char *msg)
 		error_fmt(msg, MSG_SIZE, "path pattern \"%s\" must be absolute after expansion", s);
 		return -1;
 	}
-	error_fmt(orig, sizeof(orig), "%s", s);
+	error_kp_str(orig, sizeof(orig), 0, s);
 	if (vars_normalize(s) < 0) {
 		error_fmt(msg, MSG_SIZE, "\"..\" after a glob component in \"%s\"", orig);
 		return -1;
@@ -281,7 +282,7 @@ static int parse_ports(const char *s, struct cpat *p, char *msg)
 		error_fmt(msg, MSG_SIZE, "bad port \"%s\" (1-65535 or LOW-HIGH)", s);
 		return -1;
 	}
-	error_fmt(lo, sizeof(lo), "%s", s);
+	error_kp_str(lo, sizeof(lo), 0, s);
 	dash = strchr(lo, '-');
 	if (dash)
 		*dash = '\0';
@@ -309,7 +310,7 @@ static int parse_cidr(const char *s, int family, struct cpat *p, char *msg)
 			 family == AF_INET ? "IPv4" : "IPv6", s);
 		return -1;
 	}
-	error_fmt(buf, sizeof(buf), "%s", s);
+	error_kp_str(buf, sizeof(buf), 0, s);
 	slash = strchr(buf, '/');
 	if (slash) {
 		const char *d = slash + 1;
@@ -484,18 +485,20 @@ static int compile_argv_element(char **elem, bool program, char *msg)
 {
 	char *s = *elem;
 	char *out = NULL;
-	size_t out_len = 0;
-	FILE *f;
+	size_t out_len = 0, out_cap;
 	const char *alt = s;
 	int rc = -1;
 
 	if (!program && !s[0])
 		return 0; /* matches an empty argument */
-	f = open_memstream(&out, &out_len);
-	if (!f)
+	/* Normalizing only shortens an alternative: the input's length
+	 * bounds the output (grown below all the same). */
+	out_cap = strlen(s) + 1;
+	out = malloc(out_cap);
+	if (!out)
 		return -1;
 	for (;;) {
-		size_t n = 0;
+		size_t n = 0, one_len;
 		char *one;
 		const char *why;
 
@@ -526,26 +529,33 @@ static int compile_argv_element(char **elem, bool program, char *msg)
 			free(one);
 			goto out;
 		}
+		one_len = strlen(one);
+		if (out_len + one_len + 2 > out_cap) {
+			char *nb = realloc(out, out_len + one_len + 2);
+
+			if (!nb) {
+				free(one);
+				goto out;
+			}
+			out = nb;
+			out_cap = out_len + one_len + 2;
+		}
 		if (alt != s)
-			fputc('|', f);
-		fputs(one, f);
+			out[out_len++] = '|';
+		memcpy(out + out_len, one, one_len);
+		out_len += one_len;
 		free(one);
 		alt += n;
 		if (!*alt)
 			break;
 		alt++;
 	}
-	if (fclose(f) == 0) {
-		f = NULL;
-		free(*elem);
-		*elem = out;
-		out = NULL;
-		rc = 0;
-	}
-	f = NULL;
+	out[out_len] = '\0';
+	free(*elem);
+	*elem = out;
+	out = NULL;
+	rc = 0;
 out:
-	if (f)
-		fclose(f);
 	free(out);
 	return rc;
 }
@@ -675,7 +685,7 @@ static int compile_argv(struct comp *c, const struct rule_in *in, struct cpat *p
 	for (size_t i = 0; i < n; i++) {
 		struct vars_result res;
 
-		error_fmt(kp_out, KP_SIZE, "%s[%zu]", in->pat_kp, i);
+		error_kp_index(kp_out, KP_SIZE, error_kp_str(kp_out, KP_SIZE, 0, in->pat_kp), i);
 		msg[0] = '\0';
 		if (vars_expand(c->ctx->vars, json_string_value(json_array_get(in->argv, i)),
 				VARS_ESCAPE_GLOB | VARS_ESCAPE_ALT, &res, msg, MSG_SIZE) < 0)
@@ -704,11 +714,50 @@ fail:
 	return -1;
 }
 
+/* The compact JSON jansson would print, written directly when every
+ * byte is printable ASCII (only '"' and '\\' then need escaping); other
+ * bytes go through jansson, whose escaping and UTF-8 checks decide. */
+static char *argv_source_ascii(const struct cpat *p)
+{
+	size_t len = 3;
+	char *s, *o;
+
+	for (size_t i = 0; i < p->argc; i++) {
+		for (const char *q = p->argv[i]; *q; q++) {
+			if (*q < 0x20 || *q > 0x7e)
+				return NULL;
+			len += 1 + (*q == '"' || *q == '\\');
+		}
+		len += 3;
+	}
+	o = s = malloc(len);
+	if (!s)
+		return NULL;
+	*o++ = '[';
+	for (size_t i = 0; i < p->argc; i++) {
+		if (i)
+			*o++ = ',';
+		*o++ = '"';
+		for (const char *q = p->argv[i]; *q; q++) {
+			if (*q == '"' || *q == '\\')
+				*o++ = '\\';
+			*o++ = *q;
+		}
+		*o++ = '"';
+	}
+	*o++ = ']';
+	*o = '\0';
+	return s;
+}
+
 static char *argv_source(const struct cpat *p)
 {
-	json_t *a = json_array();
-	char *s;
+	json_t *a;
+	char *s = argv_source_ascii(p);
 
+	if (s)
+		return s;
+	a = json_array();
 	if (!a)
 		return NULL;
 	for (size_t i = 0; i < p->argc; i++)
@@ -752,17 +801,20 @@ static void comp_add_id(struct comp *c, const struct rule_in *in, const char *id
 	}
 	e = &c->ids[c->n_ids];
 	e->id = strdup(id);
-	e->keypath = malloc(KP_SIZE);
+	if (given) {
+		char kp[KP_SIZE];
+
+		error_kp_str(kp, sizeof(kp), error_kp_str(kp, sizeof(kp), 0, in->kp), ".id");
+		e->keypath = strdup(kp);
+	} else {
+		e->keypath = strdup(in->kp);
+	}
 	if (!e->id || !e->keypath) {
 		free(e->id);
 		free(e->keypath);
 		c->oom = true;
 		return;
 	}
-	if (given)
-		error_fmt(e->keypath, KP_SIZE, "%s.id", in->kp);
-	else
-		error_fmt(e->keypath, KP_SIZE, "%s", in->kp);
 	e->layer = in->layer;
 	e->seq = c->n_ids++;
 }
@@ -779,13 +831,17 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 	size_t ui;
 
 	if (!id) {
-		error_fmt(gen_id, sizeof(gen_id), "%s.%s.%zu", kind_names[in->kind],
-			 action_names[in->action], index);
+		size_t n = error_kp_str(gen_id, sizeof(gen_id), 0, kind_names[in->kind]);
+
+		n = error_kp_put(gen_id, sizeof(gen_id), n, ".", 1);
+		n = error_kp_str(gen_id, sizeof(gen_id), n, action_names[in->action]);
+		n = error_kp_put(gen_id, sizeof(gen_id), n, ".", 1);
+		error_kp_num(gen_id, sizeof(gen_id), n, index);
 		id = gen_id;
 	}
 	comp_add_id(c, in, id, in->id != NULL);
 	msg[0] = '\0';
-	error_fmt(err_kp, sizeof(err_kp), "%s", in->pat_kp);
+	error_kp_str(err_kp, sizeof(err_kp), 0, in->pat_kp);
 	if (in->argv) {
 		pats = calloc(1, sizeof(*pats));
 		if (!pats) {
@@ -812,7 +868,10 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 		const char *udropped;
 		struct cpat *nv;
 
-		error_fmt(err_kp, sizeof(err_kp), "%s.unless[%zu]", in->kp, ui);
+		error_kp_index(err_kp, sizeof(err_kp),
+			       error_kp_str(err_kp, sizeof(err_kp),
+					    error_kp_str(err_kp, sizeof(err_kp), 0, in->kp), ".unless"),
+			       ui);
 		if (compile_string(c, in->kind, json_string_value(u), in->kind == RULES_KIND_EXEC,
 				   &more, &n_more, &udropped, msg) < 0)
 			goto bad;
@@ -886,14 +945,23 @@ out:
 	free(unless);
 }
 
+/* "FILE:LINE:COL"; lines and columns are positive. */
 static char *layer_origin(const struct load_layer *layer, const char *kp)
 {
+	size_t dlen = strlen(layer->display), n;
 	int line, col;
 	char *s;
 
 	jsonpos_find(&layer->pos, kp, false, &line, &col);
-	if (asprintf(&s, "%s:%d:%d", layer->display, line, col) < 0)
+	s = malloc(dlen + 2 * 24 + 1);
+	if (!s)
 		return NULL;
+	memcpy(s, layer->display, dlen);
+	n = dlen;
+	s[n++] = ':';
+	n = error_kp_num(s, dlen + 2 * 24 + 1, n, (size_t)line);
+	s[n++] = ':';
+	error_kp_num(s, dlen + 2 * 24 + 1, n, (size_t)col);
 	return s;
 }
 
@@ -942,7 +1010,7 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 		for (int a = 0; a < RULES_ACTION_COUNT && sec; a++) {
 			json_t *list = json_object_get(sec, action_names[a]);
 			json_t *rule;
-			size_t i;
+			size_t i, kp_len;
 
 			json_array_foreach(list, i, rule) {
 				struct rule_in in = { .kind = k, .action = a, .layer = layer };
@@ -951,8 +1019,10 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 					c->gen[k][a]++;
 					continue;
 				}
-				error_fmt(in.kp, sizeof(in.kp), "%s.%s[%zu]", kind_names[k],
-					 action_names[a], i);
+				kp_len = error_kp_str(in.kp, sizeof(in.kp), 0, kind_names[k]);
+				kp_len = error_kp_put(in.kp, sizeof(in.kp), kp_len, ".", 1);
+				kp_len = error_kp_str(in.kp, sizeof(in.kp), kp_len, action_names[a]);
+				kp_len = error_kp_index(in.kp, sizeof(in.kp), kp_len, i);
 				in.origin = layer_origin(layer, in.kp);
 				if (!in.origin) {
 					c->oom = true;
@@ -961,7 +1031,7 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 				if (json_is_string(rule)) {
 					in.str = json_string_value(rule);
 					in.implicit_args = true;
-					error_fmt(in.pat_kp, sizeof(in.pat_kp), "%s", in.kp);
+					memcpy(in.pat_kp, in.kp, kp_len + 1);
 				} else {
 					const char *pkey = k == RULES_KIND_EXEC ? "argv"
 						: k == RULES_KIND_NET ? "addr" : "path";
@@ -970,7 +1040,10 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 					in.id = json_string_value(json_object_get(rule, "id"));
 					in.why = json_string_value(json_object_get(rule, "why"));
 					in.unless = json_object_get(rule, "unless");
-					error_fmt(in.pat_kp, sizeof(in.pat_kp), "%s.%s", in.kp, pkey);
+					memcpy(in.pat_kp, in.kp, kp_len + 1);
+					error_kp_str(in.pat_kp, sizeof(in.pat_kp),
+						     error_kp_put(in.pat_kp, sizeof(in.pat_kp), kp_len,
+								  ".", 1), pkey);
 					if (k == RULES_KIND_EXEC)
 						in.argv = pv;
 					else
@@ -1348,23 +1421,30 @@ int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_
 {
 	struct comp c = { .ctx = ctx, .mode = RULES_MODE_ENFORCE };
 	char *layers = NULL;
-	size_t layers_len = 0;
-	FILE *f = open_memstream(&layers, &layers_len);
+	size_t layers_len = 1;
 	int rc = -1;
 
 	*out = NULL;
-	if (!f)
+	for (size_t i = 0; i < ctx->n_layers; i++)
+		layers_len += strlen(ctx->layers[i]->label) + 1;
+	layers = malloc(layers_len);
+	if (!layers)
 		goto oom;
+	layers_len = 0;
 	for (size_t i = 0; i < ctx->n_layers; i++) {
-		fprintf(f, "%s%s", i ? "+" : "", ctx->layers[i]->label);
+		size_t n = strlen(ctx->layers[i]->label);
+
+		if (i)
+			layers[layers_len++] = '+';
+		memcpy(layers + layers_len, ctx->layers[i]->label, n);
+		layers_len += n;
+	}
+	layers[layers_len] = '\0';
+	for (size_t i = 0; i < ctx->n_layers; i++) {
 		comp_layer_settings(&c, ctx->layers[i]);
 		comp_layer_rules(&c, ctx->layers[i]);
 		if (c.oom)
 			break;
-	}
-	if (fclose(f) != 0) {
-		layers = NULL;
-		goto oom;
 	}
 	if (!c.oom)
 		comp_extras(&c, extras, n_extras);
@@ -1452,9 +1532,39 @@ bad:
 	return -1;
 }
 
+/* The command-line rules of a block, when the tests run on a block that
+ * has them: a test event that none of their patterns matches is decided
+ * exactly as by the block without them (they add rules at the end of
+ * their spans, and the allows add their own pattern to the "unless" of
+ * the policy's denies), so one compile serves both. */
+struct test_probe {
+	uint32_t *rules; /* indexes of the rules whose origin is the command line */
+	size_t n;
+	bool hit;        /* some test event matched one: decide again without */
+};
+
+static bool test_probe_hit(const struct rules_policy *p, const struct test_probe *probe,
+			   const struct rules_event *ev)
+{
+	char buf[MATCH_PATH_MAX];
+	struct match_subject m;
+
+	if (!probe->n)
+		return false;
+	match_subject_init(&m, ev, buf);
+	for (size_t i = 0; i < probe->n; i++) {
+		const struct rules_rule *r = rules_rule_at(p, probe->rules[i]);
+
+		if (r->kind == ev->kind && match_pattern(p, ev->kind, &r->pat, &m))
+			return true;
+	}
+	return false;
+}
+
 /* Decide one expanded test event; returns 1 when it failed. */
 static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, const char *kp,
-		       const struct rules_policy *p, struct test_event *t, const char *expect)
+		       const struct rules_policy *p, struct test_probe *probe,
+		       struct test_event *t, const char *expect)
 {
 	struct rules_verdict v;
 	const char *got;
@@ -1463,6 +1573,8 @@ static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, con
 		error_at(ctx, layer, kp, false, "the engine could not decide this test");
 		return 1;
 	}
+	if (probe && test_probe_hit(p, probe, &t->ev))
+		probe->hit = true;
 	got = rules_action_name(v.action);
 	if (!strcmp(got, expect))
 		return 0;
@@ -1471,20 +1583,21 @@ static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, con
 	return 1;
 }
 
+/* T is scratch space shared by the tests of one run: not zeroed whole,
+ * since its buffers are read only once written, and clearing (or even
+ * allocating) 12 KiB per test was a good part of a load. */
 static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, const char *kp,
-		       const json_t *test, const struct rules_policy *p)
+		       const json_t *test, const struct rules_policy *p, struct test_probe *probe,
+		       struct test_event *t)
 {
 	const char *expect = json_string_value(json_object_get(test, "expect"));
-	struct test_event *t = calloc(1, sizeof(*t));
 	struct vars_result res = { 0 };
 	char msg[MSG_SIZE], ekp[KP_SIZE];
+	size_t kp_len = error_kp_str(ekp, sizeof(ekp), 0, kp);
 	const json_t *v;
 	size_t failed = 0;
 
-	if (!t) {
-		error_at(ctx, layer, kp, false, "out of memory");
-		return 1;
-	}
+	memset(&t->ev, 0, sizeof(t->ev));
 	msg[0] = '\0';
 	if ((v = json_object_get(test, "exec"))) {
 		size_t n = json_array_size(v);
@@ -1496,7 +1609,8 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 			goto bad;
 		}
 		for (size_t i = 0; i < n && !msg[0] && !dropped; i++) {
-			error_fmt(ekp, sizeof(ekp), "%s.exec[%zu]", kp, i);
+			error_kp_index(ekp, sizeof(ekp), error_kp_str(ekp, sizeof(ekp), kp_len, ".exec"),
+				       i);
 			if (vars_expand(ctx->vars, json_string_value(json_array_get(v, i)), 0, &res,
 					msg, MSG_SIZE) < 0)
 				break;
@@ -1518,7 +1632,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 			t->ev.exe = t->exe;
 			t->ev.argv = (const char *const *)argv;
 			t->ev.argc = n;
-			failed += (size_t)test_decide(ctx, layer, kp, p, t, expect);
+			failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
 		}
 		for (size_t i = 0; i < n; i++)
 			free(argv[i]);
@@ -1528,16 +1642,16 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 		goto out;
 	}
 	if ((v = json_object_get(test, "connect"))) {
-		error_fmt(ekp, sizeof(ekp), "%s.connect", kp);
+		error_kp_str(ekp, sizeof(ekp), kp_len, ".connect");
 		if (vars_expand(ctx->vars, json_string_value(v), VARS_RESOLVERS, &res, msg,
 				MSG_SIZE) < 0)
 			goto bad;
 		for (size_t i = 0; i < res.n; i++) {
-			memset(t, 0, sizeof(*t));
+			memset(&t->ev, 0, sizeof(t->ev));
 			t->ev.kind = RULES_KIND_NET;
 			if (test_connect(res.v[i], t, msg) < 0)
 				goto bad;
-			failed += (size_t)test_decide(ctx, layer, kp, p, t, expect);
+			failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
 		}
 		goto out;
 	}
@@ -1545,7 +1659,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 	t->ev.kind = v ? RULES_KIND_WRITE : RULES_KIND_READ;
 	if (!v)
 		v = json_object_get(test, "read");
-	error_fmt(ekp, sizeof(ekp), "%s.%s", kp, t->ev.kind == RULES_KIND_WRITE ? "write" : "read");
+	error_kp_str(ekp, sizeof(ekp), kp_len, t->ev.kind == RULES_KIND_WRITE ? ".write" : ".read");
 	if (vars_expand(ctx->vars, json_string_value(v), 0, &res, msg, MSG_SIZE) < 0)
 		goto bad;
 	if (res.n) {
@@ -1556,7 +1670,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 		snprintf(t->path, sizeof(t->path), "%s", res.v[0]);
 		vars_normalize(t->path);
 		t->ev.path = t->path;
-		failed += (size_t)test_decide(ctx, layer, kp, p, t, expect);
+		failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
 	}
 	goto out;
 bad:
@@ -1564,13 +1678,27 @@ bad:
 	failed++;
 out:
 	vars_result_free(&res);
-	free(t);
 	return failed;
 }
 
-size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p)
+size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, bool *extra_hit)
 {
+	struct test_probe probe = { 0 }, *pr = NULL;
+	struct test_event *t = NULL;
 	size_t failed = 0;
+
+	if (extra_hit) {
+		*extra_hit = false;
+		probe.rules = malloc((p->rules_count + 1) * sizeof(*probe.rules));
+		if (!probe.rules) {
+			*extra_hit = true; /* cannot tell: decide without them */
+			return 0;
+		}
+		for (uint32_t i = 0; i < p->rules_count; i++)
+			if (!strcmp(rules_string(p, rules_rule_at(p, i)->origin), "<command line>"))
+				probe.rules[probe.n++] = i;
+		pr = &probe;
+	}
 
 	for (size_t l = 0; l < ctx->n_layers; l++) {
 		const struct load_layer *layer = ctx->layers[l];
@@ -1580,9 +1708,21 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p)
 		json_array_foreach(json_object_get(layer->root, "tests"), i, test) {
 			char kp[KP_SIZE];
 
-			error_fmt(kp, sizeof(kp), "tests[%zu]", i);
-			failed += test_run(ctx, layer, kp, test, p);
+			error_kp_index(kp, sizeof(kp), error_kp_str(kp, sizeof(kp), 0, "tests"), i);
+			if (!t && !(t = malloc(sizeof(*t)))) {
+				error_at(ctx, layer, kp, false, "out of memory");
+				failed++;
+				continue;
+			}
+			failed += test_run(ctx, layer, kp, test, p, pr, t);
+			if (probe.hit)
+				goto out;
 		}
 	}
+out:
+	if (extra_hit)
+		*extra_hit = probe.hit;
+	free(t);
+	free(probe.rules);
 	return failed;
 }

@@ -94,6 +94,42 @@ void error_free(struct load_errors *errs)
 	memset(errs, 0, sizeof(*errs));
 }
 
+/* Appends of key paths for the load path, where every rule builds a few
+ * and vsnprintf() was most of the cost.  Cut short like snprintf(). */
+size_t error_kp_put(char *out, size_t size, size_t at, const char *s, size_t n)
+{
+	if (at + 1 >= size)
+		return at;
+	if (n > size - 1 - at)
+		n = size - 1 - at;
+	memcpy(out + at, s, n);
+	out[at + n] = '\0';
+	return at + n;
+}
+
+size_t error_kp_str(char *out, size_t size, size_t at, const char *s)
+{
+	return error_kp_put(out, size, at, s, strlen(s));
+}
+
+size_t error_kp_num(char *out, size_t size, size_t at, size_t num)
+{
+	char text[24];
+	size_t n = sizeof(text);
+
+	do {
+		text[--n] = (char)('0' + num % 10);
+		num /= 10;
+	} while (num);
+	return error_kp_put(out, size, at, text + n, sizeof(text) - n);
+}
+
+size_t error_kp_index(char *out, size_t size, size_t at, size_t index)
+{
+	return error_kp_put(out, size, error_kp_num(out, size, error_kp_put(out, size, at, "[", 1),
+						    index), "]", 1);
+}
+
 void error_fmt(char *out, size_t size, const char *fmt, ...)
 {
 	va_list ap;

@@ -18,7 +18,6 @@ struct scan {
 	size_t path_len, path_cap;
 	char *key;       /* the decoded key just read */
 	size_t key_len, key_cap;
-	int failed;
 };
 
 static int scan_peek(const struct scan *sc)
@@ -45,36 +44,68 @@ static void scan_next(struct scan *sc)
 
 static void scan_ws(struct scan *sc)
 {
-	int c;
+	while (sc->i < sc->len) {
+		char c = sc->s[sc->i];
 
-	while ((c = scan_peek(sc)) == ' ' || c == '\t' || c == '\n' || c == '\r')
-		scan_next(sc);
+		if (c == ' ' || c == '\t' || c == '\r') {
+			sc->col++;
+		} else if (c == '\n') {
+			sc->line++;
+			sc->col = 1;
+		} else {
+			break;
+		}
+		sc->i++;
+	}
 }
 
-static int buf_put(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+static int buf_reserve(char **buf, size_t *cap, size_t need)
 {
-	if (*len + n + 1 > *cap) {
-		size_t ncap = *cap ? *cap : 64;
-		char *nb;
+	size_t ncap;
+	char *nb;
 
-		while (ncap < *len + n + 1)
-			ncap *= 2;
-		nb = realloc(*buf, ncap);
-		if (!nb)
-			return -1;
-		*buf = nb;
-		*cap = ncap;
-	}
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -1;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+static inline int buf_put(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+{
+	if (*len + n + 1 > *cap && buf_reserve(buf, cap, *len + n + 1) < 0)
+		return -1;
 	memcpy(*buf + *len, p, n);
 	*len += n;
 	(*buf)[*len] = '\0';
 	return 0;
 }
 
+/* FNV-1a: key paths are short and few; anything fancier costs more than
+ * it saves. */
+static uint32_t kp_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
 static int scan_record(struct scan *sc, int line, int col, int key_line, int key_col)
 {
 	struct jsonpos *ix = sc->ix;
 	struct jsonpos_entry *e;
+	/* A key with an escaped NUL ends the path there, as a C string. */
+	size_t n = strlen(sc->path);
 
 	if (ix->n == ix->cap) {
 		size_t ncap = ix->cap ? ix->cap * 2 : 64;
@@ -86,9 +117,11 @@ static int scan_record(struct scan *sc, int line, int col, int key_line, int key
 		ix->cap = ncap;
 	}
 	e = &ix->v[ix->n];
-	e->keypath = strdup(sc->path ? sc->path : "");
-	if (!e->keypath)
+	e->keypath = ix->arena_len;
+	if (buf_put(&ix->arena, &ix->arena_len, &ix->arena_cap, sc->path, n) < 0)
 		return -1;
+	ix->arena_len++; /* keep the NUL */
+	e->hash = kp_hash(sc->path, n);
 	e->line = line;
 	e->col = col;
 	e->key_line = key_line;
@@ -158,41 +191,56 @@ static int scan_string(struct scan *sc, int decode)
 			scan_next(sc);
 			return 0;
 		}
-		if (c == '\\') {
-			scan_next(sc);
-			c = scan_peek(sc);
-			if (c < 0)
-				return -1;
-			if (c == 'u') {
-				uint32_t cp, lo;
+		if (c != '\\') {
+			/* A run of plain characters at once: jansson accepted
+			 * the text, so it holds no raw control character (no
+			 * newline) and the column moves by its lead bytes. */
+			size_t start = sc->i, j = start;
 
-				scan_next(sc);
-				if (hex4(sc->s + sc->i, sc->len - sc->i, &cp) < 0)
-					return -1;
-				for (int k = 0; k < 4; k++)
-					scan_next(sc);
-				if (cp >= 0xD800 && cp < 0xDC00 && sc->i + 6 <= sc->len &&
-				    sc->s[sc->i] == '\\' && sc->s[sc->i + 1] == 'u' &&
-				    hex4(sc->s + sc->i + 2, sc->len - sc->i - 2, &lo) == 0 &&
-				    lo >= 0xDC00 && lo < 0xE000) {
-					for (int k = 0; k < 6; k++)
-						scan_next(sc);
-					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+			while (j < sc->len && sc->s[j] != '"' && sc->s[j] != '\\') {
+				sc->col += ((unsigned char)sc->s[j] & 0xC0) != 0x80;
+				if (sc->s[j] == '\n') { /* not JSON; count it as scan_next would */
+					sc->line++;
+					sc->col = 1;
 				}
-				utf8_put(out, &n, cp);
-			} else {
-				switch (c) {
-				case 'b': out[n++] = '\b'; break;
-				case 'f': out[n++] = '\f'; break;
-				case 'n': out[n++] = '\n'; break;
-				case 'r': out[n++] = '\r'; break;
-				case 't': out[n++] = '\t'; break;
-				default: out[n++] = (char)c; break;
-				}
-				scan_next(sc);
+				j++;
 			}
+			sc->i = j;
+			if (decode && buf_put(&sc->key, &sc->key_len, &sc->key_cap, sc->s + start,
+					      j - start) < 0)
+				return -1;
+			continue;
+		}
+		scan_next(sc);
+		c = scan_peek(sc);
+		if (c < 0)
+			return -1;
+		if (c == 'u') {
+			uint32_t cp, lo;
+
+			scan_next(sc);
+			if (hex4(sc->s + sc->i, sc->len - sc->i, &cp) < 0)
+				return -1;
+			for (int k = 0; k < 4; k++)
+				scan_next(sc);
+			if (cp >= 0xD800 && cp < 0xDC00 && sc->i + 6 <= sc->len &&
+			    sc->s[sc->i] == '\\' && sc->s[sc->i + 1] == 'u' &&
+			    hex4(sc->s + sc->i + 2, sc->len - sc->i - 2, &lo) == 0 &&
+			    lo >= 0xDC00 && lo < 0xE000) {
+				for (int k = 0; k < 6; k++)
+					scan_next(sc);
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+			}
+			utf8_put(out, &n, cp);
 		} else {
-			out[n++] = (char)c;
+			switch (c) {
+			case 'b': out[n++] = '\b'; break;
+			case 'f': out[n++] = '\f'; break;
+			case 'n': out[n++] = '\n'; break;
+			case 'r': out[n++] = '\r'; break;
+			case 't': out[n++] = '\t'; break;
+			default: out[n++] = (char)c; break;
+			}
 			scan_next(sc);
 		}
 		if (decode && buf_put(&sc->key, &sc->key_len, &sc->key_cap, out, n) < 0)
@@ -201,6 +249,23 @@ static int scan_string(struct scan *sc, int decode)
 }
 
 static int scan_value(struct scan *sc, int depth, int key_line, int key_col);
+
+/* "[INDEX]" without printf. */
+static size_t index_text(char *out, size_t index)
+{
+	char digits[24];
+	size_t n = 0, k = 0;
+
+	do {
+		digits[n++] = (char)('0' + index % 10);
+		index /= 10;
+	} while (index);
+	out[k++] = '[';
+	while (n)
+		out[k++] = digits[--n];
+	out[k++] = ']';
+	return k;
+}
 
 static int scan_members(struct scan *sc, int depth, int object)
 {
@@ -235,9 +300,9 @@ static int scan_members(struct scan *sc, int depth, int object)
 			}
 		} else if (indexed) {
 			char num[32];
-			int n = snprintf(num, sizeof(num), "[%zu]", index);
+			size_t n = index_text(num, index);
 
-			if (buf_put(&sc->path, &sc->path_len, &sc->path_cap, num, (size_t)n) < 0)
+			if (buf_put(&sc->path, &sc->path_len, &sc->path_cap, num, n) < 0)
 				return -1;
 		}
 		scan_ws(sc);
@@ -247,10 +312,8 @@ static int scan_members(struct scan *sc, int depth, int object)
 		}
 		if (scan_value(sc, depth + 1, key_line, key_col) < 0)
 			return -1;
-		if (sc->path) {
-			sc->path_len = saved;
-			sc->path[saved] = '\0';
-		}
+		sc->path_len = saved;
+		sc->path[saved] = '\0';
 		index++;
 		scan_ws(sc);
 		c = scan_peek(sc);
@@ -284,16 +347,66 @@ static int scan_value(struct scan *sc, int depth, int key_line, int key_col)
 		return scan_string(sc, 0);
 	if (c < 0)
 		return -1;
-	while ((c = scan_peek(sc)) >= 0 && !strchr(",]} \t\r\n", c))
+	/* A number, true, false or null: ASCII up to a delimiter. */
+	while (sc->i < sc->len) {
+		c = (unsigned char)sc->s[sc->i];
+		if (c == ',' || c == ']' || c == '}' || c == ' ' || c == '\t' || c == '\r' ||
+		    c == '\n')
+			break;
 		scan_next(sc);
+	}
 	return 0;
 }
 
-static int entry_cmp(const void *a, const void *b)
+static const char *entry_path(const struct jsonpos *ix, const struct jsonpos_entry *e)
+{
+	return ix->arena + e->keypath;
+}
+
+static int entry_cmp(const void *a, const void *b, void *arena)
 {
 	const struct jsonpos_entry *x = a, *y = b;
 
-	return strcmp(x->keypath, y->keypath);
+	return strcmp((const char *)arena + x->keypath, (const char *)arena + y->keypath);
+}
+
+/* The hash table over the entries; a repeated key path switches the index
+ * to a sorted array (see struct jsonpos). */
+static int index_finish(struct jsonpos *ix)
+{
+	size_t mask;
+
+	if (!ix->n)
+		return 0;
+	ix->n_slots = 64;
+	while (ix->n_slots < ix->n * 2)
+		ix->n_slots *= 2;
+	ix->slots = calloc(ix->n_slots, sizeof(*ix->slots));
+	if (!ix->slots) {
+		ix->n_slots = 0;
+		goto sorted;
+	}
+	mask = ix->n_slots - 1;
+	for (size_t i = 0; i < ix->n; i++) {
+		const struct jsonpos_entry *e = &ix->v[i];
+		size_t s = e->hash & mask;
+
+		for (; ix->slots[s]; s = (s + 1) & mask) {
+			const struct jsonpos_entry *o = &ix->v[ix->slots[s] - 1];
+
+			if (o->hash == e->hash && !strcmp(entry_path(ix, o), entry_path(ix, e)))
+				goto sorted;
+		}
+		ix->slots[s] = (uint32_t)(i + 1);
+	}
+	return 0;
+sorted:
+	free(ix->slots);
+	ix->slots = NULL;
+	ix->n_slots = 0;
+	ix->sorted = true;
+	qsort_r(ix->v, ix->n, sizeof(*ix->v), entry_cmp, ix->arena);
+	return 0;
 }
 
 int jsonpos_index(struct jsonpos *ix, const char *text, size_t len)
@@ -307,18 +420,55 @@ int jsonpos_index(struct jsonpos *ix, const char *text, size_t len)
 		rc = scan_value(&sc, 0, 0, 0);
 	free(sc.path);
 	free(sc.key);
-	if (ix->n)
-		qsort(ix->v, ix->n, sizeof(*ix->v), entry_cmp);
+	index_finish(ix);
 	return rc;
+}
+
+static int lookup_cmp(const void *key, const void *elem, void *arena)
+{
+	const struct jsonpos_entry *y = elem;
+
+	return strcmp(key, (const char *)arena + y->keypath);
+}
+
+/* bsearch() with an argument, as glibc's bsearch probes: the same entry
+ * among equal ones as the sorted index always found. */
+static const struct jsonpos_entry *sorted_lookup(const struct jsonpos *ix, const char *keypath)
+{
+	size_t l = 0, u = ix->n;
+
+	while (l < u) {
+		size_t idx = (l + u) / 2;
+		int c = lookup_cmp(keypath, &ix->v[idx], ix->arena);
+
+		if (c < 0)
+			u = idx;
+		else if (c > 0)
+			l = idx + 1;
+		else
+			return &ix->v[idx];
+	}
+	return NULL;
 }
 
 static const struct jsonpos_entry *jsonpos_lookup(const struct jsonpos *ix, const char *keypath)
 {
-	struct jsonpos_entry key = { .keypath = (char *)keypath };
+	uint32_t h;
+	size_t mask;
 
 	if (!ix->n)
 		return NULL;
-	return bsearch(&key, ix->v, ix->n, sizeof(*ix->v), entry_cmp);
+	if (ix->sorted)
+		return sorted_lookup(ix, keypath);
+	h = kp_hash(keypath, strlen(keypath));
+	mask = ix->n_slots - 1;
+	for (size_t s = h & mask; ix->slots[s]; s = (s + 1) & mask) {
+		const struct jsonpos_entry *e = &ix->v[ix->slots[s] - 1];
+
+		if (e->hash == h && !strcmp(entry_path(ix, e), keypath))
+			return e;
+	}
+	return NULL;
 }
 
 bool jsonpos_find(const struct jsonpos *ix, const char *keypath, bool want_key,
@@ -362,8 +512,8 @@ bool jsonpos_find(const struct jsonpos *ix, const char *keypath, bool want_key,
 
 void jsonpos_free(struct jsonpos *ix)
 {
-	for (size_t i = 0; i < ix->n; i++)
-		free(ix->v[i].keypath);
 	free(ix->v);
+	free(ix->arena);
+	free(ix->slots);
 	memset(ix, 0, sizeof(*ix));
 }

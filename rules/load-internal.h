@@ -58,6 +58,13 @@ void error_free(struct load_errors *errs);
  * (a bounded field of struct rules_error). */
 void error_fmt(char *out, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Key paths without printf: append S (N bytes), a string, a number or "[INDEX]"
+ * at offset AT of OUT (SIZE bytes, AT < SIZE, NUL-terminated), cut short
+ * as snprintf() would.  Return the new length.  Start with AT = 0. */
+size_t error_kp_put(char *out, size_t size, size_t at, const char *s, size_t n);
+size_t error_kp_str(char *out, size_t size, size_t at, const char *s);
+size_t error_kp_num(char *out, size_t size, size_t at, size_t num);
+size_t error_kp_index(char *out, size_t size, size_t at, size_t index);
 
 /* ---- schema.c ---- */
 /* Check the structure and types of one parsed layer against the policy
@@ -98,8 +105,13 @@ int vars_normalize(char *path);
 int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_t n_extras,
 		   struct rules_policy **out);
 /* Run every layer's "tests" against the block; failures pushed to
- * ctx->errs.  Returns the number of failures. */
-size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p);
+ * ctx->errs.  Returns the number of failures.  With extra_hit, P holds
+ * command-line rules (origin "<command line>") and the tests are meant
+ * for the block without them: *extra_hit is set, and the run stopped,
+ * as soon as a test event matches one of them, since only then could
+ * the outcome differ (the caller then compiles without them and runs
+ * the tests again). */
+size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, bool *extra_hit);
 
 /* The "dropped" patterns (removed because a variable was unset) are kept
  * in the block's string table after the env.drop globs, four strings

@@ -284,13 +284,35 @@ static int load_all(struct load_ctx *ctx, const char *const *names, size_t n,
 	/* The policies' tests check the policies as written: command-line
 	 * rules come after them and may exempt paths from their denies (as
 	 * --allow-write '${ROOT}/.git/config' does), so they are left out of
-	 * the block the tests run on. */
+	 * the block the tests run on.  Compiling is most of a load, so the
+	 * block with them is tried first: when no test event matches a
+	 * command-line rule, its tests decide as on the block without them
+	 * (compile_run_tests).  Anything else -- an error, a match -- takes
+	 * the long way, which reports exactly what it always did. */
+	if (n_extras && !failed && !ctx->errs.n) {
+		bool overflow = ctx->errs.overflow, hit = true;
+		size_t fails = 0;
+
+		if (compile_policy(ctx, extras, n_extras, &p) == 0 && !ctx->errs.n)
+			fails = compile_run_tests(ctx, p, &hit);
+		if (!hit) {
+			if (fails) {
+				free(p);
+				return -1;
+			}
+			goto check;
+		}
+		free(p);
+		p = NULL;
+		ctx->errs.n = 0;
+		ctx->errs.overflow = overflow;
+	}
 	if (compile_policy(ctx, NULL, 0, &p) < 0 || failed || ctx->errs.n) {
 		free(p);
 		return -1;
 	}
 	if (p && n_extras) {
-		if (compile_run_tests(ctx, p)) {
+		if (compile_run_tests(ctx, p, NULL)) {
 			free(p);
 			return -1;
 		}
@@ -301,6 +323,7 @@ static int load_all(struct load_ctx *ctx, const char *const *names, size_t n,
 			return -1;
 		}
 	}
+check:
 	if (rules_policy_check(p, p->size) < 0) {
 		struct rules_error e;
 
@@ -310,7 +333,7 @@ static int load_all(struct load_ctx *ctx, const char *const *names, size_t n,
 		free(p);
 		return -1;
 	}
-	if (!n_extras && compile_run_tests(ctx, p)) {
+	if (!n_extras && compile_run_tests(ctx, p, NULL)) {
 		free(p);
 		return -1;
 	}

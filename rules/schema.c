@@ -43,15 +43,16 @@ const char *schema_type_name(const json_t *v)
 
 static void kp_key(char *out, const char *parent, const char *key)
 {
+	size_t n = error_kp_str(out, KP_SIZE, 0, parent);
+
 	if (parent[0])
-		error_fmt(out, KP_SIZE, "%s.%s", parent, key);
-	else
-		error_fmt(out, KP_SIZE, "%s", key);
+		n = error_kp_put(out, KP_SIZE, n, ".", 1);
+	error_kp_str(out, KP_SIZE, n, key);
 }
 
 static void kp_index(char *out, const char *parent, size_t i)
 {
-	error_fmt(out, KP_SIZE, "%s[%zu]", parent, i);
+	error_kp_index(out, KP_SIZE, error_kp_str(out, KP_SIZE, 0, parent), i);
 }
 
 #define FAIL(sch, kp, want_key, ...)                                                \

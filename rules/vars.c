@@ -189,8 +189,38 @@ static void buf_putc(struct vars_buf *b, char c)
 	b->p[b->len] = '\0';
 }
 
+/* N bytes at once: most of a pattern is literal text. */
+static void buf_put(struct vars_buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 128;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
 static void put_escaped(struct vars_buf *b, const char *v, unsigned flags)
 {
+	const char *special = (flags & VARS_ESCAPE_ALT) ? "\\*?[]|"
+			      : (flags & VARS_ESCAPE_GLOB) ? "\\*?[]" : "";
+	size_t plain = strcspn(v, special);
+
+	buf_put(b, v, plain);
+	v += plain;
 	for (; *v; v++) {
 		if ((flags & VARS_ESCAPE_GLOB) && strchr("\\*?[]", *v))
 			buf_putc(b, '\\');
@@ -249,7 +279,7 @@ static int vars_value(const struct rules_vars *vars, const char *name, char *buf
 		snprintf(msg, msg_size, "${%s} is not an absolute path", name);
 		return -1;
 	}
-	snprintf(buf, PATH_MAX, "%s", v);
+	memcpy(buf, v, strlen(v) + 1); /* fits: checked above */
 	vars_normalize(buf);
 	return 0;
 }
@@ -271,7 +301,10 @@ int vars_expand(const struct rules_vars *vars, const char *s, unsigned flags,
 		size_t n;
 
 		if (s[0] != '$') {
-			buf_putc(&b, *s++);
+			const char *dollar = strchrnul(s, '$');
+
+			buf_put(&b, s, (size_t)(dollar - s));
+			s = dollar;
 			continue;
 		}
 		if (s[1] == '$') {

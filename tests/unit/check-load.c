@@ -463,6 +463,100 @@ START_TEST(test_extras_errors)
 }
 END_TEST
 
+/* The policies' tests judge the policy as written, without the
+ * command-line rules, even though the loader runs them on the block
+ * with them whenever no test event touches one (compiling twice was
+ * half of agenttrace's start-up).  Each extra here matches one test's
+ * event and would flip its outcome: the loader must notice and decide
+ * that test without the extras. */
+static const char flip_policy[] =
+	"{\"agenttrace\": 1,\n"
+	" \"write\": {\"allow\": [\"/w/**\"],\n"
+	"           \"deny\": [{\"id\": \"write.secret\", \"path\": \"/w/secret/**\"}]},\n"
+	" \"net\": {\"allow\": [\"pypi.org:443\"]},\n"
+	" \"exec\": {\"deny\": [\"curl\"]},\n"
+	" \"tests\": [\n"
+	"  {\"write\": \"/w/secret/k\", \"expect\": \"deny\"},\n"
+	"  {\"write\": \"/w/a\", \"expect\": \"allow\"},\n"
+	"  {\"write\": \"/elsewhere/x\", \"expect\": \"deny\"},\n"
+	"  {\"connect\": \"example.com:443\", \"expect\": \"deny\"},\n"
+	"  {\"exec\": [\"curl\", \"-s\"], \"expect\": \"deny\"},\n"
+	"  {\"exec\": [\"make\"], \"expect\": \"allow\"}\n"
+	" ]}\n";
+
+START_TEST(test_extras_flip_a_test)
+{
+	struct rules_vars vars = fixed_vars();
+	const char *names[] = { "p.json" };
+	static const struct rules_extra flips[] = {
+		{ RULES_KIND_WRITE, RULES_ACTION_ALLOW, "/w/secret/**", NULL, NULL },
+		{ RULES_KIND_WRITE, RULES_ACTION_DENY, "/w/a", "write.self", "agenttrace's" },
+		{ RULES_KIND_WRITE, RULES_ACTION_ALLOW, "/elsewhere/**", NULL, NULL },
+		{ RULES_KIND_NET, RULES_ACTION_ALLOW, "example.com:443", NULL, NULL },
+		{ RULES_KIND_EXEC, RULES_ACTION_ALLOW, "curl", NULL, NULL },
+		{ RULES_KIND_EXEC, RULES_ACTION_DENY, "make", "exec.no-make", NULL },
+	};
+	static const char *const path[] = { "/w/secret/k", "/w/a", "/elsewhere/x" };
+	static const enum rules_action want[] = {
+		RULES_ACTION_ALLOW, RULES_ACTION_DENY, RULES_ACTION_ALLOW,
+	};
+
+	write_file("p.json", flip_policy);
+	for (size_t i = 0; i < sizeof(flips) / sizeof(flips[0]); i++) {
+		/* alone, and after an extra that no test touches */
+		struct rules_extra two[2] = {
+			{ RULES_KIND_WRITE, RULES_ACTION_DENY, "/unrelated/log", "write.log", NULL },
+			flips[i],
+		};
+		struct rules_policy *p = load_ok(names, 1, &flips[i], 1, &vars);
+		struct rules_policy *q = load_ok(names, 1, two, 2, &vars);
+
+		/* ... and the block in force has the extra all the same */
+		if (i < 3) {
+			ck_assert_int_eq(decide_write(p, path[i]), want[i]);
+			ck_assert_int_eq(decide_write(q, path[i]), want[i]);
+		}
+		ck_assert_int_eq(decide_write(q, "/unrelated/log"), RULES_ACTION_DENY);
+		free(p);
+		free(q);
+	}
+}
+END_TEST
+
+START_TEST(test_extras_do_not_hide_a_failing_test)
+{
+	struct rules_vars vars = fixed_vars();
+	const char *names[] = { "q.json" };
+	struct rules_extra fix[] = { { RULES_KIND_WRITE, RULES_ACTION_ALLOW, "/elsewhere/**", NULL, NULL } };
+	struct rules_extra other[] = { { RULES_KIND_WRITE, RULES_ACTION_DENY, "/unrelated", NULL, NULL } };
+	struct rules_extra dup[] = { { RULES_KIND_WRITE, RULES_ACTION_DENY, "/x", "write.w", NULL } };
+	struct rules_extra bad[] = { { RULES_KIND_WRITE, RULES_ACTION_ALLOW, "rel/**", NULL, NULL } };
+	const char *want = "q.json:4:3: tests[0]: expected allow, got deny (rule write.fallback)";
+
+	write_file("q.json", "{\"agenttrace\": 1,\n"
+		   " \"write\": {\"allow\": [{\"id\": \"write.w\", \"path\": \"/w/**\"}]},\n"
+		   " \"tests\": [\n"
+		   "  {\"write\": \"/elsewhere/x\", \"expect\": \"allow\"}]}\n");
+	/* the extra would make the test pass: it still fails */
+	load_fails(names, 1, fix, 1, &vars, want);
+	/* an extra no test touches: the same failure */
+	load_fails(names, 1, other, 1, &vars, want);
+	/* the policy's own failure comes before the extras' errors */
+	load_fails(names, 1, dup, 1, &vars, want);
+	load_fails(names, 1, bad, 1, &vars, want);
+	load_fails(names, 1, NULL, 0, &vars, want);
+	/* and with the test passing, the extras' errors */
+	write_file("q.json", "{\"agenttrace\": 1,\n"
+		   " \"write\": {\"allow\": [{\"id\": \"write.w\", \"path\": \"/w/**\"}]},\n"
+		   " \"tests\": [\n"
+		   "  {\"write\": \"/elsewhere/x\", \"expect\": \"deny\"}]}\n");
+	load_fails(names, 1, dup, 1, &vars,
+		   "<command line>: duplicate id \"write.w\" (first used at q.json:2:29)");
+	load_fails(names, 1, bad, 1, &vars,
+		   "<command line>: write rule \"rel/**\": path pattern \"rel/**\" must be absolute after expansion");
+}
+END_TEST
+
 /* ---- variables ---- */
 
 START_TEST(test_vars_root_unset_uses_cwd)
@@ -753,6 +847,8 @@ static Suite *load_suite(void)
 	tcase_add_test(c, test_extras);
 	tcase_add_test(c, test_extras_exec);
 	tcase_add_test(c, test_extras_errors);
+	tcase_add_test(c, test_extras_flip_a_test);
+	tcase_add_test(c, test_extras_do_not_hide_a_failing_test);
 	tcase_add_test(c, test_vars_root_unset_uses_cwd);
 	tcase_add_test(c, test_vars_home_unset);
 	tcase_add_test(c, test_vars_tmpdir_unset);
