@@ -483,6 +483,9 @@ struct landlock_race {
 };
 
 static struct landlock_race landlock_races[LANDLOCK_RACE_SLOTS];
+/* Slots in use: every stop asks landlock_race_armed(), and almost always
+ * none is. */
+static unsigned landlock_races_used;
 static unsigned landlock_race_records;
 
 static uint64_t landlock_hash(const char *s, long len)
@@ -504,14 +507,19 @@ static struct landlock_race *landlock_race_find(pid_t tid)
 	return NULL;
 }
 
-/* More than one thread shares the memory the path was read from:
- * /proc/TGID/task has 2 + threads links (fs/proc/base.c
- * proc_task_getattr()). */
-static bool landlock_multithreaded(pid_t tid)
+/* More than one thread shares the memory the path was read from: the
+ * kernel's thread count of TID's group (/proc/TGID/task has 2 + threads
+ * links, fs/proc/base.c proc_task_getattr()), which the task table keeps
+ * for every traced group (tracee_group_tasks()).  A task the table does
+ * not hold (never at a stop the loop has seen) asks /proc. */
+static bool landlock_multithreaded(const struct session *s, pid_t tid)
 {
+	const struct tracee *t = tracee_find(&s->tasks, tid);
 	char p[64];
 	struct stat st;
 
+	if (t && t->group)
+		return t->group->tasks > 1;
 	snprintf(p, sizeof(p), "/proc/%d/task", (int)tid);
 	return stat(p, &st) == 0 && st.st_nlink > 3;
 }
@@ -522,17 +530,18 @@ void landlock_race_arm(struct session *s, pid_t tid, const struct call *c)
 	const struct syscall_entry *e;
 	struct landlock_race *r;
 
-	(void)s;
 	if (c->audit_arch != arch_native() || c->x32 || !landlock_governs(c->name))
 		return;
 	e = syscall_lookup(c->nr);
-	if (!e || !landlock_multithreaded(tid))
+	if (!e || !landlock_multithreaded(s, tid))
 		return;
 	r = landlock_race_find(tid);
-	if (!r)
+	if (!r) {
 		r = landlock_race_find(0);
-	if (!r)
-		return;
+		if (!r)
+			return;
+		landlock_races_used++;
+	}
 	memset(r, 0, sizeof(*r));
 	r->nr = c->nr;
 	r->is_open = strncmp(c->name, "open", 4) == 0 || strcmp(c->name, "creat") == 0;
@@ -551,15 +560,24 @@ void landlock_race_arm(struct session *s, pid_t tid, const struct call *c)
 
 bool landlock_race_armed(pid_t tid)
 {
-	return tid > 0 && landlock_race_find(tid) != NULL;
+	return landlock_races_used > 0 && tid > 0 && landlock_race_find(tid) != NULL;
+}
+
+static void landlock_race_free(struct landlock_race *r)
+{
+	r->tid = 0;
+	landlock_races_used--;
 }
 
 void landlock_race_forget(pid_t tid)
 {
-	struct landlock_race *r = landlock_race_find(tid);
+	struct landlock_race *r;
 
-	if (r && tid > 0)
-		r->tid = 0;
+	if (landlock_races_used == 0 || tid <= 0)
+		return;
+	r = landlock_race_find(tid);
+	if (r)
+		landlock_race_free(r);
 }
 
 static bool landlock_race_changed(pid_t tid, const struct landlock_race *r)
@@ -618,15 +636,18 @@ static void landlock_race_record(struct session *s, struct tracee *t, const char
 
 void landlock_race_exit(struct session *s, struct tracee *t)
 {
-	struct landlock_race *r = landlock_race_find(t->pid);
+	struct landlock_race *r;
 	struct __ptrace_syscall_info info;
 	struct landlock_race copy;
 	char name[32];
 
+	if (landlock_races_used == 0 || t->pid <= 0)
+		return;
+	r = landlock_race_find(t->pid);
 	if (!r)
 		return;
 	copy = *r;
-	r->tid = 0;
+	landlock_race_free(r);
 	memset(&info, 0, sizeof(info));
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->pid, (void *)sizeof(info), &info) < 0 ||
 	    info.op != PTRACE_SYSCALL_INFO_EXIT)

@@ -61,6 +61,8 @@ void tracee_table_init(struct tracee_table *t)
 	memset(t, 0, sizeof(*t));
 	t->buckets = xcalloc(TRACEE_MIN_BUCKETS, sizeof(*t->buckets));
 	t->mask = TRACEE_MIN_BUCKETS - 1;
+	t->groups = xcalloc(TRACEE_MIN_BUCKETS, sizeof(*t->groups));
+	t->gmask = TRACEE_MIN_BUCKETS - 1;
 }
 
 static void tracee_free(struct tracee *e)
@@ -80,8 +82,90 @@ void tracee_table_free(struct tracee_table *t)
 			tracee_free(e);
 		}
 	}
+	for (size_t b = 0; b <= t->gmask && t->groups; b++) {
+		struct tracee_group *g = t->groups[b], *next;
+
+		for (; g; g = next) {
+			next = g->next;
+			free(g);
+		}
+	}
 	free(t->buckets);
+	free(t->groups);
 	memset(t, 0, sizeof(*t));
+}
+
+static void tracee_groups_grow(struct tracee_table *t)
+{
+	size_t nmask = t->gmask * 2 + 1;
+	struct tracee_group **nb = xcalloc(nmask + 1, sizeof(*nb));
+
+	for (size_t b = 0; b <= t->gmask; b++) {
+		struct tracee_group *g = t->groups[b], *next;
+
+		for (; g; g = next) {
+			size_t h = tracee_hash(g->tgid, nmask);
+
+			next = g->next;
+			g->next = nb[h];
+			nb[h] = g;
+		}
+	}
+	free(t->groups);
+	t->groups = nb;
+	t->gmask = nmask;
+}
+
+static struct tracee_group *tracee_group_find(const struct tracee_table *t, pid_t tgid)
+{
+	struct tracee_group *g = t->groups[tracee_hash(tgid, t->gmask)];
+
+	while (g && g->tgid != tgid)
+		g = g->next;
+	return g;
+}
+
+/* The group of TGID with one more task, made on its first. */
+static struct tracee_group *tracee_group_join(struct tracee_table *t, pid_t tgid)
+{
+	struct tracee_group *g = tracee_group_find(t, tgid);
+	size_t h;
+
+	if (g) {
+		g->tasks++;
+		return g;
+	}
+	if (t->ngroups + 1 > (t->gmask + 1) - (t->gmask + 1) / 4)
+		tracee_groups_grow(t);
+	g = xcalloc(1, sizeof(*g));
+	g->tgid = tgid;
+	g->tasks = 1;
+	h = tracee_hash(tgid, t->gmask);
+	g->next = t->groups[h];
+	t->groups[h] = g;
+	t->ngroups++;
+	return g;
+}
+
+static void tracee_group_leave(struct tracee_table *t, struct tracee_group *g)
+{
+	struct tracee_group **pp;
+
+	if (--g->tasks > 0)
+		return;
+	for (pp = &t->groups[tracee_hash(g->tgid, t->gmask)]; *pp && *pp != g; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = g->next;
+	t->ngroups--;
+	free(g);
+}
+
+size_t tracee_group_tasks(const struct tracee_table *t, pid_t tgid)
+{
+	const struct tracee_group *g = tracee_group_find(t, tgid);
+
+	return g ? g->tasks : 0;
 }
 
 static void tracee_grow(struct tracee_table *t)
@@ -126,6 +210,7 @@ static void tracee_link(struct tracee_table *t, struct tracee *e)
 	t->tasks++;
 	if (e->pid == e->tgid)
 		t->procs++;
+	e->group = tracee_group_join(t, e->tgid);
 }
 
 static struct tracee *tracee_unlink(struct tracee_table *t, pid_t pid)
@@ -146,6 +231,8 @@ static struct tracee *tracee_unlink(struct tracee_table *t, pid_t pid)
 	if (e->spawn_pending)
 		t->spawn_pending--;
 	e->spawn_pending = false;
+	tracee_group_leave(t, e->group);
+	e->group = NULL;
 	return e;
 }
 

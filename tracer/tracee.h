@@ -17,6 +17,15 @@ struct tracee_info {
 	char **argv; /* argc entries + NULL */
 };
 
+/* The tasks of one thread group that the table holds: the race detector
+ * (landlock.c) asks whether another thread shares a task's memory, and
+ * counting here spares it a look at /proc at every write. */
+struct tracee_group {
+	pid_t tgid;
+	unsigned tasks;
+	struct tracee_group *next; /* hash chain */
+};
+
 struct tracee {
 	pid_t pid;   /* tid */
 	pid_t tgid;  /* the process */
@@ -28,6 +37,7 @@ struct tracee {
 	/* A fork/clone allowed at its seccomp stop whose new task has not been
 	 * seen yet (counts against --max-procs). */
 	bool spawn_pending;
+	struct tracee_group *group; /* never NULL while the entry is in a table */
 	struct tracee *next; /* hash chain */
 };
 
@@ -37,6 +47,9 @@ struct tracee_table {
 	size_t tasks;         /* entries */
 	size_t procs;         /* entries with pid == tgid: live processes */
 	size_t spawn_pending; /* entries with spawn_pending set */
+	struct tracee_group **groups; /* hash by tgid, gmask + 1 buckets */
+	size_t gmask;
+	size_t ngroups;
 };
 
 struct tracee_info *tracee_info_new(const char *exe, const char *const *argv, size_t argc);
@@ -55,6 +68,13 @@ void tracee_set_spawn_pending(struct tracee_table *t, struct tracee *e, bool on)
 /* Moves a task to a new tid (exec from a non-leader thread takes over the
  * leader's tid).  Any entry already at new_pid is removed first. */
 void tracee_rekey(struct tracee_table *t, struct tracee *e, pid_t new_pid);
+
+/* Entries of thread group TGID in the table (0 when none).  It counts the
+ * same tasks as the kernel's thread count (/proc/TGID/task): a thread is
+ * added at its first stop or its creator's clone event, before it runs any
+ * code, and removed when waitpid() reaps it, which is also when the
+ * kernel releases a traced thread. */
+size_t tracee_group_tasks(const struct tracee_table *t, pid_t tgid);
 
 /* Calls fn for every entry; fn must not add or remove entries. */
 void tracee_foreach(const struct tracee_table *t, void (*fn)(struct tracee *e, void *arg),
