@@ -116,6 +116,69 @@ static void path_pop(char *out, size_t *len)
 	out[*len] = '\0';
 }
 
+/* Top-level names (the first component of an absolute name) seen to be
+ * symlinks or not: merged-/usr systems make /bin, /lib, /lib64 and /sbin
+ * links, and most execs and library opens go through one.  For a name
+ * under a link, path_fast() asks the kernel to follow it at once (three
+ * calls) instead of learning it from a refused lookup first (four) or
+ * from the walk (five and more).  Only the order of the lookups depends
+ * on this: each way gives the walk's answer, so a stale entry costs a
+ * call, never a wrong path. */
+#define PATH_TOPS 16
+#define PATH_TOP_NAME 16
+
+enum path_top { PATH_TOP_UNKNOWN, PATH_TOP_DIR, PATH_TOP_LINK };
+
+static struct {
+	char name[PATH_TOP_NAME];
+	unsigned char len;
+	bool link;
+} path_tops[PATH_TOPS];
+static size_t path_ntops;
+
+/* Length of FULL's first component when FULL is absolute and it fits a
+ * PATH_TOPS entry; 0 otherwise. */
+static size_t path_top_len(const char *full)
+{
+	size_t n = 0;
+
+	if (full[0] != '/')
+		return 0;
+	while (full[1 + n] != '\0' && full[1 + n] != '/')
+		if (++n >= PATH_TOP_NAME)
+			return 0;
+	return n;
+}
+
+static enum path_top path_top_get(const char *full)
+{
+	size_t n = path_top_len(full);
+
+	for (size_t i = 0; n > 0 && i < path_ntops; i++)
+		if (path_tops[i].len == n && memcmp(path_tops[i].name, full + 1, n) == 0)
+			return path_tops[i].link ? PATH_TOP_LINK : PATH_TOP_DIR;
+	return PATH_TOP_UNKNOWN;
+}
+
+static void path_top_set(const char *full, bool link)
+{
+	size_t n = path_top_len(full), i;
+
+	if (n == 0)
+		return;
+	for (i = 0; i < path_ntops; i++)
+		if (path_tops[i].len == n && memcmp(path_tops[i].name, full + 1, n) == 0)
+			break;
+	if (i == path_ntops) {
+		if (path_ntops == PATH_TOPS)
+			return;
+		path_ntops++;
+		memcpy(path_tops[i].name, full + 1, n);
+		path_tops[i].len = (unsigned char)n;
+	}
+	path_tops[i].link = link;
+}
+
 /* The walk.  BASE ("" or NULL for "/") is where a relative REST starts.
  * LEXICAL: fold the text only (the caller knows there is no symlink). */
 static int path_walk(pid_t pid, const char *base, const char *path, int flags, char *out,
@@ -198,6 +261,8 @@ static int path_walk(pid_t pid, const char *base, const char *path, int flags, c
 			 * the supervisor lacks; take the name as it stands. */
 			continue;
 		}
+		if (memchr(out + 1, '/', len - 1) == NULL)
+			path_top_set(out, S_ISLNK(st.st_mode));
 		if (!S_ISLNK(st.st_mode))
 			continue;
 
@@ -349,12 +414,10 @@ static int path_fd_name(int fd, char *out, size_t outsz)
 
 /* FULL's directory (FULL[0..LAST-1], "/" when LAST is 1) exists and its
  * last component NAME (FULL + LAST) does not, or is no symlink: OUT gets
- * the directory's resolved name plus NAME.  RESOLVE: RESOLVE_NO_SYMLINKS
- * (the directory's text is already canonical: fold it) or
- * RESOLVE_NO_MAGICLINKS (symlinks followed by the kernel; the directory's
- * name is read back from its fd).  0, or 1 when the walk must decide. */
-static int path_by_parent(pid_t pid, char *full, size_t last, unsigned long long resolve,
-			  int flags, char *out, size_t outsz)
+ * the directory's resolved name (symlinks followed by the kernel, magic
+ * links refused, the name read back from its fd) plus NAME.  0, or 1 when
+ * the walk must decide. */
+static int path_by_parent(char *full, size_t last, int flags, char *out, size_t outsz)
 {
 	char dir[PATH_MAX];
 	const char *name = full + last;
@@ -364,7 +427,7 @@ static int path_by_parent(pid_t pid, char *full, size_t last, unsigned long long
 	int fd, rc = 1;
 
 	full[last] = '\0';
-	fd = path_open(AT_FDCWD, last == 1 ? "/" : full, O_DIRECTORY, resolve);
+	fd = path_open(AT_FDCWD, last == 1 ? "/" : full, O_DIRECTORY, RESOLVE_NO_MAGICLINKS);
 	full[last] = save;
 	if (fd < 0)
 		return 1;
@@ -372,10 +435,6 @@ static int path_by_parent(pid_t pid, char *full, size_t last, unsigned long long
 	if (!(flags & PATH_NOFOLLOW) &&
 	    (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? errno != ENOENT : S_ISLNK(st.st_mode)))
 		goto out; /* a followed final symlink, or EACCES and the like */
-	if (resolve == RESOLVE_NO_SYMLINKS) {
-		rc = path_fold(pid, full, flags, out, outsz);
-		goto out;
-	}
 	if (path_fd_name(fd, dir, sizeof(dir)) != 0)
 		goto out;
 	dl = strlen(dir);
@@ -397,15 +456,15 @@ out:
  * handles /proc/PID/fd/N and friends), and read the object's canonical
  * name back: three calls instead of an lstat per component and a
  * readlink per link. */
-static int path_by_kernel(pid_t pid, char *full, size_t last, bool follow, bool name_ok,
-			  int flags, char *out, size_t outsz)
+static int path_by_kernel(char *full, size_t last, bool follow, bool name_ok, int flags,
+			  char *out, size_t outsz)
 {
 	char res[PATH_MAX];
 	int fd = path_open(AT_FDCWD, full, follow ? 0 : O_NOFOLLOW, RESOLVE_NO_MAGICLINKS);
 	int rc;
 
 	if (fd == -ENOENT && name_ok)
-		return path_by_parent(pid, full, last, RESOLVE_NO_MAGICLINKS, flags, out, outsz);
+		return path_by_parent(full, last, flags, out, outsz);
 	if (fd < 0)
 		return 1;
 	rc = path_fd_name(fd, res, sizeof(res));
@@ -420,19 +479,34 @@ static int path_by_kernel(pid_t pid, char *full, size_t last, bool follow, bool 
  * only where it saves calls: three or more components to check (each
  * syscall costs microseconds in a VM; openat2 + close is two).  The walk
  * stays the reference: every case here gives what it would, or defers
- * to it. */
+ * to it.
+ *
+ * The first question is the kernel's own lookup of the whole name with
+ * RESOLVE_NO_SYMLINKS (O_NOFOLLOW when the last name is not followed, so
+ * that a final symlink is opened, not refused: openat2(2)).  Its walk goes
+ * left to right and fails at the first component that stops it, so:
+ *  - success: no symlink anywhere, the text folds to the answer;
+ *  - ENOENT: every component before the missing one exists and is no
+ *    symlink (one would have said ELOOP first), and the walk takes the
+ *    missing one and all after it as text: the text folds to the answer
+ *    too.  One call where an O_CREAT, mkdir or rename target used to take
+ *    three (its directory opened, the name looked at, closed);
+ *  - ELOOP: a symlink on the way, the kernel follows it (path_by_kernel);
+ *  - anything else (ENOTDIR, EACCES, ...): the walk decides. */
 static int path_fast(pid_t pid, const char *base, const char *path, int flags, char *out,
 		     size_t outsz)
 {
 	char full[PATH_MAX];
 	size_t bl = 0, pl = strlen(path), end, last;
 	bool follow, name_ok;
+	enum path_top top;
 	int fd;
 
-	if (path_walk_only)
+	if (path_walk_only || path_no_openat2)
 		return 1;
 	follow = !(flags & PATH_NOFOLLOW) || path[pl - 1] == '/';
-	if (path_lstat_count(path, follow) < 3)
+	top = path_top_get(path[0] == '/' || !base ? path : base);
+	if (top != PATH_TOP_LINK && path_lstat_count(path, follow) < 3)
 		return 1;
 	if (path[0] != '/' && base) {
 		/* BASE is a readlink of a magic link: canonical already */
@@ -456,26 +530,33 @@ static int path_fast(pid_t pid, const char *base, const char *path, int flags, c
 	 * its directory can stand for it. */
 	name_ok = last > 0 && full[last] != '\0' &&
 		  strcmp(full + last, ".") != 0 && strcmp(full + last, "..") != 0;
-	if (!follow || (name_ok && (flags & PATH_CREATE))) {
-		/* Judged by its directory: the name is not followed, or will
-		 * most likely be created (an open with O_CREAT). */
-		if (!name_ok)
-			return 1;
-		if (path_by_parent(pid, full, last, RESOLVE_NO_SYMLINKS, flags, out, outsz) == 0)
-			return 0;
-		return path_by_kernel(pid, full, last, follow, name_ok, flags, out, outsz);
-	}
-	fd = path_open(AT_FDCWD, full, 0, RESOLVE_NO_SYMLINKS);
+	if (!follow && !name_ok)
+		return 1;
+	if (top == PATH_TOP_LINK)
+		return path_by_kernel(full, last, follow, name_ok, flags, out, outsz);
+	fd = path_open(AT_FDCWD, full, follow ? 0 : O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
 	if (fd >= 0) {
 		close(fd);
 		return path_fold(pid, full, flags, out, outsz);
 	}
-	if (fd == -ENOENT && name_ok &&
-	    path_by_parent(pid, full, last, RESOLVE_NO_SYMLINKS, flags, out, outsz) == 0)
-		return 0;
-	if (fd == -ENOENT || fd == -ELOOP)
-		return path_by_kernel(pid, full, last, follow, name_ok, flags, out, outsz);
-	return 1;
+	if (fd == -ENOENT)
+		return path_fold(pid, full, flags, out, outsz);
+	if (fd != -ELOOP)
+		return 1;
+	if (top == PATH_TOP_UNKNOWN && path_ntops < PATH_TOPS) {
+		char save = '\0';
+		size_t n = path_top_len(full);
+		struct stat st;
+
+		if (n > 0) {
+			save = full[1 + n];
+			full[1 + n] = '\0';
+			if (lstat(full, &st) == 0)
+				path_top_set(full, S_ISLNK(st.st_mode));
+			full[1 + n] = save;
+		}
+	}
+	return path_by_kernel(full, last, follow, name_ok, flags, out, outsz);
 }
 
 static int path_any(pid_t pid, const char *base, const char *path, int flags, char *out,

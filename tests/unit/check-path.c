@@ -335,6 +335,64 @@ START_TEST(symlink_target_base)
 }
 END_TEST
 
+/* NAME resolved by the openat2(2) shortcuts and by the walk, the
+ * reference, followed, not followed and as an O_CREAT: the same answers. */
+static void expect_agree(const char *name)
+{
+	static const int flags[] = {0, PATH_NOFOLLOW, PATH_CREATE};
+	char fast[PATH_MAX], walk[PATH_MAX];
+
+	for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		int rf, rw;
+
+		path_force_walk(false);
+		rf = path_resolve(child, AT_FDCWD, name, flags[f], fast, sizeof(fast));
+		path_force_walk(true);
+		rw = path_resolve(child, AT_FDCWD, name, flags[f], walk, sizeof(walk));
+		path_force_walk(false);
+		ck_assert_msg(rf == rw, "%s (flags %d): fast rc %d, walk rc %d", name, flags[f], rf,
+			      rw);
+		if (rw == 0)
+			ck_assert_msg(strcmp(fast, walk) == 0, "%s (flags %d): fast %s, walk %s", name,
+				      flags[f], fast, walk);
+	}
+}
+
+/* Names that take every branch of the shortcuts: present, missing at the
+ * end or on the way (then ".."), through directory and final symlinks, a
+ * dangling one, a file used as a directory. */
+START_TEST(fast_agrees_with_walk)
+{
+	static const char *const names[] = {
+		"/d/sub/x", "/d/sub", "/d/f", "/d/new", "/d/newdir/x", "/d/newdir/../f",
+		"/d/newdir/../../d/sub", "/nope/a/b", "/d/sub/../../ln-sub/../f",
+		"/ln-d/sub/x", "/ln-d/new", "/ln-d/newdir/x", "/ln-sub/../f", "/abs-d/sub/new",
+		"/d/sub/../../dangling", "/dangling", "/d/./sub/./x/", "/d/sub/new/",
+		"/d/f/x", "/d/f/../sub", "/d/f/../../ln-d/x", "/d//sub///new", "/loop1/x/y",
+		"/d/sub/.", "/d/sub/..", "/n\xff\xfe/file", "/n\xff\xfe/new/x",
+	};
+	/* relative to the child's cwd, T/d/sub */
+	static const char *const rel[] = {
+		"../f", "../new", "../../d/sub/x", "x/y/z", "../../ln-d/sub", "./../newdir/../f",
+	};
+	/* Top-level names, only looked at: on a merged-/usr system /bin and
+	 * /lib are symlinks, which path.c learns in the first round and
+	 * follows at once in the second. */
+	static const char *const top[] = {
+		"/bin/sh", "/bin/no-such-x", "/bin/no-such-dir/x", "/lib/no-such/../x",
+		"/usr/bin/sh", "/bin", "/bin/", "/etc/no-such-dir/x/y",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		expect_agree(at(names[i]));
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		expect_agree(rel[i]);
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+			expect_agree(top[i]);
+}
+END_TEST
+
 static Suite *path_suite(void)
 {
 	Suite *s = suite_create("path");
@@ -354,6 +412,7 @@ static Suite *path_suite(void)
 	tcase_add_test(tc, non_utf8);
 	tcase_add_test(tc, loops_and_errors);
 	tcase_add_test(tc, symlink_target_base);
+	tcase_add_test(tc, fast_agrees_with_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }
