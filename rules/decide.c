@@ -34,18 +34,27 @@ void match_subject_init(struct match_subject *m, const struct rules_event *ev, c
 	}
 	if (src) {
 		size_t n = strlen(src);
+		bool file = ev->kind == RULES_KIND_WRITE || ev->kind == RULES_KIND_READ;
+		bool needs;
+		uint64_t comps = 0;
 
-		if (match_path_needs_normalize(src, n)) {
+		/* A file's path (most decisions) is scanned once for both. */
+		if (file)
+			comps = match_path_scan(src, n, &needs);
+		else
+			needs = match_path_needs_normalize(src, n);
+		if (needs) {
 			n = match_path_normalize(src, n, buf, MATCH_PATH_MAX);
 			src = n == (size_t)-1 ? NULL : buf;
+			if (src && file)
+				comps = match_path_comps(src, n);
 		}
 		if (src) {
 			const char *slash = memrchr(src, '/', n);
 
 			m->path = src;
 			m->path_len = n;
-			if (ev->kind == RULES_KIND_WRITE || ev->kind == RULES_KIND_READ)
-				m->comps = match_path_comps(src, n);
+			m->comps = comps;
 			m->base = slash ? slash + 1 : src;
 			m->base_len = n - (size_t)(m->base - src);
 		}

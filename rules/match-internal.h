@@ -43,6 +43,11 @@ bool match_path_needs_normalize(const char *path, size_t len);
  * without a walk.  MATCH_COMPS_ALL disables the filter. */
 #define MATCH_COMPS_ALL (~(uint64_t)0)
 uint64_t match_path_comps(const char *path, size_t len);
+/* Both of the above in one pass over the path (a decision on a file needs
+ * both): the components' summary, and in *needs_normalize whether
+ * match_path_needs_normalize() holds.  The summary is the path's as it
+ * stands: when it needs normalizing, take the normalized path's. */
+uint64_t match_path_scan(const char *path, size_t len, bool *needs_normalize);
 /* match_path() over an already normalized path. */
 bool match_path_norm(const char *glob, size_t glen, const char *path, size_t plen);
 /* A write/read pattern against a normalized path, with the literal-prefix

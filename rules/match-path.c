@@ -154,6 +154,33 @@ uint64_t match_path_comps(const char *path, size_t len)
 	return bits;
 }
 
+uint64_t match_path_scan(const char *path, size_t len, bool *needs_normalize)
+{
+	uint64_t bits = 0;
+	bool needs = len > 1 && path[len - 1] == '/';
+	size_t i = 0;
+
+	while (i < len) {
+		const char *slash;
+		size_t start;
+
+		if (path[i] == '/') {
+			if (i + 1 < len && path[i + 1] == '/')
+				needs = true;
+			i++;
+			continue;
+		}
+		start = i;
+		slash = memchr(path + i, '/', len - i);
+		i = slash ? (size_t)(slash - path) : len;
+		if (path_is_dots(path + start, i - start))
+			needs = true;
+		bits |= (uint64_t)1 << path_comp_bit((unsigned char)path[start], i - start);
+	}
+	*needs_normalize = needs;
+	return bits;
+}
+
 /* The component walk from gi in the glob and si in the path, both at a
  * component boundary; comps is match_path_comps() of the path or
  * MATCH_COMPS_ALL. */

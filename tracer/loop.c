@@ -385,29 +385,46 @@ static void loop_seccomp(struct session *s, struct tracee *t)
 
 /* ---- new tasks ---- */
 
-/* Tgid and PPid of a task from /proc (the real parent, not the tracer). */
+/* The number after "\nKEY:\t" in TEXT; false when absent. */
+static bool loop_status_field(const char *text, const char *key, pid_t *out)
+{
+	const char *p = strstr(text, key);
+	long v = 0;
+
+	if (!p)
+		return false;
+	p += strlen(key);
+	while (*p == '\t' || *p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	*out = (pid_t)v;
+	return true;
+}
+
+/* Tgid and PPid of a task from /proc (the real parent, not the tracer).
+ * One read(): both lie in the first lines of the status file (Name,
+ * Umask, State, Tgid, Ngid, Pid, PPid), far within 512 bytes even with a
+ * 64-byte escaped Name; no stdio, whose fstat and parsing cost more than
+ * the rest of a new task's handling. */
 static bool loop_task_ids(pid_t pid, pid_t *tgid, pid_t *ppid)
 {
-	char path[64], line[256];
-	long v;
-	int found = 0;
-	FILE *f;
+	char path[64], text[512];
+	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return false;
-	while (found < 2 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Tgid: %ld", &v) == 1) {
-			*tgid = (pid_t)v;
-			found++;
-		} else if (sscanf(line, "PPid: %ld", &v) == 1) {
-			*ppid = (pid_t)v;
-			found++;
-		}
-	}
-	fclose(f);
-	return found == 2;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	return loop_status_field(text, "\nTgid:", tgid) && loop_status_field(text, "\nPPid:", ppid);
 }
 
 /* What a task runs, read from /proc when no parent told us. */
@@ -498,8 +515,10 @@ static void loop_exec(struct session *s, struct tracee *t)
 
 	/* ptrace(2) "execve(2) under ptrace": an exec from a non-leader thread
 	 * takes over the leader's tid; the event message holds the tid it
-	 * had. */
-	if (ptrace(PTRACE_GETEVENTMSG, t->pid, 0L, &msg) == 0 && (pid_t)msg != t->pid) {
+	 * had.  A group of one task has no other thread to exec: no need to
+	 * ask (tracee_group_tasks() counts the same threads as the kernel). */
+	if (tracee_group_tasks(&s->tasks, t->tgid) > 1 &&
+	    ptrace(PTRACE_GETEVENTMSG, t->pid, 0L, &msg) == 0 && (pid_t)msg != t->pid) {
 		former = (pid_t)msg;
 		src = tracee_find(&s->tasks, former);
 	}

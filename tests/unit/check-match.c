@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "rules/match-internal.h"
 #include "rules/rules.h"
 #include "tests/unit/blockbuild.h"
 
@@ -159,6 +160,28 @@ START_TEST(test_path)
 	p = bb_one(RULES_KIND_READ, c->glob);
 	ck_assert(one_rule_hits(p, &ev) == c->expect);
 	free(p);
+}
+END_TEST
+
+/* The one-pass scan of rules_decide() against the two it stands for. */
+START_TEST(test_path_scan)
+{
+	static const char *const extra[] = {
+		"", "/", "//", "/.", "/..", ".", "..", "a", "a/", "/a/", "/a//b", "//a", "/a/./b",
+		"/a/../b", "/a/.b", "/a/..b/c", "/a/b.", "/a/...", "a/b/..", "/a/b/.", "/x/y/z",
+	};
+	size_t n_cases = sizeof(path_cases) / sizeof(path_cases[0]);
+
+	for (size_t i = 0; i < n_cases + sizeof(extra) / sizeof(extra[0]); i++) {
+		const char *path = i < n_cases ? path_cases[i].path : extra[i - n_cases];
+		size_t len = strlen(path);
+		bool needs = !match_path_needs_normalize(path, len);
+		uint64_t comps = match_path_scan(path, len, &needs);
+
+		ck_assert_msg(needs == match_path_needs_normalize(path, len), "\"%s\": needs %d",
+			      path, needs);
+		ck_assert_msg(comps == match_path_comps(path, len), "\"%s\": comps", path);
+	}
 }
 END_TEST
 
@@ -603,6 +626,7 @@ static Suite *match_suite(void)
 	tc = tcase_create("path");
 	tcase_add_loop_test(tc, test_path, 0, (int)N(path_cases));
 	tcase_add_test(tc, test_path_long);
+	tcase_add_test(tc, test_path_scan);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("glob");
