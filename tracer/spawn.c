@@ -10,7 +10,7 @@
  *   write(sync, 1 byte) ---------------> env.drop, NO_NEW_PRIVS,
  *                                        filter_install(), filter_canary()
  *   loop: canary stop -> deny <--------- (a traced openat, refused)
- *                                        rlimits, execvp
+ *                                        rlimits, exec (PATH search)
  *
  * The child reports a failure before exec through a CLOEXEC pipe: a
  * successful exec closes it, so the parent reads either a struct or EOF.
@@ -25,8 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <paths.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,6 +98,93 @@ static void spawn_drop_env(const struct rules_policy *p)
 	*w = NULL;
 }
 
+/* execve(PATH) and, when it is no executable the kernel knows
+ * (ENOEXEC), /bin/sh with it, as execvp(3) does for scripts without #!. */
+static void spawn_exec_one(const char *path, char **argv)
+{
+	size_t argc = 0;
+	char **sh_argv;
+
+	execve(path, argv, environ);
+	if (errno != ENOEXEC)
+		return;
+	while (argv[argc])
+		argc++;
+	/* agenttrace has one thread: malloc is safe in its forked child. */
+	sh_argv = malloc((argc + 2) * sizeof(*sh_argv));
+	if (sh_argv) {
+		sh_argv[0] = (char *)_PATH_BSHELL;
+		sh_argv[1] = (char *)path;
+		for (size_t i = 1; i <= argc; i++)
+			sh_argv[i + 1] = argv[i];
+		execve(_PATH_BSHELL, sh_argv, environ);
+		free(sh_argv);
+	}
+	errno = ENOEXEC;
+}
+
+/* execvp(3)'s search (glibc posix/execvpe.c: the same candidates, the
+ * same errors that go on to the next one, EACCES remembered), less the
+ * execve of every directory that has no such name: each would be a
+ * seccomp stop and a path resolution, for an ENOENT the kernel gives
+ * anyway (with this machine's PATH, eight of them before /usr/bin/true).
+ * stat() is no traced call.  A name that appears between the stat and
+ * the exec it would have had is the race of any PATH search. */
+static void spawn_exec(char **argv)
+{
+	const char *file = argv[0], *path = getenv("PATH"), *p, *end;
+	size_t fl = strlen(file);
+	bool eacces = false;
+	char cand[PATH_MAX];
+	struct stat st;
+	int last = ENOENT;
+
+	if (!fl || fl > NAME_MAX || strchr(file, '/')) {
+		execvp(file, argv);
+		return;
+	}
+	if (!path) {
+		execvp(file, argv); /* libc's default search path */
+		return;
+	}
+	for (p = path;; p = end + 1) {
+		size_t dl;
+
+		end = strchrnul(p, ':');
+		dl = (size_t)(end - p);
+		/* An empty entry is the current directory (the bare name). */
+		if (dl + 1 + fl + 1 > sizeof(cand))
+			goto next; /* skipped, as libc does */
+		memcpy(cand, p, dl);
+		if (dl)
+			cand[dl++] = '/';
+		memcpy(cand + dl, file, fl + 1);
+		if (stat(cand, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+			last = errno;
+			goto next;
+		}
+		spawn_exec_one(cand, argv);
+		last = errno;
+		switch (errno) {
+		case EACCES:
+			eacces = true;
+			break;
+		case ENOENT:
+		case ESTALE:
+		case ENOTDIR:
+		case ENODEV:
+		case ETIMEDOUT:
+			break;
+		default:
+			return;
+		}
+next:
+		if (!*end)
+			break;
+	}
+	errno = eacces ? EACCES : last;
+}
+
 static void spawn_child(struct session *s, int sync_fd, int report_fd)
 {
 	char **argv = s->opt->command;
@@ -114,7 +204,7 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd)
 	/* preload-only: no filter, no tracer; the shim (LD_PRELOAD) decides. */
 	if (!s->preload_only && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, errno, AT_EXIT_FAILURE);
-	r = s->preload_only ? 0 : filter_install(s->policy);
+	r = s->preload_only ? 0 : filter_install(s->policy, s->max_procs > 0);
 	if (r < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, -r, AT_EXIT_FAILURE);
 	/* SPEC §1, fails closed: the command runs only once a call that the
@@ -139,7 +229,7 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd)
 	r = limits_apply_rlimits(s);
 	if (r < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_RLIMIT, -r, AT_EXIT_FAILURE);
-	execvp(argv[0], argv);
+	spawn_exec(argv);
 	e = errno;
 	/* As env(1): 127 when the program does not exist, 126 when it exists
 	 * but cannot be run (including an exec denied by the policy). */

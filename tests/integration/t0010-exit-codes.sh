@@ -34,6 +34,34 @@ assert_file_absent "not executable: nothing ran" "$ROOT/ran"
 at_q -- "$ROOT/bin"
 assert_eq "a directory as command -> 126" 126 $?
 
+# The command's PATH search is execvp(3)'s (spawn.c skips the directories
+# that lack the name without an exec attempt): the same program is found,
+# with the same errors, as natively.
+mkdir -p "$ROOT/p1/cmd-x" "$ROOT/p2" "$ROOT/p3" "$ROOT/p4"
+printf '#!/bin/sh\nexit 21\n' >"$ROOT/p2/cmd-x"        # p1/cmd-x is a directory
+printf '#!/bin/sh\nexit 22\n' >"$ROOT/p3/cmd-x"
+chmod 0755 "$ROOT/p3/cmd-x"                             # p2's is not executable
+printf 'exit 23\n' >"$ROOT/p4/cmd-noshebang"
+chmod 0755 "$ROOT/p4/cmd-noshebang"
+printf '#!/bin/sh\nexit 24\n' >"$ROOT/cmd-here"
+chmod 0755 "$ROOT/cmd-here"
+# agenttrace alone gets the PATH under test (at() itself needs a usable one)
+at_path() {
+	local p=$1
+	shift
+	(cd "$ROOT" && exec timeout -k 5 "$AT_TIMEOUT" env PATH="$p" "$AGENTTRACE" --log "$LOG" "$@") \
+		>"$OUT" 2>"$ERR"
+}
+for c in "cmd-x" "cmd-noshebang" "cmd-here" "cmd-none"; do
+	for p in "$ROOT/nonexistent:$ROOT/p1:$ROOT/p2:$ROOT/p3:$ROOT/p4:/usr/bin" "$ROOT/p2" "/usr/bin::$ROOT/p4"; do
+		# env(1) runs it with execvp(3), and exits 127/126 as agenttrace does
+		(cd "$ROOT" && /usr/bin/env PATH="$p" "$c" >/dev/null 2>&1)
+		native=$?
+		at_path "$p" -- "$c"
+		assert_eq "PATH search: $c with PATH=${p//$ROOT/ROOT}: status as native" "$native" $?
+	done
+done
+
 at_q --no-such-option -- true
 assert_eq "bad option -> 125" 125 $?
 
