@@ -107,9 +107,11 @@ int call_deny(pid_t pid, int err);
 
 /* The seccomp filter for POLICY: arch check first, TRACE only for the
  * syscalls (and flag combinations) the policy needs, ENOSYS for clone3,
- * ALLOW for the rest.  Installed in the child after PR_SET_NO_NEW_PRIVS,
- * just before exec.  Returns 0 or -errno. */
-int filter_install(const struct rules_policy *policy);
+ * ALLOW for the rest.  COUNT_SPAWNS: every fork, vfork and clone stops
+ * (--max-procs); without it only a clone with a bypass flag does.
+ * Installed in the child after PR_SET_NO_NEW_PRIVS, just before exec.
+ * Returns 0 or -errno. */
+int filter_install(const struct rules_policy *policy, bool count_spawns);
 
 /* SPEC §1: before the command runs, the filter and the supervisor must be
  * proven in force end to end.  The child, after filter_install() and once

@@ -56,6 +56,7 @@ struct filter_gen {
 	struct sock_filter *prog;
 	size_t n, cap;
 	bool read_rules;
+	bool count_spawns;
 };
 
 static void filter_emit(struct filter_gen *g, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf)
@@ -80,12 +81,31 @@ static bool filter_read_rules(const struct rules_policy *p)
  * but a read-only O_PATH one (the decoder makes no event of it). */
 #define FILTER_OPEN_READ 100
 
+/* fork, vfork and clone with no ceiling on processes to keep: only a
+ * clone with a bypass flag (CLONE_UNTRACED, a new namespace) stops; the
+ * new process is learnt from its PTRACE_EVENT_FORK/VFORK/CLONE all the
+ * same.  One stop less per process started. */
+#define FILTER_SPAWN_BYPASS 101
+
 /* The effective BPF action of E under this policy. */
 static int filter_action(const struct filter_gen *g, const struct syscall_entry *e)
 {
 	if (e->bpf == SYSCALL_BPF_OPEN_FLAGS && g->read_rules)
 		return FILTER_OPEN_READ;
+	if (e->cls == SYSCALL_SPAWN && e->bpf == SYSCALL_BPF_TRACE && !g->count_spawns)
+		return e->flags && e->bypass[0].id ? FILTER_SPAWN_BYPASS : SYSCALL_BPF_ALLOW;
 	return e->bpf;
+}
+
+/* The flag bits of E's bypasses (all read from its flags argument). */
+static uint32_t filter_bypass_mask(const struct syscall_entry *e)
+{
+	uint32_t mask = 0;
+
+	for (size_t i = 0; i < sizeof(e->bypass) / sizeof(e->bypass[0]); i++)
+		if (e->bypass[i].id && e->bypass[i].arg == e->flags)
+			mask |= e->bypass[i].mask;
+	return mask;
 }
 
 /* Instructions of the per-syscall block (every path ends in a return). */
@@ -94,6 +114,7 @@ static size_t filter_block_len(int action)
 	switch (action) {
 	case SYSCALL_BPF_OPEN_FLAGS:
 	case SYSCALL_BPF_ARG_BITS:
+	case FILTER_SPAWN_BYPASS:
 		return 4;
 	case SYSCALL_BPF_ARG_NONZERO:
 		return 6;
@@ -122,6 +143,12 @@ static void filter_block(struct filter_gen *g, const struct syscall_entry *e, in
 		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K,
 			    action == SYSCALL_BPF_OPEN_FLAGS ? SYSCALL_OPEN_WRITE_FLAGS : e->bpf_mask,
 			    0, 1);
+		filter_ret(g, trace);
+		filter_ret(g, SECCOMP_RET_ALLOW);
+		break;
+	case FILTER_SPAWN_BYPASS:
+		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(e->flags - 1u), 0, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, filter_bypass_mask(e), 0, 1);
 		filter_ret(g, trace);
 		filter_ret(g, SECCOMP_RET_ALLOW);
 		break;
@@ -176,9 +203,11 @@ static void filter_tree(struct filter_gen *g, const uint16_t *nrs, size_t lo, si
 	}
 }
 
-long filter_build(const struct rules_policy *policy, struct sock_filter *prog, size_t cap)
+long filter_build(const struct rules_policy *policy, bool count_spawns, struct sock_filter *prog,
+		  size_t cap)
 {
-	struct filter_gen g = {.prog = prog, .cap = cap, .read_rules = filter_read_rules(policy)};
+	struct filter_gen g = {.prog = prog, .cap = cap, .read_rules = filter_read_rules(policy),
+			       .count_spawns = count_spawns};
 	uint16_t nrs[SYSCALL_TABLE_SIZE];
 	size_t count = 0;
 
@@ -200,11 +229,11 @@ long filter_build(const struct rules_policy *policy, struct sock_filter *prog, s
 	return (long)g.n;
 }
 
-int filter_install(const struct rules_policy *policy)
+int filter_install(const struct rules_policy *policy, bool count_spawns)
 {
 	struct sock_filter prog[FILTER_MAX_INSNS];
 	struct sock_fprog fprog;
-	long n = filter_build(policy, prog, FILTER_MAX_INSNS);
+	long n = filter_build(policy, count_spawns, prog, FILTER_MAX_INSNS);
 
 	if (n < 0)
 		return (int)n;

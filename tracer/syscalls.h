@@ -123,7 +123,10 @@ struct rules_policy;
 #define FILTER_MAX_INSNS 1024
 
 /* Write the BPF program for POLICY (NULL: a policy without read rules)
- * into PROG (CAP instructions).  Returns the instruction count or -errno. */
-long filter_build(const struct rules_policy *policy, struct sock_filter *prog, size_t cap);
+ * into PROG (CAP instructions); COUNT_SPAWNS: fork, vfork and clone stop
+ * (a --max-procs ceiling counts them).  Returns the instruction count or
+ * -errno. */
+long filter_build(const struct rules_policy *policy, bool count_spawns, struct sock_filter *prog,
+		  size_t cap);
 
 #endif

@@ -88,7 +88,7 @@ static int run_traced(const struct rules_policy *pol, child_fn fn, stop_fn on_st
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			_exit(90);
 		raise(SIGSTOP);
-		if (filter_install(pol) < 0)
+		if (filter_install(pol, true) < 0)
 			_exit(91);
 		_exit(fn());
 	}
@@ -696,7 +696,7 @@ START_TEST(no_tracer_fails_closed)
 	if (pid == 0) {
 		int fd;
 
-		if (filter_install(&pol_plain) < 0)
+		if (filter_install(&pol_plain, true) < 0)
 			_exit(1);
 		if (filter_canary() != -ENOSYS)
 			_exit(2);
@@ -714,18 +714,62 @@ START_TEST(no_tracer_fails_closed)
 }
 END_TEST
 
+/* Without a --max-procs ceiling a fork needs no stop: with no tracer a
+ * TRACE answer is ENOSYS, so what works here never went to the filter's
+ * supervisor, and a clone with a bypass flag still does. */
+static int child_spawns(bool count)
+{
+	long r;
+	int st;
+
+	if (filter_install(&pol_plain, count) < 0)
+		return 1;
+	r = fork();
+	if (r == 0)
+		_exit(0);
+	if (count)
+		return r == -1 && errno == ENOSYS ? 0 : 2;
+	if (r < 0 || waitpid((pid_t)r, &st, 0) != r)
+		return 3;
+	r = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+	if (r == 0)
+		_exit(0);
+	if (r != -1 || errno != ENOSYS)
+		return 4;
+	r = syscall(SYS_clone, CLONE_NEWUTS | SIGCHLD, 0, 0, 0, 0);
+	if (r == 0)
+		_exit(0);
+	return r == -1 && errno == ENOSYS ? 0 : 5;
+}
+
+START_TEST(spawn_stops_only_when_counted)
+{
+	for (int count = 0; count < 2; count++) {
+		int st;
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			_exit(child_spawns(count));
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st));
+		ck_assert_int_eq(WEXITSTATUS(st), 0);
+	}
+}
+END_TEST
+
 /* ---- the generated program ---- */
 
 START_TEST(filter_shape)
 {
 	struct sock_filter *prog = calloc(FILTER_MAX_INSNS, 8);
-	long plain = filter_build(NULL, prog, FILTER_MAX_INSNS);
-	long read = filter_build(&pol_read, prog, FILTER_MAX_INSNS);
+	long plain = filter_build(NULL, true, prog, FILTER_MAX_INSNS);
+	long read = filter_build(&pol_read, true, prog, FILTER_MAX_INSNS);
 
 	ck_assert_int_gt(plain, 10);
 	ck_assert_int_gt(read, 10);
 	ck_assert_int_lt(plain, 400);
-	ck_assert_int_eq(filter_build(NULL, prog, 5), -E2BIG);
+	ck_assert_int_eq(filter_build(NULL, true, prog, 5), -E2BIG);
 	free(prog);
 	ck_assert_ptr_null(syscall_lookup(SYS_read));
 	ck_assert_ptr_null(syscall_lookup(-1));
@@ -803,6 +847,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, canary_refused);
 	tcase_add_test(tc, canary_allowed_fails);
 	tcase_add_test(tc, no_tracer_fails_closed);
+	tcase_add_test(tc, spawn_stops_only_when_counted);
 	tcase_add_test(tc, filter_shape);
 	tcase_add_test(tc, mem_cross_page);
 	suite_add_tcase(s, tc);
