@@ -8,6 +8,7 @@
 
 #include "tracer/backtrace.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,7 +21,94 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "tracer/elfinfo.h"
+
+/* libunwind is opened at the first backtrace, not linked: most runs take
+ * none (only denials and alerts do), and linking it made the loader map
+ * and relocate libunwind-ptrace, libunwind-x86_64, libunwind and liblzma
+ * at every start of agenttrace.  configure puts the sonames of the
+ * libraries it found into config.h.  libunwind-ptrace has no DT_NEEDED on
+ * the libunwind it calls (_Ux86_64_dwarf_*, _Ux86_64_get_elf_image): that
+ * one is opened first with RTLD_GLOBAL so that the loader finds them, and
+ * both with RTLD_NOW, so that a mismatch fails here and not as a "symbol
+ * lookup error" exit in the middle of a session.  The public names are
+ * macros (unw_init_remote is _Ux86_64_init_remote): BT_STR expands them. */
+#ifndef BACKTRACE_UNWIND_SONAME
+#define BACKTRACE_UNWIND_SONAME "libunwind-x86_64.so.8"
+#endif
+#ifndef BACKTRACE_UNWIND_PTRACE_SONAME
+#define BACKTRACE_UNWIND_PTRACE_SONAME "libunwind-ptrace.so.0"
+#endif
+#define BT_STR_(x) #x
+#define BT_STR(x) BT_STR_(x)
+
+static struct {
+	__typeof__(unw_create_addr_space) *create_addr_space;
+	__typeof__(unw_destroy_addr_space) *destroy_addr_space;
+	__typeof__(unw_set_caching_policy) *set_caching_policy;
+	__typeof__(unw_flush_cache) *flush_cache;
+	__typeof__(unw_init_remote) *init_remote;
+	__typeof__(unw_get_reg) *get_reg;
+	__typeof__(unw_step) *step;
+	__typeof__(unw_get_proc_name) *get_proc_name;
+	__typeof__(unw_is_signal_frame) *is_signal_frame;
+	__typeof__(_UPT_create) *upt_create;
+	__typeof__(_UPT_destroy) *upt_destroy;
+	__typeof__(_UPT_access_mem) *upt_access_mem;
+	unw_accessors_t *upt_accessors;
+} bt_unw;
+
+static bool bt_unw_load(const char **why)
+{
+	void *gen, *upt;
+
+	gen = dlopen(BACKTRACE_UNWIND_SONAME, RTLD_NOW | RTLD_GLOBAL);
+	upt = gen ? dlopen(BACKTRACE_UNWIND_PTRACE_SONAME, RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (upt == NULL) {
+		*why = dlerror();
+		return false;
+	}
+	/* On a missing name the handles stay open: harmless. */
+#define BT_SYM(h, field, name)                                                          \
+	do {                                                                            \
+		bt_unw.field = (__typeof__(bt_unw.field))dlsym(h, BT_STR(name));        \
+		if (bt_unw.field == NULL) {                                             \
+			*why = "no symbol " BT_STR(name);                               \
+			return false;                                                   \
+		}                                                                       \
+	} while (0)
+	BT_SYM(gen, create_addr_space, unw_create_addr_space);
+	BT_SYM(gen, destroy_addr_space, unw_destroy_addr_space);
+	BT_SYM(gen, set_caching_policy, unw_set_caching_policy);
+	BT_SYM(gen, flush_cache, unw_flush_cache);
+	BT_SYM(gen, init_remote, unw_init_remote);
+	BT_SYM(gen, get_reg, unw_get_reg);
+	BT_SYM(gen, step, unw_step);
+	BT_SYM(gen, get_proc_name, unw_get_proc_name);
+	BT_SYM(gen, is_signal_frame, unw_is_signal_frame);
+	BT_SYM(upt, upt_create, _UPT_create);
+	BT_SYM(upt, upt_destroy, _UPT_destroy);
+	BT_SYM(upt, upt_access_mem, _UPT_access_mem);
+	BT_SYM(upt, upt_accessors, _UPT_accessors);
+#undef BT_SYM
+	return true;
+}
+
+bool backtrace_ready(void)
+{
+	static int state; /* 0 not tried, 1 loaded, -1 failed */
+	const char *why = NULL;
+
+	if (state == 0) {
+		state = bt_unw_load(&why) ? 1 : -1;
+		/* Once: records go on without backtraces. */
+		if (state < 0)
+			info_msg("backtraces are off: cannot load libunwind (%s)",
+				 why ? why : "unknown error");
+	}
+	return state > 0;
+}
 
 /* One traced process's libunwind state. */
 struct bt_space {
@@ -112,7 +200,7 @@ static int bt_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, 
 			return 0;
 		}
 	}
-	return _UPT_access_mem(as, addr, val, write, arg);
+	return bt_unw.upt_access_mem(as, addr, val, write, arg);
 }
 
 static void bt_mem_reset(pid_t tid)
@@ -276,9 +364,9 @@ static void bt_space_drop(struct bt_space *sp)
 	if (sp->tgid == 0)
 		return;
 	if (sp->upt != NULL)
-		_UPT_destroy(sp->upt);
+		bt_unw.upt_destroy(sp->upt);
 	if (sp->as != NULL)
-		unw_destroy_addr_space(sp->as);
+		bt_unw.destroy_addr_space(sp->as);
 	memset(sp, 0, sizeof *sp);
 }
 
@@ -315,33 +403,33 @@ static int bt_space_get(pid_t tgid, pid_t tid, uint64_t maps_hash, struct bt_spa
 		bt_space_drop(victim);
 		sp = victim;
 		if (bt_accessors.access_mem == NULL) {
-			bt_accessors = _UPT_accessors;
+			bt_accessors = *bt_unw.upt_accessors;
 			bt_accessors.access_mem = bt_access_mem;
 		}
-		sp->as = unw_create_addr_space(&bt_accessors, 0);
+		sp->as = bt_unw.create_addr_space(&bt_accessors, 0);
 		if (sp->as == NULL)
 			return -ENOMEM;
 		sp->tgid = tgid;
 		/* The per-address-space cache keeps the parsed unwind tables
 		 * between backtraces of one process. */
-		unw_set_caching_policy(sp->as, UNW_CACHE_GLOBAL);
+		bt_unw.set_caching_policy(sp->as, UNW_CACHE_GLOBAL);
 		sp->maps_hash = maps_hash;
 	} else if (sp->maps_hash != maps_hash) {
 		/* Code was mapped or unmapped since: cached unwind info may
 		 * describe addresses that now hold other code.  The UPT keeps
 		 * an image of the last object it read, stale as well. */
-		unw_flush_cache(sp->as, 0, 0);
+		bt_unw.flush_cache(sp->as, 0, 0);
 		if (sp->upt != NULL)
-			_UPT_destroy(sp->upt);
+			bt_unw.upt_destroy(sp->upt);
 		sp->upt = NULL;
 		sp->maps_hash = maps_hash;
 	}
 	if (sp->upt != NULL && sp->tid != tid) {
-		_UPT_destroy(sp->upt);
+		bt_unw.upt_destroy(sp->upt);
 		sp->upt = NULL;
 	}
 	if (sp->upt == NULL) {
-		sp->upt = _UPT_create(tid);
+		sp->upt = bt_unw.upt_create(tid);
 		if (sp->upt == NULL) {
 			bt_space_drop(sp);
 			return -ENOMEM;
@@ -385,7 +473,7 @@ static int bt_elf_name(pid_t pid, const struct bt_map *map, uint64_t lookup_pc,
 static void bt_unwind_name(unw_cursor_t *cursor, struct bt_frame *f)
 {
 	unw_word_t off = 0;
-	int r = unw_get_proc_name(cursor, f->sym, sizeof f->sym, &off);
+	int r = bt_unw.get_proc_name(cursor, f->sym, sizeof f->sym, &off);
 
 	/* -UNW_ENOMEM: the name was truncated to fit; keep it. */
 	if ((r == 0 || r == -UNW_ENOMEM) && f->sym[0] != '\0')
@@ -430,6 +518,10 @@ int backtrace_take(pid_t pid, struct bt_frame *frames, int max, int budget_us)
 
 	if (max <= 0)
 		return 0;
+	/* Before the clock starts: the first dlopen() must not eat the
+	 * budget. */
+	if (!backtrace_ready())
+		return -ELIBACC;
 	if (bt_test_budget_us())
 		budget_us = bt_test_budget_us();
 	deadline = bt_now_us() + (budget_us > 0 ? budget_us : BACKTRACE_BUDGET_US);
@@ -443,7 +535,7 @@ int backtrace_take(pid_t pid, struct bt_frame *frames, int max, int budget_us)
 	if (ret < 0)
 		goto out_maps;
 	bt_mem_reset(pid);
-	ret = unw_init_remote(&cursor, sp->as, sp->upt);
+	ret = bt_unw.init_remote(&cursor, sp->as, sp->upt);
 	if (ret < 0) {
 		/* The registers could not be read: the thread is gone or not
 		 * in a ptrace-stop of ours. */
@@ -458,7 +550,7 @@ int backtrace_take(pid_t pid, struct bt_frame *frames, int max, int budget_us)
 		bool elf_read = false;
 		int r;
 
-		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+		if (bt_unw.get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
 		memset(f, 0, sizeof *f);
 		f->pc = ip;
@@ -484,10 +576,10 @@ int backtrace_take(pid_t pid, struct bt_frame *frames, int max, int budget_us)
 		     bt_names == BACKTRACE_NAMES_UNWIND))
 			bt_unwind_name(&cursor, f);
 		n++;
-		prev_signal = unw_is_signal_frame(&cursor) > 0;
+		prev_signal = bt_unw.is_signal_frame(&cursor) > 0;
 		if (n >= max || bt_now_us() >= deadline)
 			break;
-		if (unw_step(&cursor) <= 0)
+		if (bt_unw.step(&cursor) <= 0)
 			break;
 	}
 	ret = n;
