@@ -118,7 +118,7 @@ static int decode_path_flags(const struct decode *d, const struct syscall_path *
 			return PATH_NOFOLLOW;
 		if ((oflags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
 			return PATH_NOFOLLOW;
-		return (oflags & O_CREAT) ? PATH_CREATE : 0;
+		return 0;
 	default:
 		return 0;
 	}

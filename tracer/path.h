@@ -19,9 +19,6 @@
 #include <sys/types.h>
 
 #define PATH_NOFOLLOW 0x1 /* do not follow a final symlink */
-#define PATH_CREATE 0x2   /* a hint: the final name is likely not there yet
-			   * (O_CREAT).  Changes nothing now: the first
-			   * lookup answers a missing name in one call */
 
 /* Return value (besides -errno): the name is a /proc fd link to something
  * that is not a file-system object (pipe:[..], socket:[..], anon_inode:..);
