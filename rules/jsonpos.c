@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash.h"
 #include "rules/jsonpos.h"
 
 /* jansson refuses nesting deeper than 2048; stop well before the stack
@@ -87,17 +88,9 @@ static inline int buf_put(char **buf, size_t *len, size_t *cap, const char *p, s
 	return 0;
 }
 
-/* FNV-1a: key paths are short and few; anything fancier costs more than
- * it saves. */
 static uint32_t kp_hash(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
+	return (uint32_t)hash_fnv1a(s, n);
 }
 
 static int scan_record(struct scan *sc, int line, int col, int key_line, int key_col)

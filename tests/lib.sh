@@ -438,3 +438,20 @@ wait_exit() {
 now_ms() {
 	date +%s%3N
 }
+
+# assert_no_needed WHAT FILE REGEX: FILE (an ELF object) needs libc, and no
+# library whose name matches REGEX (readelf -d's NEEDED entries).
+assert_no_needed() {
+	local needed
+	if ! have readelf; then
+		skip "$1 needs no $3" "no readelf"
+		return
+	fi
+	needed=$(readelf -d "$2" | sed -n 's/.*(NEEDED).*\[\(.*\)\].*/\1/p' | tr '\n' ' ')
+	assert_match "$1 needs libc" "libc\\.so" "$needed"
+	if printf '%s' "$needed" | grep -Eq "$3"; then
+		not_ok "$1 needs no $3" "DT_NEEDED: $needed"
+	else
+		ok "$1 needs no $3"
+	fi
+}

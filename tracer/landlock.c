@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "lib/exitcode.h"
+#include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "tracer/arch.h"
@@ -488,17 +489,6 @@ static struct landlock_race landlock_races[LANDLOCK_RACE_SLOTS];
 static unsigned landlock_races_used;
 static unsigned landlock_race_records;
 
-static uint64_t landlock_hash(const char *s, long len)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (long i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 static struct landlock_race *landlock_race_find(pid_t tid)
 {
 	for (size_t i = 0; i < LANDLOCK_RACE_SLOTS; i++)
@@ -552,7 +542,7 @@ void landlock_race_arm(struct session *s, pid_t tid, const struct call *c)
 			continue;
 		r->ptr[r->n] = c->args[e->paths[i].name - 1];
 		len = mem_read_string(tid, r->ptr[r->n], buf, sizeof(buf));
-		r->hash[r->n] = len < 0 ? 0 : landlock_hash(buf, len);
+		r->hash[r->n] = len < 0 ? 0 : hash_fnv1a(buf, (size_t)len);
 		r->n++;
 	}
 	r->tid = tid;
@@ -587,7 +577,7 @@ static bool landlock_race_changed(pid_t tid, const struct landlock_race *r)
 	for (unsigned i = 0; i < r->n; i++) {
 		long len = mem_read_string(tid, r->ptr[i], buf, sizeof(buf));
 
-		if ((len < 0 ? 0 : landlock_hash(buf, len)) != r->hash[i])
+		if ((len < 0 ? 0 : hash_fnv1a(buf, (size_t)len)) != r->hash[i])
 			return true;
 	}
 	return false;

@@ -17,17 +17,7 @@ bashrc=$HOME/.bashrc
 printf 'orig' >"$bashrc"
 
 # --- the shim's own dependencies -----------------------------------------
-if have readelf; then
-	needed=$(readelf -d "$SHIM" | sed -n 's/.*(NEEDED).*\[\(.*\)\].*/\1/p' | tr '\n' ' ')
-	assert_match "the shim needs libc" "libc\\.so" "$needed"
-	if printf '%s' "$needed" | grep -Eq 'libunwind|liblzma'; then
-		not_ok "the shim does not need libunwind or liblzma" "DT_NEEDED: $needed"
-	else
-		ok "the shim does not need libunwind or liblzma"
-	fi
-else
-	skip "the shim does not need libunwind or liblzma" "no readelf"
-fi
+assert_no_needed "the shim" "$SHIM" 'libunwind|liblzma'
 
 # --- what the command's processes map ------------------------------------
 # cat is dynamic: it loads the shim in both backends.

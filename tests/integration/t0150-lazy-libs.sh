@@ -15,17 +15,7 @@ printf 'orig' >"$bashrc"
 UNW='libunwind|liblzma'
 
 # --- the program's own dependencies ----------------------------------------
-if have readelf; then
-	needed=$(readelf -d "$AGENTTRACE" | sed -n 's/.*(NEEDED).*\[\(.*\)\].*/\1/p' | tr '\n' ' ')
-	assert_match "agenttrace needs libc" "libc\\.so" "$needed"
-	if printf '%s' "$needed" | grep -Eq "$UNW"; then
-		not_ok "agenttrace does not need libunwind or liblzma" "DT_NEEDED: $needed"
-	else
-		ok "agenttrace does not need libunwind or liblzma"
-	fi
-else
-	skip "agenttrace does not need libunwind or liblzma" "no readelf"
-fi
+assert_no_needed "agenttrace" "$AGENTTRACE" "$UNW"
 
 # maps_of PID: the mapped files of PID, one per line.
 maps_of() {
