@@ -218,7 +218,7 @@ static void ask_send(struct channel_msg *m, size_t len)
 }
 
 /* The process whose constructor ran: the one where dlopen() is safe. */
-static pid_t ask_pid;
+static pid_t ask_pid SHIM_HOT;
 
 void ask_init(void)
 {

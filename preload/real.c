@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "preload/real.h"
+#include "preload/shim.h"
 
 #define REAL_NAME(name) #name,
 static const char *const real_names[REAL_COUNT] = { REAL_LIST(REAL_NAME) };
@@ -9,8 +10,10 @@ static const char *const real_names[REAL_COUNT] = { REAL_LIST(REAL_NAME) };
 
 /* Written once per entry (a racing second resolution writes the same
  * value); read with relaxed atomics so that threads never see a torn
- * pointer. */
-static void *real_fns[REAL_COUNT];
+ * pointer.  In .data, not .bss: the loader has already copied the data
+ * page (relocations) where a .bss page would be one more page fault in
+ * every process the shim is loaded into (SHIM_HOT). */
+static void *real_fns[REAL_COUNT] SHIM_HOT;
 
 void real_init(void)
 {

@@ -18,11 +18,11 @@
 
 struct shim_state shim;
 
-static void shim_env_copy(char *dst, const char *name, const char *value)
+static void shim_env_copy(char *dst, size_t size, const char *name, const char *value)
 {
 	size_t n = strlen(name), v = value ? strlen(value) : 0;
 
-	if (!value || n + 1 + v + 1 > SHIM_ENV_MAX) {
+	if (!value || n + 1 + v + 1 > size) {
 		dst[0] = 0;
 		return;
 	}
@@ -76,9 +76,9 @@ void shim_init(void)
 	shim.channel[0] = 0; /* abstract name */
 	memcpy(shim.channel + 1, chan + 1, strlen(chan) - 1);
 	shim.channel_len = (unsigned)strlen(chan);
-	shim_env_copy(shim.env_channel, CHANNEL_ENV_CHANNEL, chan);
-	shim_env_copy(shim.env_backend, CHANNEL_ENV_BACKEND, backend);
-	shim_env_copy(shim.env_blob, CHANNEL_ENV_BLOB, blob);
+	shim_env_copy(shim.env_channel, sizeof(shim.env_channel), CHANNEL_ENV_CHANNEL, chan);
+	shim_env_copy(shim.env_backend, sizeof(shim.env_backend), CHANNEL_ENV_BACKEND, backend);
+	shim_env_copy(shim.env_blob, sizeof(shim.env_blob), CHANNEL_ENV_BLOB, blob);
 	if (strcmp(backend, "preload") == 0) {
 		shim.policy = blob ? shim_map_policy(blob) : NULL;
 		/* Without a policy there is nothing to decide with: fail

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "rules/rules.h"
+#include "tracer/channel.h"
 
 enum shim_mode {
 	SHIM_OFF = 0,    /* no agenttrace environment: call through, nothing else */
@@ -17,16 +18,26 @@ enum shim_mode {
 
 #define SHIM_ENV_MAX (PATH_MAX + 64)
 
+/* Zero-initialised data that every process writes at start-up: placed in
+ * .data, whose page the loader writes anyway, instead of .bss, where each
+ * page touched is one more page fault per process (issue 7). */
+#define SHIM_HOT __attribute__((section(".data")))
+
+/* Field order matters: the constructor writes mode, channel and the
+ * short env copies, all in the struct's first page, then the starts of
+ * env_blob and self, in one more: two page faults per process where the
+ * three PATH_MAX-sized copies side by side took four. */
 struct shim_state {
 	enum shim_mode mode;
 	const struct rules_policy *policy; /* SHIM_DECIDE: the mapped blob */
-	char channel[108];                 /* sun_path of the channel ("\0agenttrace-..") */
 	unsigned channel_len;
-	char self[PATH_MAX];               /* this library's path */
-	/* "NAME=value" as agenttrace set them, put back into children. */
-	char env_channel[SHIM_ENV_MAX];
-	char env_backend[SHIM_ENV_MAX];
+	char channel[108];                 /* sun_path of the channel ("\0agenttrace-..") */
+	/* "NAME=value" as agenttrace set them, put back into children; ""
+	 * when unset or too long. */
+	char env_channel[sizeof(CHANNEL_ENV_CHANNEL "=") + 108];
+	char env_backend[sizeof(CHANNEL_ENV_BACKEND "=") + 16];
 	char env_blob[SHIM_ENV_MAX];
+	char self[PATH_MAX];               /* this library's path */
 };
 
 extern struct shim_state shim;
