@@ -56,13 +56,26 @@ void notify_alert(struct notify *n, bool deny, const char *title, const char *te
 	if (n->github && n->annotations < NOTIFY_MAX_ANNOTATIONS) {
 		/* On stderr: stdout belongs to the command, and the runner reads
 		 * workflow commands from both. */
+		char *line = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&line, &len);
+
+		/* One write(2): stderr is unbuffered and shared with the
+		 * command, whose output would otherwise land inside the line
+		 * (seen under --backend preload, where the command writes
+		 * while the supervisor does). */
 		n->annotations++;
-		fputs(deny ? "::error title=" : "::warning title=", stderr);
-		notify_gh_escape(stderr, "agenttrace ", true);
-		notify_gh_escape(stderr, title ? title : "", true);
-		fputs("::", stderr);
-		notify_gh_escape(stderr, text, false);
-		fputc('\n', stderr);
+		if (m) {
+			fputs(deny ? "::error title=" : "::warning title=", m);
+			notify_gh_escape(m, "agenttrace ", true);
+			notify_gh_escape(m, title ? title : "", true);
+			fputs("::", m);
+			notify_gh_escape(m, text, false);
+			fputc('\n', m);
+			if (fclose(m) == 0)
+				fwrite(line, 1, len, stderr);
+		}
+		free(line);
 	}
 	if (n->syslog)
 		syslog(deny ? LOG_WARNING : LOG_NOTICE, "%s", text);
