@@ -50,39 +50,116 @@ PY
 	LISTEN_PORT=$(cat "$portfile" 2>/dev/null)
 }
 
-# --- allowed -------------------------------------------------------------
+# The listeners serve both backends' cases.
 listen tcp 127.0.0.1
 port=$LISTEN_PORT
-if [ -n "$port" ]; then
-	expect_allowed "connect 127.0.0.1:$port (listener)" -- "$TRY" connect 127.0.0.1 "$port"
-	at -- "$PYTHON" -c "import socket; socket.create_connection(('127.0.0.1', $port), timeout=5).close(); print('connected')" >"$OUT" 2>"$ERR"
-	assert_eq "python3 connects to 127.0.0.1" 0 $?
-	assert_no_alert "python3 connects to 127.0.0.1: no alert"
-else
-	not_ok "tcp listener on 127.0.0.1 did not start"
-fi
-
-# Nothing listens on ::1 port 1: refused by the kernel, not by agenttrace.
-at -- "$TRY" connect ::1 1 >"$OUT" 2>"$ERR"
-st=$?
-if [ "$st" = 111 ] || [ "$st" = 0 ]; then ok "connect ::1 reaches the kernel (status $st)"; else not_ok "connect ::1 reaches the kernel" "status $st"; fi
-assert_no_alert "connect ::1: no alert"
-
 listen udp 127.0.0.1
 uport=$LISTEN_PORT
-expect_allowed "sendto 127.0.0.1 (udp)" -- "$TRY" sendto 127.0.0.1 "${uport:-9}"
-
 sock=$ROOT/app.sock
 listen unix "$sock"
-expect_allowed "connect unix socket under ROOT" -- "$TRY" connect-unix "$sock"
-
-# --- denied: container engine socket --------------------------------------
 docker=$HOME/docker.sock
 listen unix "$docker"
-at -- "$TRY" connect-unix "$docker" >"$OUT" 2>"$ERR"
-assert_eq "connect HOME/docker.sock: EACCES" "$EACCES" $?
-assert_rec "connect HOME/docker.sock: deny record" \
-	"event == 'alert' and action == 'deny' and kind == 'net' and pre(rule_id, 'net.') and '$docker' in (path, addr, 'unix:' + str(addr))"
+
+netns_ok=1
+if ! have unshare || ! have ip; then
+	netns_ok=0
+elif ! unshare -n sh -c 'ip link set lo up && ip addr add 192.0.2.1/24 dev lo' >/dev/null 2>&1; then
+	netns_ok=0
+fi
+
+# at_netns [OPTIONS] -- CMD...: like bk, inside a new network namespace
+# whose lo carries 192.0.2.1/24, 169.254.169.254/32 and 2001:db8::1.
+at_netns() {
+	rm -f "$LOG"
+	unshare -n sh -c '
+		ip link set lo up && ip addr add 192.0.2.1/24 dev lo &&
+		ip addr add 169.254.169.254/32 dev lo || exit 99
+		ip -6 addr add 2001:db8::1/128 dev lo nodad 2>/dev/null
+		cd "$ROOT" && exec "$@"' sh \
+		timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" ${BK:+--backend "$B"} "$@"
+}
+
+if [ $netns_ok = 1 ]; then
+	# Sanity: without agenttrace the kernel answers (refused), so an EACCES
+	# below can only come from the supervisor.
+	unshare -n sh -c 'ip link set lo up; ip addr add 192.0.2.1/24 dev lo; exec "$0" connect 192.0.2.1 9' "$TRY" 2>/dev/null
+	assert_eq "netns sanity: native connect 192.0.2.1 is refused" 111 $?
+fi
+
+# Every case under both backends.
+for B in auto preload; do
+	backend_use "$B"
+
+	# --- allowed -------------------------------------------------------------
+	if [ -n "$port" ]; then
+		bk_allowed "connect 127.0.0.1:$port (listener)" -- "$TRY" connect 127.0.0.1 "$port"
+		bk -- "$PYTHON" -c "import socket; socket.create_connection(('127.0.0.1', $port), timeout=5).close(); print('connected')" >"$OUT" 2>"$ERR"
+		assert_eq "${BK}python3 connects to 127.0.0.1" 0 $?
+		assert_no_alert "${BK}python3 connects to 127.0.0.1: no alert"
+	else
+		not_ok "${BK}tcp listener on 127.0.0.1 did not start"
+	fi
+
+	# Nothing listens on ::1 port 1: refused by the kernel, not by agenttrace.
+	bk -- "$TRY" connect ::1 1 >"$OUT" 2>"$ERR"
+	st=$?
+	if [ "$st" = 111 ] || [ "$st" = 0 ]; then ok "${BK}connect ::1 reaches the kernel (status $st)"; else not_ok "${BK}connect ::1 reaches the kernel" "status $st"; fi
+	assert_no_alert "${BK}connect ::1: no alert"
+
+	bk_allowed "sendto 127.0.0.1 (udp)" -- "$TRY" sendto 127.0.0.1 "${uport:-9}"
+
+	bk_allowed "connect unix socket under ROOT" -- "$TRY" connect-unix "$sock"
+
+	# --- denied: container engine socket --------------------------------------
+	bk -- "$TRY" connect-unix "$docker" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}connect HOME/docker.sock: EACCES" "$EACCES" $?
+	assert_rec "${BK}connect HOME/docker.sock: deny record" \
+		"event == 'alert' and action == 'deny' and kind == 'net' and pre(rule_id, 'net.') and '$docker' in (path, addr, 'unix:' + str(addr))$(bk_rec_backend)"
+
+	# --- denied: other addresses, inside a private network namespace ------------
+	if [ $netns_ok = 1 ]; then
+		at_netns -- "$TRY" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
+		assert_eq "${BK}connect 192.0.2.1:9: EACCES" "$EACCES" $?
+		assert_rec "${BK}connect 192.0.2.1:9: deny record with addr and port" \
+			"event == 'alert' and action == 'deny' and kind == 'net' and pre(rule_id, 'net.') and addr == '192.0.2.1' and port == 9 and syscall == 'connect' and errno == 'EACCES'$(bk_rec_backend)"
+
+		at_netns -- "$TRY" sendto 192.0.2.1 53 >"$OUT" 2>"$ERR"
+		assert_eq "${BK}sendto 192.0.2.1:53 (udp): EACCES" "$EACCES" $?
+		assert_rec "${BK}sendto 192.0.2.1:53: deny record" \
+			"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.1' and port == 53 and syscall in ('sendto', 'sendmsg')$(bk_rec_backend)"
+
+		at_netns -- "$TRY" connect 169.254.169.254 80 >"$OUT" 2>"$ERR"
+		assert_eq "${BK}connect cloud metadata 169.254.169.254: EACCES" "$EACCES" $?
+		assert_rec "${BK}cloud metadata: deny record" "$(deny_expr net net.) and addr == '169.254.169.254'"
+
+		at_netns -- "$TRY" connect 2001:db8::1 443 >"$OUT" 2>"$ERR"
+		assert_eq "${BK}connect [2001:db8::1]:443: EACCES" "$EACCES" $?
+		assert_rec "${BK}connect [2001:db8::1]:443: deny record" "$(deny_expr net net.) and addr == '2001:db8::1' and port == 443"
+
+		# A command-line rule admits it.
+		at_netns --allow-net 192.0.2.1:9 -- "$TRY" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
+		assert_eq "${BK}--allow-net 192.0.2.1:9 admits it (refused by the kernel)" 111 $?
+		assert_no_alert "${BK}--allow-net 192.0.2.1:9: no alert"
+		at_netns --allow-net 192.0.2.1:9 -- "$TRY" connect 192.0.2.1 10 >"$OUT" 2>"$ERR"
+		assert_eq "${BK}--allow-net 192.0.2.1:9 does not admit port 10" "$EACCES" $?
+
+		# A static program: no libc call for the shim to wrap.
+		if [ -z "$TRY_STATIC" ]; then
+			skip "${BK}the static helper's connect 192.0.2.1:9" "no static helper"
+		elif [ "$B" = auto ]; then
+			at_netns -- "$TRY_STATIC" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
+			assert_eq "${BK}the static helper's connect 192.0.2.1:9: EACCES" "$EACCES" $?
+			assert_rec "${BK}the static helper's connect: deny record" "$(deny_expr net net.) and addr == '192.0.2.1'"
+		else
+			at_netns -- "$TRY_STATIC" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
+			assert_eq "${BK}the static helper's connect 192.0.2.1:9 is NOT stopped (refused by the kernel)" 111 $?
+			assert_no_alert "${BK}the static helper's connect: no alert"
+			assert_rec "${BK}the static helper: listed as unseen" "$BYPASSABLE and '$TRY_STATIC' in unseen"
+		fi
+	else
+		skip "${BK}denied destinations in a network namespace" "unshare -n or ip unavailable here"
+	fi
+done
 
 # --- abstract unix sockets: one name in both backends -------------------------
 # A byte that is not printable is written \xHH by the ptrace decoder and
@@ -111,57 +188,3 @@ for backend in ptrace preload; do
 	assert_rec "abstract socket, --backend $backend: record names it with \\x01" \
 		"$(deny_expr net net.test-abstract) and backend == '$backend' and pre(path or addr, '@agenttrace-test-') and (path or addr).endswith('\\\\x01x')"
 done
-
-# --- denied: other addresses, inside a private network namespace ------------
-netns_ok=1
-if ! have unshare || ! have ip; then
-	netns_ok=0
-elif ! unshare -n sh -c 'ip link set lo up && ip addr add 192.0.2.1/24 dev lo' >/dev/null 2>&1; then
-	netns_ok=0
-fi
-
-# at_netns [OPTIONS] -- CMD...: like at, inside a new network namespace
-# whose lo carries 192.0.2.1/24, 169.254.169.254/32 and 2001:db8::1.
-at_netns() {
-	rm -f "$LOG"
-	unshare -n sh -c '
-		ip link set lo up && ip addr add 192.0.2.1/24 dev lo &&
-		ip addr add 169.254.169.254/32 dev lo || exit 99
-		ip -6 addr add 2001:db8::1/128 dev lo nodad 2>/dev/null
-		cd "$ROOT" && exec "$@"' sh \
-		timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" "$@"
-}
-
-if [ $netns_ok = 1 ]; then
-	# Sanity: without agenttrace the kernel answers (refused), so an EACCES
-	# below can only come from the supervisor.
-	unshare -n sh -c 'ip link set lo up; ip addr add 192.0.2.1/24 dev lo; exec "$0" connect 192.0.2.1 9' "$TRY" 2>/dev/null
-	assert_eq "netns sanity: native connect 192.0.2.1 is refused" 111 $?
-
-	at_netns -- "$TRY" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
-	assert_eq "connect 192.0.2.1:9: EACCES" "$EACCES" $?
-	assert_rec "connect 192.0.2.1:9: deny record with addr and port" \
-		"event == 'alert' and action == 'deny' and kind == 'net' and pre(rule_id, 'net.') and addr == '192.0.2.1' and port == 9 and syscall == 'connect' and errno == 'EACCES'"
-
-	at_netns -- "$TRY" sendto 192.0.2.1 53 >"$OUT" 2>"$ERR"
-	assert_eq "sendto 192.0.2.1:53 (udp): EACCES" "$EACCES" $?
-	assert_rec "sendto 192.0.2.1:53: deny record" \
-		"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.1' and port == 53 and syscall in ('sendto', 'sendmsg')"
-
-	at_netns -- "$TRY" connect 169.254.169.254 80 >"$OUT" 2>"$ERR"
-	assert_eq "connect cloud metadata 169.254.169.254: EACCES" "$EACCES" $?
-	assert_rec "cloud metadata: deny record" "$(deny_expr net net.) and addr == '169.254.169.254'"
-
-	at_netns -- "$TRY" connect 2001:db8::1 443 >"$OUT" 2>"$ERR"
-	assert_eq "connect [2001:db8::1]:443: EACCES" "$EACCES" $?
-	assert_rec "connect [2001:db8::1]:443: deny record" "$(deny_expr net net.) and addr == '2001:db8::1' and port == 443"
-
-	# A command-line rule admits it.
-	at_netns --allow-net 192.0.2.1:9 -- "$TRY" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
-	assert_eq "--allow-net 192.0.2.1:9 admits it (refused by the kernel)" 111 $?
-	assert_no_alert "--allow-net 192.0.2.1:9: no alert"
-	at_netns --allow-net 192.0.2.1:9 -- "$TRY" connect 192.0.2.1 10 >"$OUT" 2>"$ERR"
-	assert_eq "--allow-net 192.0.2.1:9 does not admit port 10" "$EACCES" $?
-else
-	skip "denied destinations in a network namespace" "unshare -n or ip unavailable here"
-fi

@@ -5,51 +5,55 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
-# --- pipelines and streams -----------------------------------------------------
-at -- bash -c 'seq 1 1000 | sort -rn | head -3 | tr "\n" " "' >"$OUT" 2>"$ERR"
-assert_eq "bash pipeline: exit 0" 0 $?
-assert_eq "bash pipeline: output" "1000 999 998 " "$(cat "$OUT")"
-assert_no_alert "bash pipeline: no alert"
+# Every case under both backends.
+for B in auto preload; do
+	backend_use "$B"
 
-echo "hello stdin" | at -- cat >"$OUT" 2>"$ERR"
-assert_eq "stdin passes through: exit 0" 0 $?
-assert_file_content "stdin passes through" "$OUT" "hello stdin"
+	# --- pipelines and streams -----------------------------------------------------
+	bk -- bash -c 'seq 1 1000 | sort -rn | head -3 | tr "\n" " "' >"$OUT" 2>"$ERR"
+	assert_eq "${BK}bash pipeline: exit 0" 0 $?
+	assert_eq "${BK}bash pipeline: output" "1000 999 998 " "$(cat "$OUT")"
+	assert_no_alert "${BK}bash pipeline: no alert"
 
-at -- sh -c 'read a; read b; echo "$b-$a"; echo to-stderr >&2' >"$OUT" 2>"$ERR" <<'IN'
+	echo "hello stdin" | bk -- cat >"$OUT" 2>"$ERR"
+	assert_eq "${BK}stdin passes through: exit 0" 0 $?
+	assert_file_content "${BK}stdin passes through" "$OUT" "hello stdin"
+
+	bk -- sh -c 'read a; read b; echo "$b-$a"; echo to-stderr >&2' >"$OUT" 2>"$ERR" <<'IN'
 one
 two
 IN
-assert_file_content "stdin lines read by sh" "$OUT" "two-one"
-assert_match "the command's stderr passes through" "to-stderr" "$(cat "$ERR")"
+	assert_file_content "${BK}stdin lines read by sh" "$OUT" "two-one"
+	assert_match "${BK}the command's stderr passes through" "to-stderr" "$(cat "$ERR")"
 
-at -- head -c 3000000 /dev/zero 2>"$ERR" | wc -c >"$OUT"
-assert_eq "3 MB through a pipe on stdout" 3000000 "$(tr -d ' ' <"$OUT")"
+	bk -- head -c 3000000 /dev/zero 2>"$ERR" | wc -c >"$OUT"
+	assert_eq "${BK}3 MB through a pipe on stdout" 3000000 "$(tr -d ' ' <"$OUT")"
 
-# The 20 cats write through a pipe, not into "$OUT" directly: coreutils'
-# cat copies with copy_file_range(2), which (unlike write(2)) does not
-# take the file-position lock of a shared open file, so concurrent cats
-# into one regular file lose lines natively too (52 runs in 300 here,
-# without agenttrace).  Through a pipe the command is deterministic.
-at -- bash -c 'for i in $(seq 20); do (echo $i >"$ROOT/f$i"; cat "$ROOT/f$i") & done; wait' 2>"$ERR" | sort -n >"$OUT"
-assert_eq "20 background subshells: exit 0" 0 "${PIPESTATUS[0]}"
-assert_eq "20 background subshells: all 20 lines" "$(seq 20)" "$(cat "$OUT")"
+	# The 20 cats write through a pipe, not into "$OUT" directly: coreutils'
+	# cat copies with copy_file_range(2), which (unlike write(2)) does not
+	# take the file-position lock of a shared open file, so concurrent cats
+	# into one regular file lose lines natively too (52 runs in 300 here,
+	# without agenttrace).  Through a pipe the command is deterministic.
+	bk -- bash -c 'for i in $(seq 20); do (echo $i >"$ROOT/f$i"; cat "$ROOT/f$i") & done; wait' 2>"$ERR" | sort -n >"$OUT"
+	assert_eq "${BK}20 background subshells: exit 0" 0 "${PIPESTATUS[0]}"
+	assert_eq "${BK}20 background subshells: all 20 lines" "$(seq 20)" "$(cat "$OUT")"
 
-at -- sh -c 'exit 42' >"$OUT" 2>"$ERR"
-assert_eq "sh -c 'exit 42' -> 42" 42 $?
+	bk -- sh -c 'exit 42' >"$OUT" 2>"$ERR"
+	assert_eq "${BK}sh -c 'exit 42' -> 42" 42 $?
 
-# --- python3 --------------------------------------------------------------
-at -- "$PYTHON" -c '
+	# --- python3 --------------------------------------------------------------
+	bk -- "$PYTHON" -c '
 import subprocess, sys
 r = subprocess.run(["sh", "-c", "echo sub; exit 3"], close_fds=True, capture_output=True)
 p = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
 out, _ = p.communicate(b"piped")
 print(r.stdout.decode().strip(), r.returncode, out.decode())
 ' >"$OUT" 2>"$ERR"
-assert_eq "python3 subprocess with close_fds: exit 0" 0 $?
-assert_file_content "python3 subprocess with close_fds: output" "$OUT" "sub 3 piped"
-assert_no_alert "python3 subprocess: no alert"
+	assert_eq "${BK}python3 subprocess with close_fds: exit 0" 0 $?
+	assert_file_content "${BK}python3 subprocess with close_fds: output" "$OUT" "sub 3 piped"
+	assert_no_alert "${BK}python3 subprocess: no alert"
 
-at -- "$PYTHON" -c '
+	bk -- "$PYTHON" -c '
 import os, threading
 def work(i):
     with open(os.path.join(os.environ["ROOT"], "t%d" % i), "w") as f:
@@ -59,19 +63,20 @@ ts = [threading.Thread(target=work, args=(i,)) for i in range(16)]
 [t.join() for t in ts]
 print(len(os.listdir(os.environ["ROOT"])))
 ' >"$OUT" 2>"$ERR"
-assert_eq "python3 16 threads writing: exit 0" 0 $?
-n=$(ls "$ROOT" | grep -c '^t[0-9]*$')
-assert_eq "python3 16 threads writing: 16 files" 16 "$n"
+	assert_eq "${BK}python3 16 threads writing: exit 0" 0 $?
+	n=$(ls "$ROOT" | grep -c '^t[0-9]*$')
+	assert_eq "${BK}python3 16 threads writing: 16 files" 16 "$n"
 
-at -- "$PYTHON" -c '
+	bk -- "$PYTHON" -c '
 import multiprocessing as mp
 def sq(x): return x * x
 if __name__ == "__main__":
     with mp.Pool(4) as p:
         print(sum(p.map(sq, range(100))))
 ' >"$OUT" 2>"$ERR"
-assert_eq "python3 multiprocessing pool: exit 0" 0 $?
-assert_file_content "python3 multiprocessing pool: result" "$OUT" 328350
+	assert_eq "${BK}python3 multiprocessing pool: exit 0" 0 $?
+	assert_file_content "${BK}python3 multiprocessing pool: result" "$OUT" 328350
+done
 
 # --- CPython's own test suite, native vs supervised --------------------------------
 # A permissive policy: the suite writes and connects where it likes; what is

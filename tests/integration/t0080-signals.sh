@@ -8,62 +8,67 @@ need_agenttrace
 # A command that says it is ready, and records the signal it got.
 trapper='trap "echo $1 > got; exit $2" $1; echo ready > ready; while :; do sleep 0.1; done'
 
-for sig in TERM INT; do
-	rm -f "$ROOT/got" "$ROOT/ready"
-	code=7
-	[ $sig = INT ] && code=8
-	at_bg -- sh -c "$trapper" sh $sig $code
-	if wait_file "$ROOT/ready" 10; then
-		kill -$sig "$AT_PID"
-		wait_exit "$AT_PID" 10
-		assert_eq "SIG$sig to agenttrace is forwarded: the command's trap ran (exit $code)" $code $?
-		assert_file_content "SIG$sig forwarded: the command saw SIG$sig" "$ROOT/got" $sig
+# Every case under both backends.
+for B in auto preload; do
+	backend_use "$B"
+
+	for sig in TERM INT; do
+		rm -f "$ROOT/got" "$ROOT/ready"
+		code=7
+		[ $sig = INT ] && code=8
+		at_bg ${BK:+--backend "$B"} -- sh -c "$trapper" sh $sig $code
+		if wait_file "$ROOT/ready" 10; then
+			kill -$sig "$AT_PID"
+			wait_exit "$AT_PID" 10
+			assert_eq "${BK}SIG$sig to agenttrace is forwarded: the command's trap ran (exit $code)" $code $?
+			assert_file_content "${BK}SIG$sig forwarded: the command saw SIG$sig" "$ROOT/got" $sig
+		else
+			not_ok "${BK}SIG$sig: the command did not start" "$(cat "$ERR")"
+			kill -KILL "$AT_PID" 2>/dev/null
+		fi
+	done
+
+	for sig in TERM:143 INT:130; do
+		rm -f "$ROOT/ready"
+		at_bg ${BK:+--backend "$B"} -- sh -c 'echo ready > ready; exec "$0" sleep 30' "$TRY"
+		if wait_file "$ROOT/ready" 10; then
+			sleep 0.3
+			t0=$(now_ms)
+			kill -${sig%:*} "$AT_PID"
+			wait_exit "$AT_PID" 10
+			assert_eq "${BK}SIG${sig%:*} to agenttrace: the command dies of it (${sig#*:})" "${sig#*:}" $?
+			el=$(( $(now_ms) - t0 ))
+			if [ $el -lt 5000 ]; then ok "${BK}SIG${sig%:*}: prompt (${el} ms)"; else not_ok "${BK}SIG${sig%:*}: prompt" "${el} ms"; fi
+		else
+			not_ok "${BK}SIG${sig%:*}: the command did not start" "$(cat "$ERR")"
+			kill -KILL "$AT_PID" 2>/dev/null
+		fi
+	done
+
+	# --- kill -STOP / -CONT of the command ---------------------------------------------
+	rm -f "$ROOT/pid" "$ROOT/count" "$ROOT/done"
+	at_bg ${BK:+--backend "$B"} -- sh -c 'echo $$ > pid; i=0; while [ $i -lt 40 ]; do i=$((i+1)); echo $i > count; sleep 0.05; done; echo done > done'
+	if wait_file "$ROOT/pid" 10 && wait_file "$ROOT/count" 10; then
+		cmd=$(cat "$ROOT/pid")
+		kill -STOP "$cmd"
+		sleep 0.5
+		c1=$(cat "$ROOT/count")
+		sleep 1
+		c2=$(cat "$ROOT/count")
+		state=$(awk '{print $3}' "/proc/$cmd/stat" 2>/dev/null)
+		assert_eq "${BK}kill -STOP: the command makes no progress" "$c1" "$c2"
+		assert_match "${BK}kill -STOP: the command is stopped (state T or t)" '^[Tt]$' "$state"
+		if kill -0 "$AT_PID" 2>/dev/null; then ok "${BK}kill -STOP: agenttrace waits"; else not_ok "${BK}kill -STOP: agenttrace waits"; fi
+		kill -CONT "$cmd"
+		wait_exit "$AT_PID" 30
+		assert_eq "${BK}kill -CONT: the command resumes and finishes (exit 0)" 0 $?
+		assert_file_present "${BK}kill -CONT: the command finished its work" "$ROOT/done"
+		assert_eq "${BK}kill -CONT: the count went on to 40" 40 "$(cat "$ROOT/count")"
 	else
-		not_ok "SIG$sig: the command did not start" "$(cat "$ERR")"
+		not_ok "${BK}kill -STOP/-CONT: the command did not start" "$(cat "$ERR")"
 		kill -KILL "$AT_PID" 2>/dev/null
 	fi
 done
-
-for sig in TERM:143 INT:130; do
-	rm -f "$ROOT/ready"
-	at_bg -- sh -c 'echo ready > ready; exec "$0" sleep 30' "$TRY"
-	if wait_file "$ROOT/ready" 10; then
-		sleep 0.3
-		t0=$(now_ms)
-		kill -${sig%:*} "$AT_PID"
-		wait_exit "$AT_PID" 10
-		assert_eq "SIG${sig%:*} to agenttrace: the command dies of it (${sig#*:})" "${sig#*:}" $?
-		el=$(( $(now_ms) - t0 ))
-		if [ $el -lt 5000 ]; then ok "SIG${sig%:*}: prompt (${el} ms)"; else not_ok "SIG${sig%:*}: prompt" "${el} ms"; fi
-	else
-		not_ok "SIG${sig%:*}: the command did not start" "$(cat "$ERR")"
-		kill -KILL "$AT_PID" 2>/dev/null
-	fi
-done
-
-# --- kill -STOP / -CONT of the command ---------------------------------------------
-rm -f "$ROOT/pid" "$ROOT/count" "$ROOT/done"
-at_bg -- sh -c 'echo $$ > pid; i=0; while [ $i -lt 40 ]; do i=$((i+1)); echo $i > count; sleep 0.05; done; echo done > done'
-if wait_file "$ROOT/pid" 10 && wait_file "$ROOT/count" 10; then
-	cmd=$(cat "$ROOT/pid")
-	kill -STOP "$cmd"
-	sleep 0.5
-	c1=$(cat "$ROOT/count")
-	sleep 1
-	c2=$(cat "$ROOT/count")
-	state=$(awk '{print $3}' "/proc/$cmd/stat" 2>/dev/null)
-	assert_eq "kill -STOP: the command makes no progress" "$c1" "$c2"
-	assert_match "kill -STOP: the command is stopped (state T or t)" '^[Tt]$' "$state"
-	if kill -0 "$AT_PID" 2>/dev/null; then ok "kill -STOP: agenttrace waits"; else not_ok "kill -STOP: agenttrace waits"; fi
-	kill -CONT "$cmd"
-	wait_exit "$AT_PID" 30
-	assert_eq "kill -CONT: the command resumes and finishes (exit 0)" 0 $?
-	assert_file_present "kill -CONT: the command finished its work" "$ROOT/done"
-	assert_eq "kill -CONT: the count went on to 40" 40 "$(cat "$ROOT/count")"
-else
-	not_ok "kill -STOP/-CONT: the command did not start" "$(cat "$ERR")"
-	kill -KILL "$AT_PID" 2>/dev/null
-fi
 
 # --- Ctrl-Z and fg at a terminal, under each backend ------------------------------
 for backend in ptrace preload; do

@@ -8,64 +8,6 @@ limit_expr() {
 	printf "event == 'alert' and kind == 'limit' and rule_id == '%s'" "$1"
 }
 
-# --- --timeout --------------------------------------------------------------------
-t0=$(now_ms)
-at --timeout 1 -- sleep 30 >"$OUT" 2>"$ERR"
-st=$?
-el=$(( $(now_ms) - t0 ))
-assert_ne "--timeout 1 on sleep 30: non-zero status" 0 "$st"
-if [ $el -lt 5000 ]; then ok "--timeout 1 on sleep 30 ends in about 1 s (${el} ms)"; else not_ok "--timeout 1 on sleep 30 ends in about 1 s" "${el} ms"; fi
-if [ $el -ge 900 ]; then ok "--timeout 1 does not end early (${el} ms)"; else not_ok "--timeout 1 does not end early" "${el} ms"; fi
-assert_rec "--timeout: limit record limit.timeout" "$(limit_expr limit.timeout)"
-assert_rec "--timeout: summary record" "event == 'summary'"
-
-t0=$(now_ms)
-at --timeout 1 -- "$TRY" ignore-term 30 >"$OUT" 2>"$ERR"
-st=$?
-el=$(( $(now_ms) - t0 ))
-assert_eq "a command that ignores SIGTERM is killed (137)" 137 "$st"
-if [ $el -lt 15000 ]; then ok "SIGTERM-ignoring command ends within 15 s (${el} ms)"; else not_ok "SIGTERM-ignoring command ends within 15 s" "${el} ms"; fi
-assert_rec "SIGTERM-ignoring command: limit record" "$(limit_expr limit.timeout)"
-
-# Children of the command are ended too.
-rm -f "$ROOT/child-pid"
-at --timeout 1 -- sh -c 'sleep 60 & echo $! > child-pid; wait' >"$OUT" 2>"$ERR"
-sleep 0.3
-# (A zombie left to an init that does not reap counts as ended.)
-child_state=
-[ -s "$ROOT/child-pid" ] && child_state=$(awk '{print $3}' "/proc/$(cat "$ROOT/child-pid")/stat" 2>/dev/null)
-if [ -n "$child_state" ] && [ "$child_state" != Z ] && [ "$child_state" != X ]; then
-	not_ok "--timeout: the command's children are ended too" "pid $(cat "$ROOT/child-pid") still runs"
-	kill -KILL "$(cat "$ROOT/child-pid")" 2>/dev/null
-else
-	ok "--timeout: the command's children are ended too"
-fi
-
-# A policy's limits section does the same.
-cat >"$SANDBOX/limits.json" <<'JSON'
-{ "agenttrace": 1, "extends": "default", "limits": { "timeout": 1 } }
-JSON
-t0=$(now_ms)
-at --policy "$SANDBOX/limits.json" -- sleep 30 >"$OUT" 2>"$ERR"
-el=$(( $(now_ms) - t0 ))
-if [ $el -lt 5000 ]; then ok "policy limits.timeout 1 ends sleep 30 (${el} ms)"; else not_ok "policy limits.timeout 1 ends sleep 30" "${el} ms"; fi
-assert_rec "policy limits.timeout: limit record" "$(limit_expr limit.timeout)"
-
-# --- --max-procs ---------------------------------------------------------------------
-t0=$(now_ms)
-at --max-procs 20 -- "$TRY" fork-storm 100 >"$OUT" 2>"$ERR"
-st=$?
-el=$(( $(now_ms) - t0 ))
-assert_eq "fork storm over --max-procs 20: fork fails with EAGAIN" "$EAGAIN" "$st"
-if [ $el -lt 30000 ]; then ok "fork storm: the run ends cleanly (${el} ms)"; else not_ok "fork storm: the run ends cleanly" "${el} ms"; fi
-assert_rec "fork storm: limit record limit.max-procs" "$(limit_expr limit.max-procs)"
-assert_rec "fork storm: summary record" "event == 'summary' and exit_code == $EAGAIN"
-
-at --max-procs 20 -- "$TRY" fork-storm 10 >"$OUT" 2>"$ERR"
-assert_eq "10 children under --max-procs 20: fine" 0 $?
-assert_no_rec "10 children under --max-procs 20: no limit record" "kind == 'limit'"
-
-# --- --max-memory and --max-cpu: the whole session's, through a cgroup ------------
 # Two (three) children that each stay under the ceiling but not together:
 # a session ceiling ends one of them, a per-process rlimit would not.
 MEM_KIDS='
@@ -96,57 +38,142 @@ print(" ".join(str(os.waitpid(p, 0)[1]) for p in pids))
 '
 cgroup_dir() { sed -n "s/^agenttrace: limits: the session's cgroup (v[12]): \([^ ]*\).*/\1/p" "$ERR" | head -1; }
 
-at -v --max-memory 200M -- "$PYTHON" -c "$MEM_KIDS" >"$OUT" 2>"$ERR"
-st=$?
-cg=$(cgroup_dir)
-if [ -z "$cg" ]; then
-	skip "--max-memory for the session" "no usable cgroup here: $(grep -o 'no usable cgroup.*' "$ERR")"
-else
-	assert_eq "--max-memory 200M, two children of 120 MB: the command goes on (exit 0)" 0 "$st"
-	assert_match "--max-memory: one child killed by the kernel (SIGKILL), one done" \
-		'^(0 9|9 0)$' "$(cat "$OUT")"
-	assert_rec "--max-memory: limit record limit.max-memory" "$(limit_expr limit.max-memory)"
-	assert_file_absent "--max-memory: the session's cgroup is removed at the end" "$cg"
+cat >"$SANDBOX/limits.json" <<'JSON'
+{ "agenttrace": 1, "extends": "default", "limits": { "timeout": 1 } }
+JSON
 
-	# A cgroup left by a killed agenttrace is swept by the next one.
-	stale="$(dirname "$cg")/agenttrace.4194305"
-	mkdir "$stale" 2>/dev/null
-	at -v --max-memory 200M -- true >"$OUT" 2>"$ERR"
-	assert_file_absent "a stale session cgroup (pid gone) is removed" "$stale"
-	rmdir "$stale" 2>/dev/null
-fi
+# Every case under both backends: the shim asks the supervisor before each
+# fork (SPAWN_ASK), the rest is the supervisor's own.
+for B in auto preload; do
+	backend_use "$B"
+	if [ "$B" = auto ]; then SUMMARY="event == 'summary'"; else SUMMARY=$BYPASSABLE; fi
 
-AGENTTRACE_TEST_NO_CGROUP=1 at -v --max-memory 200M -- "$PYTHON" -c "$MEM_KIDS" >"$OUT" 2>"$ERR"
-assert_eq "no cgroup: --max-memory is per process (RLIMIT_AS), both children live" "0 0" "$(cat "$OUT")"
-assert_match "no cgroup: -v says the ceiling is per process" "apply to each process" "$(cat "$ERR")"
-AGENTTRACE_TEST_NO_CGROUP=1 at --max-memory 200M -- "$PYTHON" -c 'bytearray(300 * 1024 * 1024)' >"$OUT" 2>"$ERR"
-assert_eq "no cgroup: one allocation over --max-memory fails (MemoryError, exit 1)" 1 $?
-assert_match "no cgroup: the program saw ENOMEM" MemoryError "$(cat "$ERR")"
+	# --- --timeout --------------------------------------------------------------------
+	t0=$(now_ms)
+	bk --timeout 1 -- sleep 30 >"$OUT" 2>"$ERR"
+	st=$?
+	el=$(( $(now_ms) - t0 ))
+	assert_ne "${BK}--timeout 1 on sleep 30: non-zero status" 0 "$st"
+	if [ $el -lt 5000 ]; then ok "${BK}--timeout 1 on sleep 30 ends in about 1 s (${el} ms)"; else not_ok "${BK}--timeout 1 on sleep 30 ends in about 1 s" "${el} ms"; fi
+	if [ $el -ge 900 ]; then ok "${BK}--timeout 1 does not end early (${el} ms)"; else not_ok "${BK}--timeout 1 does not end early" "${el} ms"; fi
+	assert_rec "${BK}--timeout: limit record limit.timeout, naming the command's program" \
+		"$(limit_expr limit.timeout)$(bk_rec_backend) and pre(exe, '/') and exe.endswith('/sleep')"
+	assert_rec "${BK}--timeout: summary record, naming the command's program" \
+		"$SUMMARY and pre(exe, '/') and exe.endswith('/sleep')"
 
-t0=$(now_ms)
-at -v --max-cpu 1 -- "$PYTHON" -c "$CPU_KIDS" >"$OUT" 2>"$ERR"
-st=$?
-el=$(( $(now_ms) - t0 ))
-cg=$(cgroup_dir)
-if [ -z "$cg" ]; then
-	skip "--max-cpu for the session" "no usable cgroup here"
-else
-	assert_eq "--max-cpu 1, three children of 0.7 s CPU: SIGXCPU ends the command (152)" 152 "$st"
-	assert_rec "--max-cpu: limit record limit.max-cpu for the session" \
-		"$(limit_expr limit.max-cpu) and 'session used' in why"
-	if [ $el -lt 10000 ]; then ok "--max-cpu: the run ends soon after (${el} ms)"; else not_ok "--max-cpu: the run ends soon after" "${el} ms"; fi
-	assert_file_absent "--max-cpu: the session's cgroup is removed at the end" "$cg"
-fi
-AGENTTRACE_TEST_NO_CGROUP=1 at --max-cpu 1 -- "$PYTHON" -c "$CPU_KIDS" >"$OUT" 2>"$ERR"
-assert_eq "no cgroup: --max-cpu is per process (RLIMIT_CPU), all three finish" "0 0 0" "$(cat "$OUT")"
-assert_no_rec "no cgroup: no limit record under the per-process ceiling" "kind == 'limit'"
+	t0=$(now_ms)
+	bk --timeout 1 -- "$TRY" ignore-term 30 >"$OUT" 2>"$ERR"
+	st=$?
+	el=$(( $(now_ms) - t0 ))
+	assert_eq "${BK}a command that ignores SIGTERM is killed (137)" 137 "$st"
+	if [ $el -lt 15000 ]; then ok "${BK}SIGTERM-ignoring command ends within 15 s (${el} ms)"; else not_ok "${BK}SIGTERM-ignoring command ends within 15 s" "${el} ms"; fi
+	assert_rec "${BK}SIGTERM-ignoring command: limit record" "$(limit_expr limit.timeout)"
 
-# --- many short processes ---------------------------------------------------------
-t0=$(now_ms)
-at -- sh -c 'i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done; echo $i' >"$OUT" 2>"$ERR"
-st=$?
-el=$(( $(now_ms) - t0 ))
-assert_eq "1000 short processes: exit 0" 0 "$st"
-assert_file_content "1000 short processes: all ran" "$OUT" 1000
-assert_no_alert "1000 short processes: no alert"
-diag "1000 short processes took ${el} ms"
+	# Children of the command are ended too.
+	rm -f "$ROOT/child-pid"
+	bk --timeout 1 -- sh -c 'sleep 60 & echo $! > child-pid; wait' >"$OUT" 2>"$ERR"
+	sleep 0.3
+	# (A zombie left to an init that does not reap counts as ended.)
+	child_state=
+	[ -s "$ROOT/child-pid" ] && child_state=$(awk '{print $3}' "/proc/$(cat "$ROOT/child-pid")/stat" 2>/dev/null)
+	if [ -n "$child_state" ] && [ "$child_state" != Z ] && [ "$child_state" != X ]; then
+		not_ok "${BK}--timeout: the command's children are ended too" "pid $(cat "$ROOT/child-pid") still runs"
+		kill -KILL "$(cat "$ROOT/child-pid")" 2>/dev/null
+	else
+		ok "${BK}--timeout: the command's children are ended too"
+	fi
+
+	# A policy's limits section does the same.
+	t0=$(now_ms)
+	bk --policy "$SANDBOX/limits.json" -- sleep 30 >"$OUT" 2>"$ERR"
+	el=$(( $(now_ms) - t0 ))
+	if [ $el -lt 5000 ]; then ok "${BK}policy limits.timeout 1 ends sleep 30 (${el} ms)"; else not_ok "${BK}policy limits.timeout 1 ends sleep 30" "${el} ms"; fi
+	assert_rec "${BK}policy limits.timeout: limit record" "$(limit_expr limit.timeout)"
+
+	# --- --max-procs ---------------------------------------------------------------------
+	t0=$(now_ms)
+	bk --max-procs 20 -- "$TRY" fork-storm 100 >"$OUT" 2>"$ERR"
+	st=$?
+	el=$(( $(now_ms) - t0 ))
+	assert_eq "${BK}fork storm over --max-procs 20: fork fails with EAGAIN" "$EAGAIN" "$st"
+	if [ $el -lt 30000 ]; then ok "${BK}fork storm: the run ends cleanly (${el} ms)"; else not_ok "${BK}fork storm: the run ends cleanly" "${el} ms"; fi
+	if [ "$B" = auto ]; then
+		assert_rec "${BK}fork storm: limit record limit.max-procs" "$(limit_expr limit.max-procs)"
+	else
+		assert_rec "${BK}fork storm: limit record limit.max-procs from the preload backend" \
+			"$(limit_expr limit.max-procs) and action == 'deny' and errno == 'EAGAIN' and syscall == 'fork' and backend == 'preload' and pre(exe, '$TRY')"
+	fi
+	assert_rec "${BK}fork storm: summary record" "$SUMMARY and exit_code == $EAGAIN and denials >= 1"
+
+	bk --max-procs 20 -- "$TRY" fork-storm 10 >"$OUT" 2>"$ERR"
+	assert_eq "${BK}10 children under --max-procs 20: fine" 0 $?
+	assert_no_rec "${BK}10 children under --max-procs 20: no limit record" "kind == 'limit'"
+
+	# --- --max-memory and --max-cpu: the whole session's, through a cgroup ------------
+	bk -v --max-memory 200M -- "$PYTHON" -c "$MEM_KIDS" >"$OUT" 2>"$ERR"
+	st=$?
+	cg=$(cgroup_dir)
+	if [ -z "$cg" ]; then
+		skip "${BK}--max-memory for the session" "no usable cgroup here: $(grep -o 'no usable cgroup.*' "$ERR")"
+	else
+		assert_eq "${BK}--max-memory 200M, two children of 120 MB: the command goes on (exit 0)" 0 "$st"
+		assert_match "${BK}--max-memory: one child killed by the kernel (SIGKILL), one done" \
+			'^(0 9|9 0)$' "$(cat "$OUT")"
+		assert_rec "${BK}--max-memory: limit record limit.max-memory" "$(limit_expr limit.max-memory)"
+		assert_file_absent "${BK}--max-memory: the session's cgroup is removed at the end" "$cg"
+
+		# A cgroup left by a killed agenttrace is swept by the next one.
+		if [ "$B" = auto ]; then
+			stale="$(dirname "$cg")/agenttrace.4194305"
+			mkdir "$stale" 2>/dev/null
+			bk -v --max-memory 200M -- true >"$OUT" 2>"$ERR"
+			assert_file_absent "${BK}a stale session cgroup (pid gone) is removed" "$stale"
+			rmdir "$stale" 2>/dev/null
+		fi
+	fi
+
+	# The session's cgroup and the rlimit fallback are the supervisor's
+	# own, the same whichever backend decides: what follows runs once,
+	# but for the one allocation over the ceiling.
+	if [ "$B" = auto ]; then
+		AGENTTRACE_TEST_NO_CGROUP=1 bk -v --max-memory 200M -- "$PYTHON" -c "$MEM_KIDS" >"$OUT" 2>"$ERR"
+		assert_eq "${BK}no cgroup: --max-memory is per process (RLIMIT_AS), both children live" "0 0" "$(cat "$OUT")"
+		assert_match "${BK}no cgroup: -v says the ceiling is per process" "apply to each process" "$(cat "$ERR")"
+	fi
+	AGENTTRACE_TEST_NO_CGROUP=1 bk --max-memory 200M -- "$PYTHON" -c 'bytearray(300 * 1024 * 1024)' >"$OUT" 2>"$ERR"
+	assert_eq "${BK}no cgroup: one allocation over --max-memory fails (MemoryError, exit 1)" 1 $?
+	assert_match "${BK}no cgroup: the program saw ENOMEM" MemoryError "$(cat "$ERR")"
+
+	if [ "$B" = auto ]; then
+		t0=$(now_ms)
+		bk -v --max-cpu 1 -- "$PYTHON" -c "$CPU_KIDS" >"$OUT" 2>"$ERR"
+		st=$?
+		el=$(( $(now_ms) - t0 ))
+		cg=$(cgroup_dir)
+		if [ -z "$cg" ]; then
+			skip "${BK}--max-cpu for the session" "no usable cgroup here"
+		else
+			assert_eq "${BK}--max-cpu 1, three children of 0.7 s CPU: SIGXCPU ends the command (152)" 152 "$st"
+			assert_rec "${BK}--max-cpu: limit record limit.max-cpu for the session" \
+				"$(limit_expr limit.max-cpu) and 'session used' in why"
+			if [ $el -lt 10000 ]; then ok "${BK}--max-cpu: the run ends soon after (${el} ms)"; else not_ok "${BK}--max-cpu: the run ends soon after" "${el} ms"; fi
+			assert_file_absent "${BK}--max-cpu: the session's cgroup is removed at the end" "$cg"
+		fi
+		AGENTTRACE_TEST_NO_CGROUP=1 bk --max-cpu 1 -- "$PYTHON" -c "$CPU_KIDS" >"$OUT" 2>"$ERR"
+		assert_eq "${BK}no cgroup: --max-cpu is per process (RLIMIT_CPU), all three finish" "0 0 0" "$(cat "$OUT")"
+		assert_no_rec "${BK}no cgroup: no limit record under the per-process ceiling" "kind == 'limit'"
+	fi
+
+	# --- many short processes ---------------------------------------------------------
+	# (fewer under preload, where each start also loads the shim)
+	n=1000
+	[ "$B" = auto ] || n=300
+	t0=$(now_ms)
+	bk -- sh -c 'i=0; while [ $i -lt $0 ]; do /bin/true; i=$((i+1)); done; echo $i' $n >"$OUT" 2>"$ERR"
+	st=$?
+	el=$(( $(now_ms) - t0 ))
+	assert_eq "${BK}$n short processes: exit 0" 0 "$st"
+	assert_file_content "${BK}$n short processes: all ran" "$OUT" $n
+	assert_no_alert "${BK}$n short processes: no alert"
+	diag "$n short processes ${BK:+under --backend $B }took ${el} ms"
+done

@@ -6,10 +6,13 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
-# validate LOG: prints "ok" or the first problem found.
+# validate LOG: prints "ok" or the first problem found.  Under --backend
+# preload also: every alert but a limit says backend "preload", and the
+# summary says the run was bypassable.
 validate() {
-	"$PYTHON" - "$1" <<'PY'
+	"$PYTHON" - "$1" "$B" <<'PY'
 import json, re, sys
+preload = sys.argv[2] == "preload"
 lines = open(sys.argv[1], "rb").read().split(b"\n")
 if lines and lines[-1] == b"":
     lines.pop()
@@ -53,6 +56,8 @@ for n, r in enumerate(recs, 1):
         print("line %d: argv is not a list" % n); sys.exit()
     if r.get("event") == "alert" and r.get("action") == "deny" and r.get("kind") != "limit" and not r.get("errno"):
         print("line %d: a denial without errno" % n); sys.exit()
+    if preload and r.get("event") == "alert" and r.get("kind") != "limit" and r.get("backend") != "preload":
+        print("line %d: backend %r" % (n, r.get("backend"))); sys.exit()
 seqs = [r.get("seq") for r in recs]
 if any(not isinstance(s, int) for s in seqs) or any(b <= a for a, b in zip(seqs, seqs[1:])):
     print("seq is not increasing: %r" % seqs); sys.exit()
@@ -64,6 +69,8 @@ if last.get("event") != "summary":
 for k in ("exit_code", "denials", "alerts"):
     if k not in last:
         print("the summary lacks %s" % k); sys.exit()
+if preload and (last.get("backend") != "preload" or last.get("bypassable") is not True):
+    print("the summary does not say preload, bypassable"); sys.exit()
 if sum(1 for r in recs if r.get("event") == "summary") != 1:
     print("more than one summary"); sys.exit()
 print("ok")
@@ -73,74 +80,82 @@ PY
 bashrc=$HOME/.bashrc
 cp "$TRY" "$ROOT/bin/sudo"
 
-# A run with a denial, an alert and a clean exit.
 printf '#!/bin/sh\nexit 0\n' >"$ROOT/bin/pip"
 chmod 0755 "$ROOT/bin/pip"
-at --context step-42 -- sh -c '"$0" open-write "$HOME/.bashrc"; "$1" install x; exit 0' "$TRY" "$ROOT/bin/pip" >"$OUT" 2>"$ERR"
-assert_eq "a run with a denial and an alert exits 0" 0 $?
-assert_eq "records are valid JSON lines with the SPEC §6 keys, v:1 first, seq increasing, summary last" ok "$(validate "$LOG")"
-assert_rec "the denial record" "$(deny_expr write write. "$bashrc") and errno == 'EACCES' and backend == 'ptrace' and mode == 'enforce'"
-assert_rec "the denial record has why and suggest" "event == 'alert' and action == 'deny' and why and suggest"
-assert_rec "the alert record (pip install)" "event == 'alert' and action == 'alert' and kind == 'exec'"
-assert_rec "the summary counts and exit code" "event == 'summary' and exit_code == 0 and denials == 1 and alerts == 1"
-assert_no_rec "--context is copied into every record" "event != 'summary' and context != 'step-42'"
-assert_rec "the record names the process" "event == 'alert' and kind == 'write' and pre(exe, '$ROOT/bin/try-syscall') and argv[0:2] == ['$TRY', 'open-write'] and cwd == '$ROOT'"
 
-AGENTTRACE_CONTEXT=from-env at -- "$TRY" open-write "$bashrc" >"$OUT" 2>"$ERR"
-assert_rec "AGENTTRACE_CONTEXT is the default context" "event == 'alert' and context == 'from-env'"
+# Every case under both backends.
+for B in auto preload; do
+	backend_use "$B"
+	if [ "$B" = auto ]; then SUMMARY="event == 'summary'"; else SUMMARY=$BYPASSABLE; fi
+	rm -f "$bashrc"
 
-# Non-UTF-8 bytes in a path: escaped, never dropped.
-bad=$HOME/.bad$'\xff\xfe'name
-at -- "$TRY" open-write "$bad" >"$OUT" 2>"$ERR"
-assert_eq "non-UTF-8 path: denied" "$EACCES" $?
-assert_eq "non-UTF-8 path: the log is still valid" ok "$(validate "$LOG")"
-assert_rec "non-UTF-8 path: bytes escaped, not dropped" \
-	"event == 'alert' and pre(path, '$HOME/.bad') and path.endswith('name') and len(path) > len('$HOME/.badname')"
+	# A run with a denial, an alert and a clean exit.
+	bk --context step-42 -- sh -c '"$0" open-write "$HOME/.bashrc"; "$1" install x; exit 0' "$TRY" "$ROOT/bin/pip" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}a run with a denial and an alert exits 0" 0 $?
+	assert_eq "${BK}records are valid JSON lines with the SPEC §6 keys, v:1 first, seq increasing, summary last" ok "$(validate "$LOG")"
+	assert_rec "${BK}the denial record" "$(deny_expr write write. "$bashrc") and errno == 'EACCES' and backend == '${B/auto/ptrace}' and mode == 'enforce'"
+	assert_rec "${BK}the denial record has why and suggest" "event == 'alert' and action == 'deny' and why and suggest"
+	assert_rec "${BK}the alert record (pip install)" "event == 'alert' and action == 'alert' and kind == 'exec'$(bk_rec_backend)"
+	assert_rec "${BK}the summary counts and exit code" "$SUMMARY and exit_code == 0 and denials == 1 and alerts == 1"
+	assert_no_rec "${BK}--context is copied into every record" "event != 'summary' and context != 'step-42'"
+	assert_rec "${BK}the record names the process" "event == 'alert' and kind == 'write' and pre(exe, '$ROOT/bin/try-syscall') and argv[0:2] == ['$TRY', 'open-write'] and cwd == '$ROOT'"
 
-# --record: every intercepted event, exec included.
-at --record -- sh -c '/bin/true; "$0" open-write "$ROOT/rec.txt"' "$TRY" >"$OUT" 2>"$ERR"
-assert_eq "--record: exit 0" 0 $?
-assert_eq "--record: log valid" ok "$(validate "$LOG")"
-assert_rec "--record: exec event of /bin/true" "event == 'exec' and ('/bin/true' in (path, target, exe) or '/usr/bin/true' in (path, target, exe))"
-assert_rec "--record: exec event of the helper" "event == 'exec' and '$TRY' in (path, target, exe)"
-assert_no_alert "--record: no alert for allowed events"
+	AGENTTRACE_CONTEXT=from-env bk -- "$TRY" open-write "$bashrc" >"$OUT" 2>"$ERR"
+	assert_rec "${BK}AGENTTRACE_CONTEXT is the default context" "event == 'alert' and context == 'from-env'"
 
-# Without --log: one human line per alert on stderr, and a summary line.
-(cd "$ROOT" && "$AGENTTRACE" -- "$TRY" open-write "$bashrc") >"$OUT" 2>"$ERR"
-assert_eq "without --log: denied write still EACCES" "$EACCES" $?
-assert_match "without --log: a human alert line names the path" "\.bashrc" "$(cat "$ERR")"
-if grep -q '^{' "$ERR"; then not_ok "without --log: no JSON on stderr" "$(cat "$ERR")"; else ok "without --log: no JSON on stderr"; fi
-assert_eq "without --log: the command's stdout is untouched" "" "$(cat "$OUT")"
+	# Non-UTF-8 bytes in a path: escaped, never dropped.
+	bad=$HOME/.bad$'\xff\xfe'name
+	bk -- "$TRY" open-write "$bad" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}non-UTF-8 path: denied" "$EACCES" $?
+	assert_eq "${BK}non-UTF-8 path: the log is still valid" ok "$(validate "$LOG")"
+	assert_rec "${BK}non-UTF-8 path: bytes escaped, not dropped" \
+		"event == 'alert' and pre(path, '$HOME/.bad') and path.endswith('name') and len(path) > len('$HOME/.badname')"
 
-# The log cannot be written by the command, even when it lies under ROOT.
-rlog=$ROOT/run.jsonl
-rm -f "$rlog"
-(cd "$ROOT" && "$AGENTTRACE" --log "$rlog" -- sh -c '"$0" open-write "$1"; st=$?; "$0" truncate "$1"; "$0" unlink "$1"; exit $st' "$TRY" "$rlog") >"$OUT" 2>"$ERR"
-assert_eq "the log under ROOT: the command's write is denied" "$EACCES" $?
-assert_eq "the log under ROOT: still valid after write, truncate and unlink attempts" ok "$(validate "$rlog")"
-REC_LOG=$rlog assert_rec "the log under ROOT: the attempts are recorded" "$(deny_expr write "" "$rlog")"
+	# --record: every intercepted event, exec included.
+	bk --record -- sh -c '/bin/true; "$0" open-write "$ROOT/rec.txt"' "$TRY" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--record: exit 0" 0 $?
+	assert_eq "${BK}--record: log valid" ok "$(validate "$LOG")"
+	assert_rec "${BK}--record: exec event of /bin/true" "event == 'exec' and ('/bin/true' in (path, target, exe) or '/usr/bin/true' in (path, target, exe))"
+	assert_rec "${BK}--record: exec event of the helper" "event == 'exec' and '$TRY' in (path, target, exe)"
+	assert_no_alert "${BK}--record: no alert for allowed events"
 
-# --mode audit: the write happens, the record says "alert".
-at --mode audit -- "$TRY" open-write "$bashrc" >"$OUT" 2>"$ERR"
-assert_eq "--mode audit: the write succeeds" 0 $?
-assert_file_present "--mode audit: the file was written" "$bashrc"
-assert_rec "--mode audit: record action alert, mode audit" \
-	"event == 'alert' and action == 'alert' and mode == 'audit' and kind == 'write' and path == '$bashrc'"
-assert_no_rec "--mode audit: no deny record" "event == 'alert' and action == 'deny'"
-rm -f "$bashrc"
+	# Without --log: one human line per alert on stderr, and a summary line.
+	(cd "$ROOT" && "$AGENTTRACE" ${BK:+--backend "$B"} -- "$TRY" open-write "$bashrc") >"$OUT" 2>"$ERR"
+	assert_eq "${BK}without --log: denied write still EACCES" "$EACCES" $?
+	assert_match "${BK}without --log: a human alert line names the path" "\.bashrc" "$(cat "$ERR")"
+	if grep -q '^{' "$ERR"; then not_ok "${BK}without --log: no JSON on stderr" "$(cat "$ERR")"; else ok "${BK}without --log: no JSON on stderr"; fi
+	assert_eq "${BK}without --log: the command's stdout is untouched" "" "$(cat "$OUT")"
 
-# --fail-on-alert: non-zero (124) after an alert even when the command exits 0.
-at --fail-on-alert -- sh -c '"$0" open-write "$HOME/.bashrc"; exit 0' "$TRY" >"$OUT" 2>"$ERR"
-assert_eq "--fail-on-alert after a denial: 124" 124 $?
-at --fail-on-alert -- "$TRY" open-write "$ROOT/fine.txt" >"$OUT" 2>"$ERR"
-assert_eq "--fail-on-alert without any alert: 0" 0 $?
-at --fail-on-alert -- sh -c '"$0" open-write "$HOME/.bashrc"; exit 5' "$TRY" >"$OUT" 2>"$ERR"
-assert_eq "--fail-on-alert keeps a non-zero command status" 5 $?
+	# The log cannot be written by the command, even when it lies under ROOT.
+	rlog=$ROOT/run.jsonl
+	rm -f "$rlog"
+	(cd "$ROOT" && "$AGENTTRACE" ${BK:+--backend "$B"} --log "$rlog" -- sh -c '"$0" open-write "$1"; st=$?; "$0" truncate "$1"; "$0" unlink "$1"; exit $st' "$TRY" "$rlog") >"$OUT" 2>"$ERR"
+	assert_eq "${BK}the log under ROOT: the command's write is denied" "$EACCES" $?
+	assert_eq "${BK}the log under ROOT: still valid after write, truncate and unlink attempts" ok "$(validate "$rlog")"
+	REC_LOG=$rlog assert_rec "${BK}the log under ROOT: the attempts are recorded" "$(deny_expr write "" "$rlog")"
 
-# --explain: the effective policy as JSON, exit 0.
-(cd "$ROOT" && "$AGENTTRACE" --explain) >"$OUT" 2>"$ERR"
-assert_eq "--explain exits 0" 0 $?
-check "--explain prints JSON" "$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$OUT"
-assert_match "--explain expands \${ROOT}" "$ROOT" "$(cat "$OUT")"
-(cd "$ROOT" && "$AGENTTRACE" --explain --allow-write "$HOME/extra/**") >"$OUT" 2>"$ERR"
-assert_match "--explain shows a command-line rule" "$HOME/extra" "$(cat "$OUT")"
+	# --mode audit: the write happens, the record says "alert".
+	bk --mode audit -- "$TRY" open-write "$bashrc" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--mode audit: the write succeeds" 0 $?
+	assert_file_present "${BK}--mode audit: the file was written" "$bashrc"
+	assert_rec "${BK}--mode audit: record action alert, mode audit" \
+		"event == 'alert' and action == 'alert' and mode == 'audit' and kind == 'write' and path == '$bashrc'$(bk_rec_backend)"
+	assert_no_rec "${BK}--mode audit: no deny record" "event == 'alert' and action == 'deny'"
+	rm -f "$bashrc"
+
+	# --fail-on-alert: non-zero (124) after an alert even when the command exits 0.
+	bk --fail-on-alert -- sh -c '"$0" open-write "$HOME/.bashrc"; exit 0' "$TRY" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert after a denial: 124" 124 $?
+	bk --fail-on-alert -- "$TRY" open-write "$ROOT/fine.txt" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert without any alert: 0" 0 $?
+	bk --fail-on-alert -- sh -c '"$0" open-write "$HOME/.bashrc"; exit 5' "$TRY" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert keeps a non-zero command status" 5 $?
+
+	# --explain: the effective policy as JSON, exit 0.
+	(cd "$ROOT" && "$AGENTTRACE" ${BK:+--backend "$B"} --explain) >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--explain exits 0" 0 $?
+	check "${BK}--explain prints JSON" "$PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$OUT"
+	assert_match "${BK}--explain expands \${ROOT}" "$ROOT" "$(cat "$OUT")"
+	(cd "$ROOT" && "$AGENTTRACE" ${BK:+--backend "$B"} --explain --allow-write "$HOME/extra/**") >"$OUT" 2>"$ERR"
+	assert_match "${BK}--explain shows a command-line rule" "$HOME/extra" "$(cat "$OUT")"
+done

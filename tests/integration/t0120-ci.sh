@@ -6,18 +6,24 @@
 need_agenttrace
 
 summary=$SANDBOX/step-summary.md
-printf '## earlier step\n' >"$summary"
 
-GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$summary GITHUB_WORKFLOW=wf GITHUB_JOB=test \
-	at_q -- sh -c 'echo x > "$HOME/.bashrc"; ./bin/pip install x; exit 0'
-assert_eq "the command's own status" 0 $?
-assert_match "a denial is an ::error annotation" \
-	'::error title=agenttrace write.home.bashrc::denied write .*/.bashrc' "$(cat "$ERR")"
-if grep -q '^::' "$OUT"; then not_ok "annotations stay off the command's stdout"; else ok "annotations stay off the command's stdout"; fi
-assert_eq "the step summary keeps what earlier steps wrote" '## earlier step' "$(head -n 1 "$summary")"
-assert_match "the step summary counts the denial" '### agenttrace: 1 denied' "$(cat "$summary")"
-assert_match "the step summary has a row per kind" '\| write \| 1 \| 0 \|' "$(cat "$summary")"
-assert_rec "--context defaults to the GitHub workflow and job" "event == 'alert' and context == 'wf/test'"
+# Under both backends: the supervisor writes the annotations of the shim's
+# decisions too.
+for B in auto preload; do
+	backend_use "$B"
+	printf '## earlier step\n' >"$summary"
+
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$summary GITHUB_WORKFLOW=wf GITHUB_JOB=test \
+		bk_q -- sh -c 'echo x > "$HOME/.bashrc"; ./bin/pip install x; exit 0'
+	assert_eq "${BK}the command's own status" 0 $?
+	assert_match "${BK}a denial is an ::error annotation" \
+		'::error title=agenttrace write.home.bashrc::denied write .*/.bashrc' "$(cat "$ERR")"
+	if grep -q '^::' "$OUT"; then not_ok "${BK}annotations stay off the command's stdout"; else ok "${BK}annotations stay off the command's stdout"; fi
+	assert_eq "${BK}the step summary keeps what earlier steps wrote" '## earlier step' "$(head -n 1 "$summary")"
+	assert_match "${BK}the step summary counts the denial" '### agenttrace: 1 denied' "$(cat "$summary")"
+	assert_match "${BK}the step summary has a row per kind" '\| write \| 1 \| 0 \|' "$(cat "$summary")"
+	assert_rec "${BK}--context defaults to the GitHub workflow and job" "event == 'alert' and context == 'wf/test'$(bk_rec_backend)"
+done
 
 # Outside GitHub Actions: no annotations, no summary file touched.
 before=$(cat "$summary")
