@@ -20,54 +20,32 @@ printf 'orig' >"$bashrc"
 mkdir -p "$HOME/.ssh"
 printf 'secret' >"$HOME/.ssh/id_rsa"
 
-# pl_denied DESC ERRNO KIND RULE_PREFIX PATH -- CMD...: as expect_denied,
-# under --backend preload, and the record says so.
-pl_denied() {
-	local desc=$1 want=$2 kind=$3 prefix=$4 path=$5 st
-	shift 5
-	[ "$1" = -- ] && shift
-	at --backend preload -- "$@" >"$OUT" 2>"$ERR"
-	st=$?
-	assert_eq "preload: $desc: program sees errno $want" "$want" "$st"
-	[ "$st" = "$want" ] || diag "stderr:" "$(head -c 2000 "$ERR")"
-	assert_rec "preload: $desc: deny record ($kind, $prefix*) from the preload backend" \
-		"$(deny_expr "$kind" "$prefix" "$path") and backend == 'preload'"
-}
-
-pl_allowed() {
-	local desc=$1 st
-	shift
-	[ "$1" = -- ] && shift
-	at --backend preload -- "$@" >"$OUT" 2>"$ERR"
-	st=$?
-	assert_eq "preload: $desc: exit status 0" 0 "$st"
-	[ "$st" = 0 ] || diag "stderr:" "$(head -c 2000 "$ERR")"
-	assert_no_alert "preload: $desc: no alert record"
-}
+# The preload cases: bk_denied and bk_allowed (lib.sh) under --backend preload.
+backend_use preload
 
 # --- write ---------------------------------------------------------------
-pl_allowed "write under ROOT" -- "$TRY" open-write "$ROOT/file.txt"
+bk_allowed "write under ROOT" -- "$TRY" open-write "$ROOT/file.txt"
 assert_file_content "preload: write under ROOT: written" "$ROOT/file.txt" x
-pl_allowed "relative creat in ROOT" -- "$TRY" creat rel.txt
+bk_allowed "relative creat in ROOT" -- "$TRY" creat rel.txt
 assert_file_present "preload: relative creat: created" "$ROOT/rel.txt"
-pl_denied "write HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" open-write "$bashrc"
+bk_denied "write HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" open-write "$bashrc"
 assert_file_content "preload: HOME/.bashrc unchanged" "$bashrc" orig
 assert_rec "preload: the record carries the calling process and a backtrace" \
 	"event == 'alert' and path == '$bashrc' and pre(exe, '$ROOT/bin/try-syscall') and cwd == '$ROOT' and len(backtrace or []) >= 1"
-pl_denied "creat HOME/.profile" "$EACCES" write write. "$HOME/.profile" -- "$TRY" creat "$HOME/.profile"
+bk_denied "creat HOME/.profile" "$EACCES" write write. "$HOME/.profile" -- "$TRY" creat "$HOME/.profile"
 assert_file_absent "preload: HOME/.profile absent" "$HOME/.profile"
-pl_denied "openat dirfd HOME + .bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" openat-dirfd "$HOME" .bashrc
+bk_denied "openat dirfd HOME + .bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" openat-dirfd "$HOME" .bashrc
 printf r >"$ROOT/r1"
-pl_denied "rename ROOT/r1 -> HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" rename "$ROOT/r1" "$bashrc"
-pl_denied "symlink to HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" symlink "$bashrc" "$ROOT/link"
-pl_denied "unlink HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" unlink "$bashrc"
-pl_denied "mkdir HOME/.config/autostart" "$EACCES" write write. "" -- "$TRY" mkdir "$HOME/.config"
-pl_denied "truncate HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" truncate "$bashrc"
+bk_denied "rename ROOT/r1 -> HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" rename "$ROOT/r1" "$bashrc"
+bk_denied "symlink to HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" symlink "$bashrc" "$ROOT/link"
+bk_denied "unlink HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" unlink "$bashrc"
+bk_denied "mkdir HOME/.config/autostart" "$EACCES" write write. "" -- "$TRY" mkdir "$HOME/.config"
+bk_denied "truncate HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" truncate "$bashrc"
 assert_file_content "preload: HOME/.bashrc survived them all" "$bashrc" orig
 ln -sf "$bashrc" "$ROOT/innocent"
-pl_denied "write through a symlink to HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" open-write "$ROOT/innocent"
-pl_denied "sh redirection to HOME/.bashrc" 13 write write. "$bashrc" -- sh -c 'echo evil >> "$HOME/.bashrc" || exit 13'
-pl_denied "python3 open(HOME/.bashrc, 'a')" 13 write write. "$bashrc" -- "$PYTHON" -c "
+bk_denied "write through a symlink to HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" open-write "$ROOT/innocent"
+bk_denied "sh redirection to HOME/.bashrc" 13 write write. "$bashrc" -- sh -c 'echo evil >> "$HOME/.bashrc" || exit 13'
+bk_denied "python3 open(HOME/.bashrc, 'a')" 13 write write. "$bashrc" -- "$PYTHON" -c "
 import sys
 try:
     open('$bashrc', 'a').write('evil')
@@ -76,12 +54,12 @@ except PermissionError:
 assert_file_content "preload: HOME/.bashrc still unchanged" "$bashrc" orig
 
 # --- read ----------------------------------------------------------------
-pl_denied "read HOME/.ssh/id_rsa" "$EACCES" read read. "$HOME/.ssh/id_rsa" -- "$TRY" open-read "$HOME/.ssh/id_rsa"
-pl_denied "cat HOME/.ssh/id_rsa" 1 read read. "$HOME/.ssh/id_rsa" -- cat "$HOME/.ssh/id_rsa"
-pl_allowed "read ROOT/file.txt" -- "$TRY" open-read "$ROOT/file.txt"
+bk_denied "read HOME/.ssh/id_rsa" "$EACCES" read read. "$HOME/.ssh/id_rsa" -- "$TRY" open-read "$HOME/.ssh/id_rsa"
+bk_denied "cat HOME/.ssh/id_rsa" 1 read read. "$HOME/.ssh/id_rsa" -- cat "$HOME/.ssh/id_rsa"
+bk_allowed "read ROOT/file.txt" -- "$TRY" open-read "$ROOT/file.txt"
 
 # --- net -----------------------------------------------------------------
-pl_allowed "sendto 127.0.0.1 (udp)" -- "$TRY" sendto 127.0.0.1 9
+bk_allowed "sendto 127.0.0.1 (udp)" -- "$TRY" sendto 127.0.0.1 9
 if have unshare && have ip && unshare -n sh -c 'ip link set lo up && ip addr add 192.0.2.1/24 dev lo' 2>/dev/null; then
 	rm -f "$LOG"
 	unshare -n sh -c 'ip link set lo up && ip addr add 192.0.2.1/24 dev lo || exit 99
@@ -93,15 +71,15 @@ if have unshare && have ip && unshare -n sh -c 'ip link set lo up && ip addr add
 else
 	skip "preload: denied destination in a network namespace" "unshare -n or ip unavailable"
 fi
-pl_denied "connect HOME/docker.sock" "$EACCES" net net.docker "" -- "$TRY" connect-unix "$HOME/docker.sock"
+bk_denied "connect HOME/docker.sock" "$EACCES" net net.docker "" -- "$TRY" connect-unix "$HOME/docker.sock"
 
 # --- exec ----------------------------------------------------------------
 cp /bin/true "$ROOT/bin/sudo"
-pl_denied "exec sudo" "$EACCES" exec exec.privilege "" -- "$TRY" exec "$ROOT/bin/sudo"
-pl_denied "sh runs sudo" 126 exec exec.privilege "" -- sh -c '"$0"; exit $?' "$ROOT/bin/sudo"
-pl_denied "posix_spawn sudo" "$EACCES" exec exec.privilege "" -- "$SPAWN" posix-spawn "$ROOT/bin/sudo"
-pl_denied "posix_spawnp sudo (PATH)" "$EACCES" exec exec.privilege "" -- env PATH="$ROOT/bin:/usr/bin:/bin" "$SPAWN" posix-spawnp sudo
-pl_denied "vfork + exec sudo" "$EACCES" exec exec.privilege "" -- "$SPAWN" vfork-exec "$ROOT/bin/sudo"
+bk_denied "exec sudo" "$EACCES" exec exec.privilege "" -- "$TRY" exec "$ROOT/bin/sudo"
+bk_denied "sh runs sudo" 126 exec exec.privilege "" -- sh -c '"$0"; exit $?' "$ROOT/bin/sudo"
+bk_denied "posix_spawn sudo" "$EACCES" exec exec.privilege "" -- "$SPAWN" posix-spawn "$ROOT/bin/sudo"
+bk_denied "posix_spawnp sudo (PATH)" "$EACCES" exec exec.privilege "" -- env PATH="$ROOT/bin:/usr/bin:/bin" "$SPAWN" posix-spawnp sudo
+bk_denied "vfork + exec sudo" "$EACCES" exec exec.privilege "" -- "$SPAWN" vfork-exec "$ROOT/bin/sudo"
 
 # --- the static helper escapes, and the summary says so ------------------
 if [ -n "$TRY_STATIC" ]; then
@@ -125,7 +103,7 @@ at --backend preload -- true >"$OUT" 2>"$ERR"
 assert_match "preload: the human summary says preload-only is bypassable" "bypass" "$(cat "$ERR")"
 
 # --- programs that start programs, as natively --------------------------
-pl_denied "python subprocess (close_fds=True) child writes HOME/.bashrc" 13 write write. "$bashrc" -- \
+bk_denied "python subprocess (close_fds=True) child writes HOME/.bashrc" 13 write write. "$bashrc" -- \
 	"$PYTHON" -c "
 import subprocess, sys
 sys.exit(subprocess.run(['$TRY', 'open-write', '$bashrc'], close_fds=True).returncode)"
@@ -141,12 +119,12 @@ assert_eq "preload: bash pipeline: status 0" 0 $?
 assert_file_content "preload: bash pipeline wrote ROOT/pipe.txt" "$ROOT/pipe.txt" b
 assert_file_content "preload: bash pipeline: cat of the key read nothing" "$ROOT/count.txt" 0
 assert_rec "preload: bash pipeline: read denied in the pipeline's cat" "$(deny_expr read read. "$HOME/.ssh/id_rsa")"
-pl_allowed "posix_spawn of a writer under ROOT" -- "$SPAWN" posix-spawn "$TRY" open-write "$ROOT/ps.txt"
+bk_allowed "posix_spawn of a writer under ROOT" -- "$SPAWN" posix-spawn "$TRY" open-write "$ROOT/ps.txt"
 assert_file_present "preload: posix_spawn child wrote" "$ROOT/ps.txt"
-pl_denied "posix_spawn child writes HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$SPAWN" posix-spawn "$TRY" open-write "$bashrc"
-pl_allowed "vfork child writes under ROOT" -- "$TRY" vfork-write "$ROOT/vf.txt"
-pl_denied "vfork child writes HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" vfork-write "$bashrc"
-pl_allowed "vfork + exec of a writer under ROOT" -- "$SPAWN" vfork-exec "$TRY" open-write "$ROOT/vx.txt"
+bk_denied "posix_spawn child writes HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$SPAWN" posix-spawn "$TRY" open-write "$bashrc"
+bk_allowed "vfork child writes under ROOT" -- "$TRY" vfork-write "$ROOT/vf.txt"
+bk_denied "vfork child writes HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" vfork-write "$bashrc"
+bk_allowed "vfork + exec of a writer under ROOT" -- "$SPAWN" vfork-exec "$TRY" open-write "$ROOT/vx.txt"
 assert_file_present "preload: vfork+exec child wrote" "$ROOT/vx.txt"
 assert_file_content "preload: HOME/.bashrc unchanged at the end" "$bashrc" orig
 
