@@ -178,29 +178,56 @@ static void landlock_make_home_root(const char *root)
 		close(dfd);
 }
 
+/* ROOT opened (O_PATH, symlinks followed) and its canonical name, read
+ * back from the descriptor: three calls where realpath(3) makes one
+ * readlink per component (about 50 of a start's 400 system calls went to
+ * the roots).  realpath() where /proc is missing.  -1 when ROOT cannot be
+ * opened (errno set). */
+static int landlock_open_root(const char *root, char **real)
+{
+	char link[64], buf[PATH_MAX];
+	int fd = open(root, O_PATH | O_CLOEXEC);
+	ssize_t n;
+
+	*real = NULL;
+	if (fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf));
+	if (n > 0 && (size_t)n < sizeof(buf) && buf[0] == '/') {
+		buf[n] = '\0';
+		*real = xstrdup(buf);
+	} else if (!(*real = realpath(root, NULL))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Adds the root of one rule: resolved, granted when it exists. */
 static int landlock_add_root(struct landlock *l, const char *root)
 {
 	struct landlock_path_beneath_attr pb = { 0 };
-	char *real = realpath(root, NULL);
+	char *real;
 	struct stat st;
 	int fd, ret = 0;
 
-	if (!real && errno == ENOENT) {
+	fd = landlock_open_root(root, &real);
+	if (fd < 0 && errno == ENOENT) {
 		landlock_make_home_root(root);
-		real = realpath(root, NULL);
+		fd = landlock_open_root(root, &real);
 	}
-	if (!real) {
+	if (fd < 0) {
 		if (!landlock_has(l->missing, l->n_missing, root))
 			landlock_push(&l->missing, &l->n_missing, xstrdup(root));
 		return 0;
 	}
-	if (landlock_has(l->roots, l->n_roots, real))
+	if (landlock_has(l->roots, l->n_roots, real)) {
+		close(fd);
 		goto out;
-	fd = open(real, O_PATH | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
 		if (!landlock_has(l->missing, l->n_missing, root))
 			landlock_push(&l->missing, &l->n_missing, xstrdup(root));
 		goto out;
