@@ -455,13 +455,7 @@ bool landlock_deny_uncovered(struct session *s, struct tracee *t, const struct c
 		return false;
 	r.event = "alert";
 	r.action = "deny";
-	r.pid = t->tgid;
-	r.ppid = t->ppid;
-	if (t->info) {
-		r.exe = t->info->exe;
-		r.argv = (const char *const *)t->info->argv;
-		r.argc = t->info->argc;
-	}
+	record_who(&r, t);
 	r.kind = SESSION_KIND_WRITE;
 	r.syscall = c->name;
 	r.path = path;
@@ -625,13 +619,7 @@ static void landlock_race_record(struct session *s, struct tracee *t, const char
 		return;
 	}
 	rec.event = "alert";
-	rec.pid = t->tgid;
-	rec.ppid = t->ppid;
-	if (t->info) {
-		rec.exe = t->info->exe;
-		rec.argv = (const char *const *)t->info->argv;
-		rec.argc = t->info->argc;
-	}
+	record_who(&rec, t);
 	rec.kind = SESSION_KIND_WRITE;
 	rec.syscall = syscall;
 	rec.path = path;

@@ -59,13 +59,10 @@ static void limits_record(struct session *s, struct tracee *t, const char *rule,
 {
 	struct record r = { 0 };
 
-	r.pid = t ? t->tgid : s->main_pid;
-	r.ppid = t ? t->ppid : 0;
-	if (t && t->info) {
-		r.exe = t->info->exe;
-		r.argv = (const char *const *)t->info->argv;
-		r.argc = t->info->argc;
-	}
+	if (t)
+		record_who(&r, t);
+	else
+		r.pid = s->main_pid;
 	limits_emit(s, &r, rule, why, syscall, detail, err);
 }
 
@@ -216,13 +213,7 @@ bool limits_spawn_allowed(struct session *s, struct tracee *t, const struct call
 		return true;
 	if (s->tasks.procs + s->tasks.spawn_pending < s->max_procs)
 		return true;
-	who.pid = t->tgid;
-	who.ppid = t->ppid;
-	if (t->info) {
-		who.exe = t->info->exe;
-		who.argv = (const char *const *)t->info->argv;
-		who.argc = t->info->argc;
-	}
+	record_who(&who, t);
 	limits_spawn_refused(s, &who, c->name);
 	return false;
 }

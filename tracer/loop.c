@@ -80,18 +80,6 @@ static bool loop_in_session(pid_t pid, void *arg)
 
 /* ---- records of one call ---- */
 
-static void loop_record_who(struct record *r, const struct tracee *t)
-{
-	/* The process, not the thread: what ps(1) and the tools show. */
-	r->pid = t->tgid;
-	r->ppid = t->ppid;
-	if (t->info) {
-		r->exe = t->info->exe;
-		r->argv = (const char *const *)t->info->argv;
-		r->argc = t->info->argc;
-	}
-}
-
 static bool loop_is_open(const char *name)
 {
 	return name && (strncmp(name, "open", 4) == 0 || strcmp(name, "creat") == 0);
@@ -170,7 +158,7 @@ static void loop_bypass(struct session *s, struct tracee *t, struct call *c)
 	struct record r = { 0 };
 
 	r.event = "alert";
-	loop_record_who(&r, t);
+	record_who(&r, t);
 	r.action = "deny"; /* also in audit mode: see agenttrace(1) */
 	r.kind = SESSION_KIND_SYSCALL;
 	r.syscall = c->name;
@@ -309,7 +297,7 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 			event = "write";
 		r.event = event;
 		r.action = "allow";
-		loop_record_who(&r, t);
+		record_who(&r, t);
 		loop_record_object(&r, c, wi, addr);
 		r.rule = worst.rule ? rules_string(s->policy, worst.rule->id) : NULL;
 		record_emit(s, &r);
@@ -318,7 +306,7 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 
 	r.event = "alert";
 	r.action = rules_action_name(eff);
-	loop_record_who(&r, t);
+	record_who(&r, t);
 	loop_record_object(&r, c, wi, addr);
 	if (eff == RULES_ACTION_DENY)
 		r.err = c->deny_errno;
@@ -498,7 +486,7 @@ static void loop_warn_root(struct session *s, struct tracee *t)
 		return;
 	info_msg("the command runs as root (no --user)");
 	r.event = "warning";
-	loop_record_who(&r, t);
+	record_who(&r, t);
 	r.kind = -1;
 	r.port = -1;
 	r.rule = "user.root";
@@ -547,7 +535,7 @@ static void loop_exec(struct session *s, struct tracee *t)
 		int fd;
 
 		r.event = "exec";
-		loop_record_who(&r, t);
+		record_who(&r, t);
 		r.kind = -1;
 		r.port = -1;
 		/* /proc/PID/exe names the very file the kernel ran. */
@@ -584,7 +572,7 @@ static void loop_exited(struct session *s, pid_t pid, int status)
 		struct record r = { 0 };
 
 		r.event = "exit";
-		loop_record_who(&r, t);
+		record_who(&r, t);
 		r.no_cwd = true;
 		r.kind = -1;
 		r.port = -1;

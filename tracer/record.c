@@ -777,3 +777,14 @@ size_t record_script(pid_t pid, const char *exe, const char *const *argv, size_t
 	}
 	return 0;
 }
+
+void record_who(struct record *r, const struct tracee *t)
+{
+	r->pid = t->tgid;
+	r->ppid = t->ppid;
+	if (t->info) {
+		r->exe = t->info->exe;
+		r->argv = (const char *const *)t->info->argv;
+		r->argc = t->info->argc;
+	}
+}

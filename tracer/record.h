@@ -68,6 +68,10 @@ struct record {
  * counted in s->lost (agenttrace then exits 125 at the end). */
 void record_emit(struct session *s, const struct record *r);
 
+/* R's process fields from T: the process, not the thread (what ps(1) and
+ * the tools show), and what it runs when known. */
+void record_who(struct record *r, const struct tracee *t);
+
 /* The last record: counts, exit status, processes left running (killed
  * when agenttrace exits). */
 void record_summary(struct session *s, int exit_code, int signal,
