@@ -95,7 +95,10 @@ static bool bt_unw_load(const char **why)
 	return true;
 }
 
-bool backtrace_ready(void)
+/* Opens libunwind (libunwind-x86_64 and libunwind-ptrace, sonames from
+ * configure) on the first call; false, then and ever after, when it
+ * cannot be loaded. */
+static bool backtrace_ready(void)
 {
 	static int state; /* 0 not tried, 1 loaded, -1 failed */
 	const char *why = NULL;

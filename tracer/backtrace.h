@@ -7,8 +7,9 @@
  * backtrace) and dropped by backtrace_forget() at exec and exit.  At most
  * BACKTRACE_SPACES processes are kept (least recently used goes).
  *
- * libunwind is not linked: it is dlopen()ed at the first backtrace (see
- * backtrace_ready()), so that a run that takes none never maps it.
+ * libunwind is not linked: it is dlopen()ed at the first backtrace, so
+ * that a run that takes none never maps it; when it cannot be loaded,
+ * backtrace_take() returns -ELIBACC (one line at -v says why).
  *
  * Not thread-safe (the supervisor is one thread).  Never exits, never
  * raises a signal of its own; a tracee that dies mid-unwind (ESRCH) ends
@@ -53,12 +54,6 @@ struct bt_frame {
  * libunwind could not be loaded).  Loads libunwind first, before its clock
  * starts. */
 int backtrace_take(pid_t pid, struct bt_frame *frames, int max, int budget_us);
-
-/* Opens libunwind (libunwind-x86_64 and libunwind-ptrace, sonames from
- * configure) on the first call; false, then and ever after, when it
- * cannot be loaded: one line at -v says why, and backtrace_take() returns
- * -ELIBACC, so records go without a backtrace. */
-bool backtrace_ready(void);
 
 /* Drop what is cached about PID (a tgid or a thread id): call at
  * PTRACE_EVENT_EXEC (new address space) and when a process exits. */
