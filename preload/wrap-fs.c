@@ -46,7 +46,10 @@ static int fs_open_check(int dirfd, const char *path, int flags, const char *nam
 	bool write = fs_is_write(flags);
 	int saved = errno, r;
 
-	if (!path || (!write && fs_read_free()))
+	/* As the seccomp filter (doc/SYSCALLS.md): read rules judge opens
+	 * that can read a file's bytes, and O_PATH or O_DIRECTORY ones
+	 * cannot; what such a descriptor leads to is judged on its own. */
+	if (!path || (!write && ((flags & (O_PATH | O_DIRECTORY)) || fs_read_free())))
 		return 0;
 	r = ask_path(dirfd, path, !(flags & O_NOFOLLOW) &&
 			 !((flags & O_CREAT) && (flags & O_EXCL)), abs);

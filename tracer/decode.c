@@ -333,10 +333,12 @@ static int decode_open(const struct decode *d)
 		return decode_fail(c, rc);
 	if (oflags & SYSCALL_OPEN_WRITE_FLAGS)
 		decode_add_path_event(c, RULES_KIND_WRITE, c->path[0]);
-	else if (!(oflags & O_PATH))
+	else if (!(oflags & (O_PATH | O_DIRECTORY)))
 		decode_add_path_event(c, RULES_KIND_READ, c->path[0]);
-	/* An O_PATH descriptor reads and writes nothing; reopening it
-	 * through /proc/self/fd/N is an open of its own. */
+	/* An O_PATH descriptor reads and writes nothing; an O_DIRECTORY one
+	 * lists names but reads no file's bytes (a file gives ENOTDIR).
+	 * Reopening either through /proc/self/fd/N, or an open relative to
+	 * it, is an open of its own. */
 	return 0;
 }
 

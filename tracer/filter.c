@@ -12,11 +12,12 @@
  *     case open:   // flags: d.args[1]
  *     case openat: // flags: d.args[2]
  *                  if (flags & WRITE_FLAGS) return TRACE;
- *                  if (read rules && !(flags & O_PATH)) return TRACE;
+ *                  if (read rules && !(flags & (O_PATH|O_DIRECTORY))) return TRACE;
  *                  return ALLOW;
  *                  // WRITE_FLAGS = O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|__O_TMPFILE
  *                  // ("read rules": decided when the program is built; an
- *                  // O_PATH descriptor reads nothing, doc/SYSCALLS.md)
+ *                  // O_PATH descriptor reads nothing, an O_DIRECTORY one reads
+ *                  // no file's bytes, doc/SYSCALLS.md)
  *     case sendto:  if (d.args[4] != 0) return TRACE; return ALLOW;
  *     case unshare: if (d.args[0] & CLONE_NEW*) return TRACE; return ALLOW;
  *     case seccomp: if (d.args[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER) return TRACE;
@@ -78,7 +79,8 @@ static bool filter_read_rules(const struct rules_policy *p)
 }
 
 /* An open-flags block under a policy with read rules: every open stops
- * but a read-only O_PATH one (the decoder makes no event of it). */
+ * but a read-only O_PATH or O_DIRECTORY one (the decoder makes no event
+ * of either: read rules judge opens that can read a file's bytes). */
 #define FILTER_OPEN_READ 100
 
 /* fork, vfork and clone with no ceiling on processes to keep: only a
@@ -119,7 +121,7 @@ static size_t filter_block_len(int action)
 	case SYSCALL_BPF_ARG_NONZERO:
 		return 6;
 	case FILTER_OPEN_READ:
-		return 5;
+		return 6;
 	default:
 		return 1;
 	}
@@ -154,8 +156,9 @@ static void filter_block(struct filter_gen *g, const struct syscall_entry *e, in
 		break;
 	case FILTER_OPEN_READ:
 		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(arg), 0, 0);
-		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_WRITE_FLAGS, 1, 0);
-		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, O_PATH, 1, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_WRITE_FLAGS, 2, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, O_PATH, 2, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, O_DIRECTORY, 1, 0);
 		filter_ret(g, trace);
 		filter_ret(g, SECCOMP_RET_ALLOW);
 		break;

@@ -38,6 +38,41 @@ for B in auto preload; do
 	bk_denied "read HOME/.aws/credentials" "$EACCES" read read. "$HOME/.aws/credentials" -- \
 		"$TRY" open-read "$HOME/.aws/credentials"
 
+	# A listing is not a read of a file's bytes (agenttrace-policy(5)): an
+	# O_DIRECTORY open does not stop, even under ~/.aws/**.  What its
+	# descriptor leads to is an open of its own, and is judged.
+	bk -- ls -a "$HOME/.aws" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}ls HOME/.aws (O_DIRECTORY open) works" 0 $?
+	assert_match "${BK}ls HOME/.aws lists the names" '(^| )credentials( |$)' "$(cat "$OUT")"
+	assert_no_alert "${BK}ls HOME/.aws: no alert"
+	if [ -n "$PYTHON" ]; then
+		dirwalk='
+import os, sys
+what, d = sys.argv[1], sys.argv[2]
+try:
+    if what == "file-as-dir":
+        os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    else:
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+        if what == "openat":
+            os.read(os.open("credentials", os.O_RDONLY, dir_fd=fd), 100)
+        elif what == "fchdir":
+            os.fchdir(fd)
+            os.read(os.open("credentials", os.O_RDONLY), 100)
+except OSError as e:
+    sys.exit(e.errno)
+'
+		bk_denied "openat(O_DIRECTORY fd of HOME/.aws, credentials)" "$EACCES" read read. \
+			"$HOME/.aws/credentials" -- "$PYTHON" -c "$dirwalk" openat "$HOME/.aws"
+		bk_denied "fchdir(O_DIRECTORY fd of HOME/.aws), open credentials" "$EACCES" read read. \
+			"$HOME/.aws/credentials" -- "$PYTHON" -c "$dirwalk" fchdir "$HOME/.aws"
+		bk_q -- "$PYTHON" -c "$dirwalk" file-as-dir "$key"
+		assert_eq "${BK}O_DIRECTORY open of the key itself: ENOTDIR" 20 $?
+		assert_no_alert "${BK}O_DIRECTORY open of the key itself: no alert (no byte read)"
+	else
+		skip "${BK}opens relative to an O_DIRECTORY descriptor" "no python3"
+	fi
+
 	ln -sfn "$key" "$ROOT/innocent"
 	bk_denied "read the key through a symlink in ROOT" "$EACCES" read read. "$key" -- "$TRY" open-read "$ROOT/innocent"
 

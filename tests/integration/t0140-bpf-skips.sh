@@ -4,7 +4,9 @@
 # filter decides alone").
 #
 # A read-only O_PATH open does not stop under a policy with read rules: an
-# O_PATH descriptor reads no byte and lists no name.  What it can lead to
+# O_PATH descriptor reads no byte and lists no name.  Nor does a read-only
+# O_DIRECTORY open: it lists names but reads no file's bytes (t0030 shows
+# the opens relative to such a descriptor being judged).  What it can lead to
 # stops on its own: a reopen through /proc/self/fd/N, an openat relative to
 # it, execveat and linkat with AT_EMPTY_PATH.
 #
@@ -32,7 +34,7 @@ py() {
 bad_open='
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
-flags = {"path": os.O_PATH, "read": os.O_RDONLY}[sys.argv[1]]
+flags = {"path": os.O_PATH, "read": os.O_RDONLY, "dir": os.O_RDONLY | os.O_DIRECTORY}[sys.argv[1]]
 # openat(AT_FDCWD, (char *)8, flags): a pointer the kernel cannot read
 r = libc.syscall(257, -100, ctypes.c_void_p(8), flags | os.O_CLOEXEC)
 sys.exit(ctypes.get_errno() if r < 0 else 0)
@@ -51,6 +53,14 @@ if grep -q 'cannot decode openat' "$ERR"; then
 	not_ok "read-only O_PATH open does not stop" "stderr:" "$(head -c 2000 "$ERR")"
 else
 	ok "read-only O_PATH open does not stop"
+fi
+
+py "$bad_open" dir
+assert_eq "O_DIRECTORY open of a bad pointer fails with EFAULT" 14 $?
+if grep -q 'cannot decode openat' "$ERR"; then
+	not_ok "read-only O_DIRECTORY open does not stop" "stderr:" "$(head -c 2000 "$ERR")"
+else
+	ok "read-only O_DIRECTORY open does not stop"
 fi
 
 # --- what an O_PATH descriptor leads to still stops --------------------------------
