@@ -23,6 +23,7 @@
 
 #include "lib/log.h"
 #include "tracer/elfinfo.h"
+#include "tracer/proc.h"
 
 /* libunwind is opened at the first backtrace, not linked: most runs take
  * none (only denials and alerts do), and linking it made the loader map
@@ -271,19 +272,15 @@ out_fd:
 
 static pid_t bt_tgid(pid_t pid)
 {
-	char path[64], *text = NULL, *p;
-	pid_t tgid = -ESRCH;
-	int ret;
+	char text[512];
+	unsigned long long tgid;
+	ssize_t n = proc_read(pid, "status", text, sizeof(text));
 
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	ret = bt_slurp(path, &text);
-	if (ret < 0)
-		return ret == -ENOENT ? -ESRCH : ret;
-	p = strstr(text, "\nTgid:");
-	if (p != NULL)
-		tgid = (pid_t)strtol(p + 6, NULL, 10);
-	free(text);
-	return tgid > 0 ? tgid : -ESRCH;
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (pid_t)n;
+	if (!proc_status_field(text, "\nTgid:", 10, &tgid) || tgid == 0)
+		return -ESRCH;
+	return (pid_t)tgid;
 }
 
 static void bt_maps_free(struct bt_maps *m)

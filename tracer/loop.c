@@ -34,6 +34,7 @@
 #include "tracer/channel.h"
 #include "tracer/hosts.h"
 #include "tracer/preload-mode.h"
+#include "tracer/proc.h"
 #include "tracer/record.h"
 
 #ifndef PTRACE_EVENT_STOP
@@ -373,46 +374,22 @@ static void loop_seccomp(struct session *s, struct tracee *t)
 
 /* ---- new tasks ---- */
 
-/* The number after "\nKEY:\t" in TEXT; false when absent. */
-static bool loop_status_field(const char *text, const char *key, pid_t *out)
-{
-	const char *p = strstr(text, key);
-	long v = 0;
-
-	if (!p)
-		return false;
-	p += strlen(key);
-	while (*p == '\t' || *p == ' ')
-		p++;
-	if (*p < '0' || *p > '9')
-		return false;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (*p++ - '0');
-	*out = (pid_t)v;
-	return true;
-}
-
 /* Tgid and PPid of a task from /proc (the real parent, not the tracer).
- * One read(): both lie in the first lines of the status file (Name,
- * Umask, State, Tgid, Ngid, Pid, PPid), far within 512 bytes even with a
- * 64-byte escaped Name; no stdio, whose fstat and parsing cost more than
- * the rest of a new task's handling. */
+ * Both lie in the first lines of the status file (Name, Umask, State,
+ * Tgid, Ngid, Pid, PPid), far within 512 bytes even with a 64-byte
+ * escaped Name. */
 static bool loop_task_ids(pid_t pid, pid_t *tgid, pid_t *ppid)
 {
-	char path[64], text[512];
-	ssize_t n;
-	int fd;
+	char text[512];
+	unsigned long long g, p;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (proc_read(pid, "status", text, sizeof(text)) < 0 ||
+	    !proc_status_field(text, "\nTgid:", 10, &g) ||
+	    !proc_status_field(text, "\nPPid:", 10, &p))
 		return false;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	text[n] = '\0';
-	return loop_status_field(text, "\nTgid:", tgid) && loop_status_field(text, "\nPPid:", ppid);
+	*tgid = (pid_t)g;
+	*ppid = (pid_t)p;
+	return true;
 }
 
 /* What a task runs, read from /proc when no parent told us. */

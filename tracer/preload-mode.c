@@ -28,6 +28,7 @@
 #include "tracer/limits.h"
 #include "tracer/loop.h"
 #include "tracer/preload-mode.h"
+#include "tracer/proc.h"
 #include "tracer/record.h"
 
 #define PRELOAD_MODE_ARGV_MAX 256
@@ -134,19 +135,10 @@ static struct {
 /* Whether PID still runs (a zombie has ended): its /proc stat state. */
 static bool preload_mode_alive(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char buf[512], *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (proc_read(pid, "stat", buf, sizeof(buf)) < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
 	/* "pid (comm) S ...": comm may hold ')' itself, the last one ends it. */
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] && p[2] != 'Z' && p[2] != 'X';

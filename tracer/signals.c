@@ -31,6 +31,7 @@
 #include "lib/log.h"
 #include "tracer/limits.h"
 #include "tracer/loop.h"
+#include "tracer/proc.h"
 
 static sigset_t signals_orig;
 static sigset_t signals_waited;
@@ -120,23 +121,17 @@ bool signals_is_stop(int sig)
 /* True when SIGCONT is pending for PID (thread or process queue). */
 static bool signals_cont_pending(pid_t pid)
 {
-	char path[64], line[256];
-	unsigned long long mask;
-	bool pending = false;
-	FILE *f;
+	/* The masks follow the Groups line: 16 KiB holds a status file with
+	 * a thousand supplementary groups. */
+	char text[16384];
+	unsigned long long thread = 0, group = 0;
+	const unsigned long long cont = 1ull << (SIGCONT - 1);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (proc_read(pid, "status", text, sizeof(text)) < 0)
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
-		     sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
-		    (mask & (1ull << (SIGCONT - 1))))
-			pending = true;
-	}
-	fclose(f);
-	return pending;
+	proc_status_field(text, "\nSigPnd:", 16, &thread);
+	proc_status_field(text, "\nShdPnd:", 16, &group);
+	return (thread | group) & cont;
 }
 
 int signals_deliver(struct session *s, struct tracee *t, int sig)
