@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,6 +125,21 @@ out:
 
 static int load_one(struct load_ctx *ctx, const char *name, const struct load_layer *from);
 
+/* jansson seeds its hash function from /dev/urandom (an open, a read and
+ * a close at every start) unless given a seed first; getrandom(2) is one
+ * call.  When it fails, jansson seeds itself as before. */
+static void load_seed(void)
+{
+	static bool done;
+	uint32_t seed = 0;
+
+	if (done)
+		return;
+	done = true;
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed) && seed)
+		json_object_seed(seed);
+}
+
 /* Parse, index, check and follow extends of a layer whose text is set. */
 static int load_layer_text(struct load_ctx *ctx, struct load_layer *l)
 {
@@ -132,6 +148,7 @@ static int load_layer_text(struct load_ctx *ctx, struct load_layer *l)
 	struct load_layer **nv;
 	int rc;
 
+	load_seed();
 	l->root = json_loadb(l->text, l->len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!l->root) {
 		struct rules_error e;
