@@ -342,6 +342,7 @@ static void loop_seccomp(struct session *s, struct tracee *t)
 	struct call_ctx ctx = { loop_in_session, s };
 	int r;
 
+	s->stops++;
 	/* A fork allowed earlier has returned by now (its new task was seen,
 	 * or the kernel failed it): it no longer counts as pending. */
 	tracee_set_spawn_pending(&s->tasks, t, false);

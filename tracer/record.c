@@ -520,6 +520,7 @@ void record_summary(struct session *s, int exit_code, int signal,
 					      "alert", (json_int_t)s->counts[k][RULES_ACTION_ALERT]));
 	json_object_set_new(o, "counts", counts);
 	json_object_set_new(o, "processes", json_integer((json_int_t)s->processes_seen));
+	json_object_set_new(o, "stops", json_integer((json_int_t)s->stops));
 	l = json_array();
 	for (size_t i = 0; i < n_left; i++)
 		json_array_append_new(l, json_integer(left[i]));

@@ -102,6 +102,7 @@ struct session {
 	/* Tasks. */
 	struct tracee_table tasks;
 	uint64_t processes_seen;
+	uint64_t stops;            /* seccomp stops decided (the summary's "stops") */
 	struct call *call;        /* one decode buffer, reused at every stop */
 
 	/* The preload shim (channel.c, hosts.c, preload-mode.c). */

@@ -63,6 +63,39 @@ else
 	ok "read-only O_DIRECTORY open does not stop"
 fi
 
+# --- counted: the summary's "stops" -------------------------------------------------
+# 200 listings of a directory add no stop; 200 read-only opens of a file add
+# 200 (the summary counts the seccomp stops the supervisor decided).
+many='
+import os, sys
+what, d = sys.argv[1], sys.argv[2]
+for _ in range(200):
+    if what == "list":
+        os.listdir(d)
+    elif what == "read":
+        os.close(os.open(d + "/id_ed25519.pub", os.O_RDONLY))
+'
+printf 'public' >"$HOME/.ssh/id_ed25519.pub"
+stops_of() {
+	at -- "$PYTHON" -c "$many" "$1" "$HOME/.ssh" >"$OUT" 2>"$ERR" || diag "stderr:" "$(head -c 2000 "$ERR")"
+	rec_field "event == 'summary'" stops
+}
+s_none=$(stops_of none)
+s_list=$(stops_of list)
+s_read=$(stops_of read)
+diag "summary stops: no loop $s_none, 200 listings $s_list, 200 reads $s_read"
+assert_match "summary counts the stops" '^[1-9][0-9]*$' "$s_none"
+if [ -n "$s_list" ] && [ -n "$s_none" ] && [ "$s_list" -lt $((s_none + 20)) ]; then
+	ok "200 directory listings add no stop"
+else
+	not_ok "200 directory listings add no stop" "stops: $s_none without, $s_list with"
+fi
+if [ -n "$s_read" ] && [ -n "$s_none" ] && [ "$s_read" -ge $((s_none + 200)) ]; then
+	ok "200 read-only opens of a file stop 200 times"
+else
+	not_ok "200 read-only opens of a file stop 200 times" "stops: $s_none without, $s_read with"
+fi
+
 # --- what an O_PATH descriptor leads to still stops --------------------------------
 opath='
 import ctypes, os, sys
