@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -47,10 +48,25 @@ const char *channel_find_preload(const struct session *s)
 	return NULL;
 }
 
+/* The run dir, as mkdtemp(3) makes it (a fresh random name, mode 0700,
+ * EEXIST never reused), once its name is in the policy's rules. */
+static int channel_make_run_dir(struct session *s)
+{
+	if (s->run_dir_made)
+		return 0;
+	if (mkdir(s->run_dir, 0700) < 0)
+		return -errno;
+	s->run_dir_made = true;
+	if (s->switch_user && chown(s->run_dir, s->uid, s->gid) < 0)
+		return -errno;
+	return 0;
+}
+
 int channel_prepare(struct session *s)
 {
 	const char *base = getenv("TMPDIR");
-	char *tmpl;
+	unsigned char b[8];
+	char token[17];
 
 	s->channel_fd = -1;
 	if (s->opt->explain || s->opt->backend == OPTIONS_BACKEND_PTRACE)
@@ -60,17 +76,19 @@ int channel_prepare(struct session *s)
 		return s->opt->backend == OPTIONS_BACKEND_PRELOAD ? -ENOENT : 0;
 	if (!base || base[0] != '/')
 		base = "/tmp";
-	tmpl = xasprintf("%s/agenttrace-run.XXXXXX", base);
-	if (!mkdtemp(tmpl)) {
-		int e = errno;
-
-		free(tmpl);
-		return -e;
-	}
-	s->run_dir = tmpl;
-	if (s->switch_user && chown(tmpl, s->uid, s->gid) < 0)
-		return -errno;
-	return 0;
+	/* Not the session id: that one is public (records, the channel's
+	 * abstract name), and another user could take the name first. */
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		return -EAGAIN;
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(token + 2 * i, 3, "%02x", b[i]);
+	s->run_dir = xasprintf("%s/agenttrace-run.%s", base, token);
+	/* The name is known now, for the rule that keeps the command out of
+	 * it (session.c); the directory is made only when the shim is to read
+	 * the policy from it: the preload backend, or auto falling back to it.
+	 * A ptrace session makes no directory (on a disk with online discard
+	 * its mkdir and rmdir cost about a millisecond). */
+	return s->preload_only ? channel_make_run_dir(s) : 0;
 }
 
 /* The compiled block as the shim sees it: --record and --mode are the
@@ -81,6 +99,9 @@ static int channel_write_blob(struct session *s)
 	size_t size = s->policy->size, off = 0;
 	int fd, ret = 0;
 
+	ret = channel_make_run_dir(s);
+	if (ret < 0)
+		return ret;
 	s->blob_path = xasprintf("%s/policy.bin", s->run_dir);
 	copy = xmalloc(size);
 	memcpy(copy, s->policy, size);
@@ -286,12 +307,13 @@ void channel_close(struct session *s)
 	s->channel_fd = -1;
 	if (s->blob_path)
 		unlink(s->blob_path);
-	if (s->run_dir)
+	if (s->run_dir_made)
 		rmdir(s->run_dir);
 	free(s->blob_path);
 	free(s->run_dir);
 	s->blob_path = NULL;
 	s->run_dir = NULL;
+	s->run_dir_made = false;
 	hosts_free(s->hosts);
 	s->hosts = NULL;
 	for (size_t i = 0; i < s->n_unseen; i++)

@@ -109,6 +109,7 @@ struct session {
 	bool preload_only;        /* no tracing: --backend preload, or auto fell back */
 	const char *preload_lib;  /* the shim given to the command; NULL: none */
 	char *run_dir;            /* private dir of the policy blob; NULL: none */
+	bool run_dir_made;        /* made only when the shim needs the blob */
 	char *blob_path;
 	int channel_fd;           /* -1: no channel */
 	char channel_name[48];    /* "@agenttrace-<id>" */

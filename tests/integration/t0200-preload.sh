@@ -155,3 +155,23 @@ assert_rec "preload: the command's exec has its denial record" \
 assert_rec "preload: a summary still ends the log" "event == 'summary' and exit_code == 126"
 at --backend preload -- true >"$OUT" 2>"$ERR"
 assert_eq "preload: an allowed command runs" 0 $?
+
+# --- the run dir (the policy blob for the shim) ------------------------------
+# Made in TMPDIR only when the shim reads the policy from it (the preload
+# backend); an auto session whose ptrace works makes none.  Both leave
+# nothing behind.
+sandbox_reset
+at -- /bin/sh -c 'ls -a "$TMPDIR"' >"$OUT" 2>"$ERR"
+assert_eq "auto: the command runs" 0 $?
+if grep -q '^agenttrace-run\.' "$OUT"; then
+	not_ok "auto: no run dir in TMPDIR" "TMPDIR held:" "$(cat "$OUT")"
+else
+	ok "auto: no run dir in TMPDIR"
+fi
+at --backend preload -- /bin/sh -c 'ls -a "$TMPDIR"; wc -c <"$AGENTTRACE_POLICY_BLOB"' >"$OUT" 2>"$ERR"
+assert_eq "preload: the command runs" 0 $?
+assert_match "preload: the run dir is in TMPDIR while the command runs" \
+	'agenttrace-run\.[0-9a-f]{16}' "$(cat "$OUT")"
+assert_match "preload: the shim's policy blob is readable there" '^[1-9][0-9]*$' "$(tail -n 1 "$OUT")"
+left=$(ls -a "$TMPDIR" | grep '^agenttrace-run\.')
+assert_eq "the run dirs are gone at the end" "" "$left"
