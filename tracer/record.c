@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/utc.h"
 #include "lib/xalloc.h"
 #include "tracer/preload-mode.h"
 #include "tracer/landlock.h"
@@ -114,13 +115,9 @@ static json_t *record_jargv(const char *const *argv, size_t argc)
 static void record_time(char *buf, size_t size)
 {
 	struct timespec ts;
-	struct tm tm;
-	size_t n;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, size - n, ".%03ldZ", ts.tv_nsec / 1000000);
+	utc_rfc3339(&ts, buf, size);
 }
 
 static json_t *record_cwd(pid_t pid)
