@@ -17,6 +17,14 @@ UNW='libunwind|liblzma'
 # --- the program's own dependencies ----------------------------------------
 assert_no_needed "agenttrace" "$AGENTTRACE" "$UNW"
 
+# Full RELRO (configure: -z relro -z now): the GOT is resolved at start and
+# read-only after, and the command's child (a fork) resolves nothing lazily.
+if ! have readelf; then
+	skip "agenttrace binds at start (BIND_NOW)" "no readelf"
+else
+	assert_match "agenttrace binds at start (BIND_NOW)" 'BIND_NOW|NOW ' "$(readelf -d "$AGENTTRACE")"
+fi
+
 # maps_of PID: the mapped files of PID, one per line.
 maps_of() {
 	awk 'NF >= 6 { print $6 }' "/proc/$1/maps" 2>/dev/null | sort -u
