@@ -504,8 +504,6 @@ static void loop_exec(struct session *s, struct tracee *t)
 	backtrace_forget(t->pid);
 	if (former)
 		backtrace_forget(former);
-	if (t->pid == s->main_pid && !s->root_warned)
-		loop_warn_root(s, t);
 	if (s->record_all) {
 		struct record r = { 0 };
 		struct elf_facts elf;
@@ -611,6 +609,10 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 	case PTRACE_EVENT_EXEC:
 		loop_exec(s, t);
 		loop_resume(pid, 0);
+		/* After the resume: the command need not wait for the record
+		 * (the first of a session, the costliest to write). */
+		if (t->pid == s->main_pid && !s->root_warned)
+			loop_warn_root(s, t);
 		break;
 	case PTRACE_EVENT_STOP:
 		if (signals_is_stop(sig))
