@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/random.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -77,9 +78,17 @@ int channel_prepare(struct session *s)
 	if (!base || base[0] != '/')
 		base = "/tmp";
 	/* Not the session id: that one is public (records, the channel's
-	 * abstract name), and another user could take the name first. */
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
-		return -EAGAIN;
+	 * abstract name), and another user could take the name first.  A
+	 * name taken anyway only fails the mkdir (EEXIST), so without entropy
+	 * yet (early boot) time and pid will do, as for mkdtemp(3). */
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+		struct timespec ts;
+		uint64_t v;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 44);
+		memcpy(b, &v, sizeof(b));
+	}
 	for (size_t i = 0; i < sizeof(b); i++)
 		snprintf(token + 2 * i, 3, "%02x", b[i]);
 	s->run_dir = xasprintf("%s/agenttrace-run.%s", base, token);
