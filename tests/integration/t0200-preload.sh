@@ -175,3 +175,10 @@ assert_match "preload: the run dir is in TMPDIR while the command runs" \
 assert_match "preload: the shim's policy blob is readable there" '^[1-9][0-9]*$' "$(tail -n 1 "$OUT")"
 left=$(ls -a "$TMPDIR" | grep '^agenttrace-run\.')
 assert_eq "the run dirs are gone at the end" "" "$left"
+# A TMPDIR where no run dir can be made: the preload backend cannot hand
+# the shim its policy and refuses to start; auto does not need one.
+TMPDIR=$SANDBOX/no-such-dir at -- "$TRY" exit 0 >"$OUT" 2>"$ERR"
+assert_eq "auto: an unusable TMPDIR does not stop the run" 0 $?
+TMPDIR=$SANDBOX/no-such-dir at --backend preload -- "$TRY" exit 0 >"$OUT" 2>"$ERR"
+assert_eq "preload: an unusable TMPDIR: 125" 125 $?
+assert_match "preload: an unusable TMPDIR: says why" 'cannot create the run dir' "$(cat "$ERR")"
