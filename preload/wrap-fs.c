@@ -13,18 +13,13 @@
 #include "preload/ask.h"
 #include "preload/real.h"
 #include "preload/shim.h"
+#include "tracer/syscalls.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 #ifndef O_TMPFILE
 #define O_TMPFILE (020000000 | O_DIRECTORY)
 #endif
-
-static bool fs_is_write(int flags)
-{
-	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) ||
-	       (flags & O_TMPFILE) == O_TMPFILE;
-}
 
 /* True when the policy cannot say anything about a read: no read rule
  * denies or alerts and nothing is recorded, so the path need not even be
@@ -43,13 +38,13 @@ static int fs_open_check(int dirfd, const char *path, int flags, const char *nam
 {
 	char abs[PATH_MAX];
 	struct ask_call c = { 0 };
-	bool write = fs_is_write(flags);
+	enum syscall_open_kind kind = syscall_open_kind(flags);
+	bool write = kind == SYSCALL_OPEN_WRITE;
 	int saved = errno, r;
 
-	/* As the seccomp filter (doc/SYSCALLS.md): read rules judge opens
-	 * that can read a file's bytes, and O_PATH or O_DIRECTORY ones
-	 * cannot; what such a descriptor leads to is judged on its own. */
-	if (!path || (!write && ((flags & (O_PATH | O_DIRECTORY)) || fs_read_free())))
+	/* The supervisor's own answer (tracer/syscalls.h): what an O_PATH or
+	 * O_DIRECTORY descriptor leads to is judged on its own. */
+	if (!path || kind == SYSCALL_OPEN_NONE || (!write && fs_read_free()))
 		return 0;
 	r = ask_path(dirfd, path, !(flags & O_NOFOLLOW) &&
 			 !((flags & O_CREAT) && (flags & O_EXCL)), abs);

@@ -331,14 +331,18 @@ static int decode_open(const struct decode *d)
 		return 0;
 	if (rc < 0)
 		return decode_fail(c, rc);
-	if (oflags & SYSCALL_OPEN_WRITE_FLAGS)
+	switch (syscall_open_kind(oflags)) {
+	case SYSCALL_OPEN_WRITE:
 		decode_add_path_event(c, RULES_KIND_WRITE, c->path[0]);
-	else if (!(oflags & (O_PATH | O_DIRECTORY)))
+		break;
+	case SYSCALL_OPEN_READ:
 		decode_add_path_event(c, RULES_KIND_READ, c->path[0]);
-	/* An O_PATH descriptor reads and writes nothing; an O_DIRECTORY one
-	 * lists names but reads no file's bytes (a file gives ENOTDIR).
-	 * Reopening either through /proc/self/fd/N, or an open relative to
-	 * it, is an open of its own. */
+		break;
+	case SYSCALL_OPEN_NONE:
+		/* Reopening such a descriptor through /proc/self/fd/N, or an
+		 * open relative to it, is an open of its own. */
+		break;
+	}
 	return 0;
 }
 

@@ -79,8 +79,8 @@ static bool filter_read_rules(const struct rules_policy *p)
 }
 
 /* An open-flags block under a policy with read rules: every open stops
- * but a read-only O_PATH or O_DIRECTORY one (the decoder makes no event
- * of either: read rules judge opens that can read a file's bytes). */
+ * but one that syscall_open_kind() calls SYSCALL_OPEN_NONE (read-only
+ * O_PATH or O_DIRECTORY: read rules judge opens of a file's bytes). */
 #define FILTER_OPEN_READ 100
 
 /* fork, vfork and clone with no ceiling on processes to keep: only a
@@ -121,7 +121,7 @@ static size_t filter_block_len(int action)
 	case SYSCALL_BPF_ARG_NONZERO:
 		return 6;
 	case FILTER_OPEN_READ:
-		return 6;
+		return 5;
 	default:
 		return 1;
 	}
@@ -156,9 +156,8 @@ static void filter_block(struct filter_gen *g, const struct syscall_entry *e, in
 		break;
 	case FILTER_OPEN_READ:
 		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(arg), 0, 0);
-		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_WRITE_FLAGS, 2, 0);
-		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, O_PATH, 2, 0);
-		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, O_DIRECTORY, 1, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_WRITE_FLAGS, 1, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_NOREAD_FLAGS, 1, 0);
 		filter_ret(g, trace);
 		filter_ret(g, SECCOMP_RET_ALLOW);
 		break;
