@@ -8,9 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/random.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -66,7 +64,6 @@ static int channel_make_run_dir(struct session *s)
 int channel_prepare(struct session *s)
 {
 	const char *base = getenv("TMPDIR");
-	unsigned char b[8];
 	char token[17];
 
 	s->channel_fd = -1;
@@ -77,20 +74,11 @@ int channel_prepare(struct session *s)
 		return s->opt->backend == OPTIONS_BACKEND_PRELOAD ? -ENOENT : 0;
 	if (!base || base[0] != '/')
 		base = "/tmp";
-	/* Not the session id: that one is public (records, the channel's
-	 * abstract name), and another user could take the name first.  A
-	 * name taken anyway only fails the mkdir (EEXIST), so without entropy
-	 * yet (early boot) time and pid will do, as for mkdtemp(3). */
-	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
-		struct timespec ts;
-		uint64_t v;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		v = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 44);
-		memcpy(b, &v, sizeof(b));
-	}
-	for (size_t i = 0; i < sizeof(b); i++)
-		snprintf(token + 2 * i, 3, "%02x", b[i]);
+	/* A token of its own, not the session id: that one is public
+	 * (records, the channel's abstract name), and another user could
+	 * take the name first.  A name taken anyway only fails the mkdir
+	 * (EEXIST). */
+	session_token(token);
 	s->run_dir = xasprintf("%s/agenttrace-run.%s", base, token);
 	/* The name is known now, for the rule that keeps the command out of
 	 * it (session.c); the directory is made only when the shim is to read

@@ -47,7 +47,7 @@ uint64_t session_elapsed_ms(const struct session *s)
 	       (uint64_t)((now.tv_nsec - s->started.tv_nsec) / 1000000);
 }
 
-static void session_make_id(char id[17])
+void session_token(char id[17])
 {
 	unsigned char b[8];
 	ssize_t n = getrandom(b, sizeof(b), GRND_NONBLOCK);
@@ -356,7 +356,7 @@ int session_init(struct session *s, struct options *opt)
 	s->channel_fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	clock_gettime(CLOCK_REALTIME, &s->started_real);
-	session_make_id(s->id);
+	session_token(s->id);
 	s->context = opt->context ? xstrdup(opt->context) : context_default();
 	notify_init(&s->notify, opt->syslog);
 	s->self_exe = realpath("/proc/self/exe", NULL);

@@ -138,4 +138,8 @@ void session_free(struct session *s);
 /* Milliseconds since the session started (CLOCK_MONOTONIC). */
 uint64_t session_elapsed_ms(const struct session *s);
 
+/* 16 random hex digits and a NUL (the session id, the run dir's name);
+ * without entropy yet (early boot), from time and pid. */
+void session_token(char out[17]);
+
 #endif
