@@ -496,29 +496,33 @@ bk_rec_backend() {
 	[ "$B" = auto ] || printf " and backend == '%s'" "$B"
 }
 
-# bk_denied DESC ERRNO KIND RULE_PREFIX PATH -- COMMAND...: expect_denied
-# under the current backend (the record names that backend unless auto).
-bk_denied() {
-	local desc=$1 want=$2 kind=$3 prefix=$4 path=$5 st
-	shift 5
+# bk_status DESC WANT -- COMMAND...: runs COMMAND under the current
+# backend and asserts its exit status (stderr shown when it differs).
+bk_status() {
+	local desc=$1 want=$2 st
+	shift 2
 	[ "$1" = -- ] && shift
 	bk_q -- "$@"
 	st=$?
-	assert_eq "$BK$desc: program sees errno $want" "$want" "$st"
+	assert_eq "$desc" "$want" "$st"
 	[ "$st" = "$want" ] || diag "stderr:" "$(head -c 2000 "$ERR")"
+}
+
+# bk_denied DESC ERRNO KIND RULE_PREFIX PATH -- COMMAND...: expect_denied
+# under the current backend (the record names that backend unless auto).
+bk_denied() {
+	local desc=$1 want=$2 kind=$3 prefix=$4 path=$5
+	shift 5
+	bk_status "$BK$desc: program sees errno $want" "$want" "$@"
 	assert_rec "$BK$desc: deny record ($kind, $prefix*${path:+, $path})" \
 		"$(deny_expr "$kind" "$prefix" "$path")$(bk_rec_backend)"
 }
 
 # bk_allowed DESC -- COMMAND...: expect_allowed under the current backend.
 bk_allowed() {
-	local desc=$1 st
+	local desc=$1
 	shift
-	[ "$1" = -- ] && shift
-	bk_q -- "$@"
-	st=$?
-	assert_eq "$BK$desc: exit status 0" 0 "$st"
-	[ "$st" = 0 ] || diag "stderr:" "$(head -c 2000 "$ERR")"
+	bk_status "$BK$desc: exit status 0" 0 "$@"
 	assert_no_alert "$BK$desc: no alert record"
 }
 
@@ -527,13 +531,9 @@ bk_allowed() {
 # wrap) runs as it would natively (STATUS), leaves no alert, and the
 # summary says the run was bypassable.
 bk_escapes() {
-	local desc=$1 want=$2 st
+	local desc=$1 want=$2
 	shift 2
-	[ "$1" = -- ] && shift
-	bk_q -- "$@"
-	st=$?
-	assert_eq "$BK$desc: NOT stopped (known limit), status $want as natively" "$want" "$st"
-	[ "$st" = "$want" ] || diag "stderr:" "$(head -c 2000 "$ERR")"
+	bk_status "$BK$desc: NOT stopped (known limit), status $want as natively" "$want" "$@"
 	# Both record checks from one python3 start.
 	set -- $("$PYTHON" -S - "$LOG" <<'PY'
 import json, sys
