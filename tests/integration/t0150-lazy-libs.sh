@@ -25,6 +25,24 @@ else
 	assert_match "agenttrace binds at start (BIND_NOW)" 'BIND_NOW|NOW ' "$(readelf -d "$AGENTTRACE")"
 fi
 
+# What a start opens: not /dev/urandom (jansson's hash seed comes from
+# getrandom(2)) nor /etc/localtime (record times are computed in UTC, not
+# by gmtime_r, which loads the zone file); and an auto run whose ptrace
+# works makes no run dir.  strace follows the supervisor alone (no -f), so
+# agenttrace can still trace the command.
+if ! have strace || ! strace -o /dev/null true 2>/dev/null; then
+	skip "a start opens neither /dev/urandom nor /etc/localtime" "strace cannot run here"
+else
+	rm -f "$LOG"
+	(cd "$ROOT" && ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -qq -e trace=open,openat,mkdir,rmdir -o "$SANDBOX/start.strace" \
+		"$AGENTTRACE" --log "$LOG" -- "$TRY" exit 0) >"$OUT" 2>"$ERR"
+	assert_eq "a start under strace (the supervisor alone): exit 0" 0 $?
+	assert_rec "a start under strace: it wrote records (a warning or the summary)" "event == 'summary'"
+	opened=$(grep -E '/dev/urandom|/etc/localtime|agenttrace-run' "$SANDBOX/start.strace")
+	assert_eq "a start opens neither /dev/urandom nor /etc/localtime, and makes no run dir" "" "$opened"
+fi
+
 # maps_of PID: the mapped files of PID, one per line.
 maps_of() {
 	awk 'NF >= 6 { print $6 }' "/proc/$1/maps" 2>/dev/null | sort -u
