@@ -22,7 +22,7 @@
 #include "preload/ask.h"
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "tracer/channel.h"
+#include "tracer/shim/channel.h"
 
 /* ---- small async-signal-safe helpers ---- */
 

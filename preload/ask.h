@@ -22,7 +22,7 @@ struct ask_call {
 	const char *path;        /* write, read */
 	const char *path2;       /* the second path of rename/link/symlink */
 	/* path2 is refused only by an explicit deny rule, not by the write
-	 * fallback: a symlink's target (tracer/call.h, explicit_deny_only). */
+	 * fallback: a symlink's target (tracer/syscall/call.h, explicit_deny_only). */
 	bool path2_explicit_deny_only;
 	int flags;               /* open flags, with has_flags */
 	bool has_flags;

@@ -2,7 +2,7 @@
  * tracer.  In preload mode with a ceiling, each spawn first asks agenttrace
  * (SPAWN_ASK, which carries a socket for the answer) and reports the
  * process it made (SPAWN_DONE); agenttrace counts the live ones
- * (tracer/preload-mode.c) and answers EAGAIN at the ceiling, which the
+ * (tracer/shim/preload-mode.c) and answers EAGAIN at the ceiling, which the
  * wrapper returns as fork(2) does at RLIMIT_NPROC.
  *
  * Everything here is raw syscalls on the stack: fork may be called from a
@@ -18,7 +18,7 @@
 
 #include "preload/shim.h"
 #include "preload/wrap-proc.h"
-#include "tracer/channel.h"
+#include "tracer/shim/channel.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

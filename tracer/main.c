@@ -5,12 +5,12 @@
 
 #include "lib/exitcode.h"
 #include "lib/log.h"
-#include "tracer/limits.h"
-#include "tracer/loop.h"
+#include "tracer/confine/limits.h"
+#include "tracer/ptrace/loop.h"
 #include "tracer/options.h"
-#include "tracer/record.h"
+#include "tracer/record/record.h"
 #include "tracer/session.h"
-#include "tracer/spawn.h"
+#include "tracer/ptrace/spawn.h"
 
 int main(int argc, char **argv)
 {

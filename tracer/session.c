@@ -15,15 +15,15 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "rules/load.h"
-#include "tracer/arch.h"
-#include "tracer/call.h"
-#include "tracer/channel.h"
-#include "tracer/backtrace.h"
-#include "tracer/elfinfo.h"
-#include "tracer/landlock.h"
-#include "tracer/privtmp.h"
+#include "tracer/syscall/arch.h"
+#include "tracer/syscall/call.h"
+#include "tracer/shim/channel.h"
+#include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/elfinfo.h"
+#include "tracer/confine/landlock.h"
+#include "tracer/confine/privtmp.h"
 #include "tracer/session.h"
-#include "tracer/survive.h"
+#include "tracer/confine/survive.h"
 
 const char *session_kind_name(enum session_kind k)
 {

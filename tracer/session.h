@@ -9,9 +9,9 @@
 #include <time.h>
 
 #include "rules/rules.h"
-#include "tracer/notify.h"
+#include "tracer/record/notify.h"
 #include "tracer/options.h"
-#include "tracer/tracee.h"
+#include "tracer/ptrace/tracee.h"
 
 struct call;
 struct privtmp;

@@ -6,7 +6,7 @@
 # denial instead, so backtraces still come, and only where dlopen() is
 # safe (preload/ask.c): a fork child that did not load it yet is denied
 # all the same, without a backtrace.  Likewise the supervisor opens libelf
-# only when a record needs ELF facts or symbol names (tracer/elfinfo.c).
+# only when a record needs ELF facts or symbol names (tracer/inspect/elfinfo.c).
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tracer/backtrace.h"
+#include "tracer/inspect/backtrace.h"
 
 #define HELPER INSPECT_PROGS "/bt-helper"
 #define HELPER_STATIC INSPECT_PROGS "/bt-helper-static"

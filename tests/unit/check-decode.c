@@ -26,11 +26,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tracer/arch.h"
-#include "tracer/call.h"
-#include "tracer/mem.h"
-#include "tracer/path.h"
-#include "tracer/syscalls.h"
+#include "tracer/syscall/arch.h"
+#include "tracer/syscall/call.h"
+#include "tracer/syscall/mem.h"
+#include "tracer/syscall/path.h"
+#include "tracer/syscall/table.h"
 
 static char T[PATH_MAX]; /* temp dir under the build dir */
 static struct rules_policy pol_plain;

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tracer/elfinfo.h"
+#include "tracer/inspect/elfinfo.h"
 
 #define HELPER INSPECT_PROGS "/bt-helper"
 #define HELPER_STATIC INSPECT_PROGS "/bt-helper-static"

@@ -14,7 +14,7 @@
 #include "tests/unit/blockbuild.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-#define CALL_MAX_ARGV_TEST 256 /* tracer/call.h keeps this many argv elements */
+#define CALL_MAX_ARGV_TEST 256 /* tracer/syscall/call.h keeps this many argv elements */
 
 /* True when the single rule of a bb_one() block decides the event. */
 static bool one_rule_hits(const struct rules_policy *p, const struct rules_event *ev)

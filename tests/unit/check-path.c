@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tracer/path.h"
+#include "tracer/syscall/path.h"
 
 static char T[PATH_MAX];     /* the temp dir, resolved */
 static pid_t child;

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tracer/proc.h"
+#include "tracer/inspect/proc.h"
 
 START_TEST(test_status_ids)
 {

@@ -1,0 +1,426 @@
+/* The session's cgroup: a directory agenttrace.<pid> below agenttrace's own
+ * cgroup, so that --max-memory and --max-cpu count every process of the
+ * session together, as rlimits (per process) cannot.
+ *
+ * Where agenttrace's cgroup is comes from /proc/self/cgroup, where the
+ * hierarchy is mounted from /proc/self/mountinfo (a container sees its own
+ * cgroup as the mount's root, hence the root prefix strip).  cgroup v2 is
+ * tried first; its memory controller is often bound to v1 or not delegated,
+ * and then v1's memory and cpuacct hierarchies are used.  A directory left
+ * by a killed agenttrace is removed by the next one (rmdir only succeeds on
+ * an empty cgroup, so a live session's is never touched). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "tracer/confine/cgroup.h"
+
+#define CGROUP_PREFIX "agenttrace."
+
+/* True when the comma-separated LIST has the item WORD. */
+static bool cgroup_has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
+/* mountinfo escapes blanks and backslashes as \ooo. */
+static void cgroup_unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+/* agenttrace's cgroup path in the hierarchy of CONTROLLER (v1) or in the
+ * unified hierarchy (CONTROLLER NULL), from /proc/self/cgroup. */
+static char *cgroup_own_path(const char *controller)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char *line = NULL, *found = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return NULL;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (controller ? cgroup_has_word(c1 + 1, controller)
+			       : (strncmp(line, "0:", 2) == 0 && c1[1] == '\0')) {
+			c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+			found = xstrdup(c2 + 1);
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* The directory of agenttrace's own cgroup for CONTROLLER (NULL: v2). */
+static char *cgroup_own_dir(const char *controller)
+{
+	char *path = cgroup_own_path(controller), *line = NULL, *dir = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!path)
+		return NULL;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		goto out;
+	while (!dir && getline(&line, &cap, f) > 0) {
+		char *field[6], *save = NULL, *dash, *fstype, *opts;
+		int i;
+
+		dash = strstr(line, " - ");
+		if (!dash)
+			continue;
+		*dash = '\0';
+		fstype = strtok_r(dash + 3, " ", &save);
+		strtok_r(NULL, " ", &save); /* source */
+		opts = strtok_r(NULL, " \n", &save);
+		if (!fstype || !opts)
+			continue;
+		if (controller ? strcmp(fstype, "cgroup") != 0 || !cgroup_has_word(opts, controller)
+			       : strcmp(fstype, "cgroup2") != 0)
+			continue;
+		save = NULL;
+		for (i = 0; i < 6; i++)
+			if (!(field[i] = strtok_r(i ? NULL : line, " ", &save)))
+				break;
+		if (i < 6)
+			continue;
+		cgroup_unescape(field[3]);
+		cgroup_unescape(field[4]);
+		const char *rest = path;
+		size_t rl = strlen(field[3]);
+
+		/* A mount of a sub-cgroup (containers): its root is a prefix of
+		 * our path, which is then relative to the mount point. */
+		if (strcmp(field[3], "/") != 0) {
+			if (strncmp(path, field[3], rl) != 0 || (path[rl] != '/' && path[rl] != '\0'))
+				continue;
+			rest = path + rl;
+		}
+		dir = xasprintf("%s%s", field[4], strcmp(rest, "/") == 0 ? "" : rest);
+	}
+	fclose(f);
+out:
+	free(line);
+	free(path);
+	return dir;
+}
+
+static int cgroup_write(const char *dir, const char *file, const char *fmt, ...)
+{
+	char path[4096], buf[64];
+	va_list ap;
+	int fd, n, r = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+		return -ENAMETOOLONG;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)n) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* The number after KEY in DIR/FILE ("key value" lines); KEY NULL: the
+ * file is one number. */
+static int cgroup_read_key(const char *dir, const char *file, const char *key, uint64_t *v)
+{
+	char path[4096], line[256];
+	FILE *f;
+	int r = -ENOENT;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		size_t kl = key ? strlen(key) : 0;
+
+		if (key && (strncmp(line, key, kl) != 0 || line[kl] != ' '))
+			continue;
+		*v = strtoull(line + kl, NULL, 10);
+		r = 0;
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+static bool cgroup_exists(const char *dir, const char *file)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return access(path, F_OK) == 0;
+}
+
+/* Removes what killed sessions left in BASE: empty agenttrace.<pid> of
+ * pids that are gone. */
+static void cgroup_sweep(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, CGROUP_PREFIX, strlen(CGROUP_PREFIX)) != 0)
+			continue;
+		pid = strtol(e->d_name + strlen(CGROUP_PREFIX), &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+/* Makes BASE/agenttrace.<pid>; its path in *OUT. */
+static int cgroup_make(const char *base, char **out)
+{
+	char *dir;
+
+	cgroup_sweep(base);
+	dir = xasprintf("%s/" CGROUP_PREFIX "%d", base, (int)getpid());
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		int e = errno;
+
+		free(dir);
+		return -e;
+	}
+	*out = dir;
+	return 0;
+}
+
+static int cgroup_open_v2(struct cgroup_session *cg, uint64_t max_memory, int want_cpu)
+{
+	char *base = cgroup_own_dir(NULL), *dir = NULL;
+	int r;
+
+	if (!base)
+		return -ENOENT;
+	r = cgroup_make(base, &dir);
+	if (r < 0)
+		goto out;
+	if (max_memory && !cgroup_exists(dir, "memory.max")) {
+		/* Allowed only where the controller is delegated and the
+		 * parent holds no process itself ("no internal processes"). */
+		cgroup_write(base, "cgroup.subtree_control", "+memory");
+		if (!cgroup_exists(dir, "memory.max")) {
+			r = -ENOTSUP;
+			goto out;
+		}
+	}
+	if (max_memory) {
+		r = cgroup_write(dir, "memory.max", "%" PRIu64, max_memory);
+		if (r < 0)
+			goto out;
+		/* Swap would let the session hold more than the ceiling. */
+		cgroup_write(dir, "memory.swap.max", "0");
+		cg->mem_dir = xstrdup(dir);
+	}
+	if (want_cpu) {
+		if (!cgroup_exists(dir, "cpu.stat")) {
+			r = -ENOTSUP;
+			goto out;
+		}
+		cg->cpu_dir = xstrdup(dir);
+	}
+	cg->version = 2;
+out:
+	if (r < 0 && dir) {
+		free(cg->mem_dir);
+		cg->mem_dir = NULL;
+		rmdir(dir);
+	}
+	free(dir);
+	free(base);
+	return r;
+}
+
+static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int want_cpu)
+{
+	char *base;
+	int r;
+
+	if (max_memory) {
+		base = cgroup_own_dir("memory");
+		if (!base)
+			return -ENOENT;
+		r = cgroup_make(base, &cg->mem_dir);
+		free(base);
+		if (r < 0)
+			return r;
+		r = cgroup_write(cg->mem_dir, "memory.limit_in_bytes", "%" PRIu64, max_memory);
+		if (r < 0)
+			return r;
+		/* Present with swap accounting only; must not stay above. */
+		if (cgroup_exists(cg->mem_dir, "memory.memsw.limit_in_bytes"))
+			cgroup_write(cg->mem_dir, "memory.memsw.limit_in_bytes", "%" PRIu64,
+				     max_memory);
+	}
+	if (want_cpu) {
+		base = cgroup_own_dir("cpuacct");
+		if (!base)
+			return -ENOENT;
+		r = cgroup_make(base, &cg->cpu_dir);
+		free(base);
+		if (r < 0)
+			return r;
+		if (!cgroup_exists(cg->cpu_dir, "cpuacct.usage"))
+			return -ENOTSUP;
+	}
+	cg->version = 1;
+	return 0;
+}
+
+int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu)
+{
+	const char *no = getenv("AGENTTRACE_TEST_NO_CGROUP");
+	int r;
+
+	memset(cg, 0, sizeof(*cg));
+	if (no && strcmp(no, "1") == 0)
+		return -ENOTSUP;
+	if (!max_memory && !want_cpu)
+		return -EINVAL;
+	r = cgroup_open_v2(cg, max_memory, want_cpu);
+	if (r == 0)
+		return 0;
+	r = cgroup_open_v1(cg, max_memory, want_cpu);
+	if (r < 0)
+		cgroup_close(cg);
+	return r;
+}
+
+/* The cgroup directories of CG, each once (v2: one for both). */
+static size_t cgroup_dirs(const struct cgroup_session *cg, const char *dirs[2])
+{
+	size_t n = 0;
+
+	if (cg->mem_dir)
+		dirs[n++] = cg->mem_dir;
+	if (cg->cpu_dir && (!cg->mem_dir || strcmp(cg->cpu_dir, cg->mem_dir) != 0))
+		dirs[n++] = cg->cpu_dir;
+	return n;
+}
+
+int cgroup_attach(const struct cgroup_session *cg, pid_t pid)
+{
+	const char *dirs[2];
+	size_t n = cgroup_dirs(cg, dirs);
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = cgroup_write(dirs[i], "cgroup.procs", "%d", (int)pid);
+	return r;
+}
+
+int cgroup_cpu_usec(const struct cgroup_session *cg, uint64_t *usec)
+{
+	uint64_t ns;
+	int r;
+
+	if (!cg->cpu_dir)
+		return -ENOENT;
+	if (cg->version == 2)
+		return cgroup_read_key(cg->cpu_dir, "cpu.stat", "usage_usec", usec);
+	r = cgroup_read_key(cg->cpu_dir, "cpuacct.usage", NULL, &ns);
+	if (r == 0)
+		*usec = ns / 1000;
+	return r;
+}
+
+int cgroup_oom_kills(const struct cgroup_session *cg, uint64_t *n)
+{
+	if (!cg->mem_dir)
+		return -ENOENT;
+	/* v1 has the count since Linux 4.13; before, no kill is told. */
+	return cgroup_read_key(cg->mem_dir, cg->version == 2 ? "memory.events" : "memory.oom_control",
+			       "oom_kill", n);
+}
+
+int cgroup_signal(const struct cgroup_session *cg, int sig)
+{
+	const char *dir = cg->cpu_dir ? cg->cpu_dir : cg->mem_dir;
+	char path[4096];
+	long pid;
+	int n = 0;
+	FILE *f;
+
+	if (!dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%ld", &pid) == 1)
+		if (pid > 0 && kill((pid_t)pid, sig) == 0)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Processes just reaped may still be leaving the cgroup: a few tries. */
+static void cgroup_remove(const char *dir)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	for (int i = 0; i < 100; i++) {
+		if (rmdir(dir) == 0 || errno != EBUSY)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
+void cgroup_close(struct cgroup_session *cg)
+{
+	const char *dirs[2];
+	size_t n = cgroup_dirs(cg, dirs);
+
+	for (size_t i = 0; i < n; i++)
+		cgroup_remove(dirs[i]);
+	free(cg->mem_dir);
+	free(cg->cpu_dir);
+	memset(cg, 0, sizeof(*cg));
+}

@@ -1,0 +1,50 @@
+/* Resource ceilings of a session (limits.c): --timeout, --max-procs,
+ * --max-memory, --max-cpu, defaults from the policy's "limits". */
+#ifndef AGENTTRACE_LIMITS_H
+#define AGENTTRACE_LIMITS_H
+
+#include <stdbool.h>
+
+#include "tracer/syscall/call.h"
+#include "tracer/session.h"
+#include "tracer/ptrace/tracee.h"
+
+struct record;
+
+/* Arms the timeout; called once the command is started. */
+void limits_start(struct session *s);
+
+/* Milliseconds until the next deadline, or -1 when none is armed. */
+long limits_next_ms(const struct session *s);
+
+/* Acts on deadlines that have passed: SIGTERM to every process of the
+ * session at the timeout, SIGKILL 2 s later. */
+void limits_check(struct session *s);
+
+/* At a fork/vfork/clone stop of T: false (and a "limit" record) when a new
+ * process would exceed --max-procs; the caller then denies with EAGAIN. */
+bool limits_spawn_allowed(struct session *s, struct tracee *t, const struct call *c);
+
+/* Before the command is forked: the session's cgroup for --max-memory and
+ * --max-cpu, when one can be made (else rlimits apply, -v says so). */
+void limits_prepare(struct session *s);
+
+/* PID, the command not yet exec'd, into the session's cgroup.  0 or -errno. */
+int limits_attach(struct session *s, pid_t pid);
+
+/* At the end: records the last OOM kills, removes the cgroup. */
+void limits_finish(struct session *s);
+
+/* A spawn refused at --max-procs, by either backend: the limit record
+ * (the first LIMITS_SPAWN_RECORDS of a session; the others are counted).
+ * WHO holds the asker (pid, ppid, exe, argv, backend). */
+void limits_spawn_refused(struct session *s, struct record *who, const char *syscall);
+
+/* In the child, just before exec: RLIMIT_AS and RLIMIT_CPU where no cgroup
+ * applies them to the session.  0 or -errno. */
+int limits_apply_rlimits(const struct session *s);
+
+/* T is about to receive SIGXCPU: the CPU ceiling was hit. */
+void limits_cpu_hit(struct session *s, struct tracee *t);
+
+#endif

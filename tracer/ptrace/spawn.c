@@ -1,0 +1,422 @@
+/* Starting the command.
+ *
+ * Handshake (chosen over PTRACE_TRACEME + raise(SIGSTOP) because group-stop
+ * handling with PTRACE_LISTEN needs PTRACE_SEIZE, and seizing a running
+ * child avoids any stop/continue dance):
+ *
+ *   parent                               child
+ *   fork ------------------------------> blocks in read(sync)
+ *   PTRACE_SEIZE(child, options)
+ *   write(sync, 1 byte) ---------------> env.drop, NO_NEW_PRIVS,
+ *                                        filter_install(), filter_canary()
+ *   loop: canary stop -> deny <--------- (a traced openat, refused)
+ *                                        rlimits, exec (PATH search)
+ *
+ * The child reports a failure before exec through a CLOEXEC pipe: a
+ * successful exec closes it, so the parent reads either a struct or EOF.
+ * If the parent dies first, the child reads EOF on the sync pipe and
+ * exits; once seized, PTRACE_O_EXITKILL kills it with the supervisor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <paths.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+#include "tracer/syscall/call.h"
+#include "tracer/shim/channel.h"
+#include "tracer/confine/landlock.h"
+#include "tracer/confine/limits.h"
+#include "tracer/ptrace/loop.h"
+#include "tracer/shim/preload-mode.h"
+#include "tracer/ptrace/spawn.h"
+
+#define SPAWN_PTRACE_OPTIONS                                                      \
+	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |           \
+	 PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |          \
+	 PTRACE_O_TRACESECCOMP)
+
+struct spawn_report {
+	int stage; /* enum session_child_stage */
+	int err;
+};
+
+extern char **environ;
+
+/* An error that ends the run (unlike warn_msg, no "warning:" tag). */
+static void spawn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void spawn_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("agenttrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void spawn_child_fail(int fd, enum session_child_stage stage, int err, int code)
+{
+	struct spawn_report r = { stage, err };
+	ssize_t n;
+
+	do
+		n = write(fd, &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	_exit(code);
+}
+
+/* env.drop: compact environ in place (no allocation between fork and
+ * exec). */
+static void spawn_drop_env(const struct rules_policy *p)
+{
+	char **r, **w;
+
+	if (!p->env_drop_count || !environ)
+		return;
+	for (r = w = environ; *r; r++) {
+		const char *eq = strchr(*r, '=');
+		size_t len = eq ? (size_t)(eq - *r) : strlen(*r);
+
+		if (!rules_env_dropped(p, *r, len))
+			*w++ = *r;
+	}
+	*w = NULL;
+}
+
+/* execve(PATH) and, when it is no executable the kernel knows
+ * (ENOEXEC), /bin/sh with it, as execvp(3) does for scripts without #!. */
+static void spawn_exec_one(const char *path, char **argv)
+{
+	size_t argc = 0;
+	char **sh_argv;
+
+	execve(path, argv, environ);
+	if (errno != ENOEXEC)
+		return;
+	while (argv[argc])
+		argc++;
+	/* agenttrace has one thread: malloc is safe in its forked child. */
+	sh_argv = malloc((argc + 2) * sizeof(*sh_argv));
+	if (sh_argv) {
+		sh_argv[0] = (char *)_PATH_BSHELL;
+		sh_argv[1] = (char *)path;
+		for (size_t i = 1; i <= argc; i++)
+			sh_argv[i + 1] = argv[i];
+		execve(_PATH_BSHELL, sh_argv, environ);
+		free(sh_argv);
+	}
+	errno = ENOEXEC;
+}
+
+/* execvp(3)'s search (glibc posix/execvpe.c: the same candidates, the
+ * same errors that go on to the next one, EACCES remembered), less the
+ * execve of every directory that has no such name: each would be a
+ * seccomp stop and a path resolution, for an ENOENT the kernel gives
+ * anyway (with this machine's PATH, eight of them before /usr/bin/true).
+ * stat() is no traced call.  A name that appears between the stat and
+ * the exec it would have had is the race of any PATH search. */
+static void spawn_exec(char **argv)
+{
+	const char *file = argv[0], *path = getenv("PATH"), *p, *end;
+	size_t fl = strlen(file);
+	bool eacces = false;
+	char cand[PATH_MAX];
+	struct stat st;
+	int last = ENOENT;
+
+	if (!fl || fl > NAME_MAX || strchr(file, '/')) {
+		execvp(file, argv);
+		return;
+	}
+	if (!path) {
+		execvp(file, argv); /* libc's default search path */
+		return;
+	}
+	for (p = path;; p = end + 1) {
+		size_t dl;
+
+		end = strchrnul(p, ':');
+		dl = (size_t)(end - p);
+		/* An empty entry is the current directory (the bare name). */
+		if (dl + 1 + fl + 1 > sizeof(cand))
+			goto next; /* skipped, as libc does */
+		memcpy(cand, p, dl);
+		if (dl)
+			cand[dl++] = '/';
+		memcpy(cand + dl, file, fl + 1);
+		if (stat(cand, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+			last = errno;
+			goto next;
+		}
+		spawn_exec_one(cand, argv);
+		last = errno;
+		switch (errno) {
+		case EACCES:
+			eacces = true;
+			break;
+		case ENOENT:
+		case ESTALE:
+		case ENOTDIR:
+		case ENODEV:
+		case ETIMEDOUT:
+			break;
+		default:
+			return;
+		}
+next:
+		if (!*end)
+			break;
+	}
+	errno = eacces ? EACCES : last;
+}
+
+static void spawn_child(struct session *s, int sync_fd, int report_fd)
+{
+	char **argv = s->opt->command;
+	ssize_t n;
+	char b;
+	int r, e;
+
+	signals_child_reset();
+	do
+		n = read(sync_fd, &b, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		spawn_child_fail(report_fd, SESSION_CHILD_SYNC, 0, AT_EXIT_FAILURE);
+	close(sync_fd);
+
+	spawn_drop_env(s->policy);
+	/* preload-only: no filter, no tracer; the shim (LD_PRELOAD) decides. */
+	if (!s->preload_only && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, errno, AT_EXIT_FAILURE);
+	r = s->preload_only ? 0 : filter_install(s->policy, s->max_procs > 0);
+	if (r < 0)
+		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, -r, AT_EXIT_FAILURE);
+	/* SPEC §1, fails closed: the command runs only once a call that the
+	 * filter sends to the supervisor was refused by the supervisor. */
+	r = s->preload_only ? 0 : filter_canary();
+	if (r != 0)
+		spawn_child_fail(report_fd, SESSION_CHILD_CANARY, r < 0 ? -r : EPROTO,
+				 AT_EXIT_FAILURE);
+	/* The backstop goes on after the canary (which must reach the
+	 * supervisor, not Landlock) and before the credentials drop. */
+	r = landlock_child_apply(s);
+	if (r < 0)
+		spawn_child_fail(report_fd, SESSION_CHILD_LANDLOCK, -r, AT_EXIT_FAILURE);
+	/* --user last, once the filter and Landlock are in force: nothing
+	 * runs as the user unsupervised, and NO_NEW_PRIVS (set above) keeps
+	 * the exec from gaining privileges back.  Supplementary groups are
+	 * dropped (setgroups needs CAP_SETGID, so before setresgid/uid). */
+	if (s->switch_user &&
+	    (setgroups(0, NULL) < 0 || setresgid(s->gid, s->gid, s->gid) < 0 ||
+	     setresuid(s->uid, s->uid, s->uid) < 0))
+		spawn_child_fail(report_fd, SESSION_CHILD_USER, errno, AT_EXIT_FAILURE);
+	r = limits_apply_rlimits(s);
+	if (r < 0)
+		spawn_child_fail(report_fd, SESSION_CHILD_RLIMIT, -r, AT_EXIT_FAILURE);
+	spawn_exec(argv);
+	e = errno;
+	/* As env(1): 127 when the program does not exist, 126 when it exists
+	 * but cannot be run (including an exec denied by the policy). */
+	spawn_child_fail(report_fd, SESSION_CHILD_EXEC, e,
+			 e == ENOENT ? AT_EXIT_NOTFOUND : AT_EXIT_NOEXEC);
+}
+
+static pid_t spawn_tracer_of(pid_t pid)
+{
+	char path[64], line[256];
+	FILE *f;
+	long tracer = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+			break;
+	fclose(f);
+	return (pid_t)tracer;
+}
+
+static void spawn_ptrace_hint(pid_t child, int err)
+{
+	pid_t tracer = spawn_tracer_of(child);
+	pid_t self_tracer = spawn_tracer_of(getpid());
+
+	if (tracer > 0 && tracer != getpid()) {
+		hint_msg("the command is already traced by pid %d (agenttrace run under "
+			 "strace -f or a debugger that follows forks?); run agenttrace outside it",
+			 (int)tracer);
+	} else if (err == EPERM) {
+		hint_msg("ptrace is forbidden here%s: check /proc/sys/kernel/yama/ptrace_scope "
+			 "(0 or 1 needed) or the container's seccomp profile "
+			 "(docker: --cap-add SYS_PTRACE or --security-opt seccomp=unconfined)",
+			 self_tracer > 0 ? " (agenttrace itself is traced)" : "");
+	} else if (err == ENOSYS) {
+		hint_msg("this kernel has no ptrace support");
+	}
+}
+
+int spawn_command(struct session *s)
+{
+	int sync_fds[2], report_fds[2];
+	pid_t pid;
+	const char *const *argv = (const char *const *)s->opt->command;
+	size_t argc = 0;
+	struct tracee_info *info;
+	char b = 1;
+	int e;
+
+	if (s->preload_only) {
+		e = preload_mode_decide_command(s);
+		if (e >= 0)
+			return e;
+	}
+	/* Orphans of the command are reparented to agenttrace rather than to
+	 * init, so that what it leaves behind is killed and reaped here
+	 * (loop_run()) and never lingers, not even as a zombie. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		debug_msg("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+	limits_prepare(s);
+	if (pipe2(sync_fds, O_CLOEXEC) < 0 || pipe2(report_fds, O_CLOEXEC) < 0) {
+		spawn_error("cannot create a pipe: %s", strerror(errno));
+		return AT_EXIT_FAILURE;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		spawn_error("cannot fork: %s", strerror(errno));
+		close(sync_fds[0]);
+		close(sync_fds[1]);
+		close(report_fds[0]);
+		close(report_fds[1]);
+		return AT_EXIT_FAILURE;
+	}
+	if (pid == 0) {
+		close(sync_fds[1]);
+		close(report_fds[0]);
+		if (s->log_fd >= 0)
+			close(s->log_fd);
+		spawn_child(s, sync_fds[0], report_fds[1]);
+	}
+	close(sync_fds[0]);
+	close(report_fds[1]);
+	s->child_pipe = report_fds[0];
+
+	if (!s->preload_only && ptrace(PTRACE_SEIZE, pid, 0L, (long)SPAWN_PTRACE_OPTIONS) < 0) {
+		bool fallback;
+
+		e = errno;
+		/* --backend auto: the shim alone rather than nothing (SPEC §2). */
+		fallback = s->opt->backend == OPTIONS_BACKEND_AUTO && channel_to_preload(s) == 0;
+		if (!fallback) {
+			spawn_error("cannot trace the command: %s", strerror(e));
+			spawn_ptrace_hint(pid, e);
+		}
+		kill(pid, SIGKILL);
+		close(sync_fds[1]);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		if (!fallback)
+			return AT_EXIT_FAILURE;
+		warn_msg("cannot trace the command (%s): falling back to the preload backend, "
+			 "which static binaries and raw syscalls bypass", strerror(e));
+		close(s->child_pipe);
+		s->child_pipe = -1;
+		return spawn_command(s);
+	}
+	/* Before the sync byte: the command's first instruction counts. */
+	e = limits_attach(s, pid);
+	if (e < 0) {
+		spawn_error("cannot put the command into the session's cgroup: %s", strerror(-e));
+		kill(pid, SIGKILL);
+		close(sync_fds[1]);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return AT_EXIT_FAILURE;
+	}
+	s->main_pid = pid;
+	while (argv[argc])
+		argc++;
+	/* Until it execs, the child is a copy of agenttrace; with the preload
+	 * backend no exec event comes, and the program it runs is the one
+	 * preload_mode_decide_command() resolved. */
+	info = tracee_info_new(s->preload_only && s->command_exe ? s->command_exe :
+			       s->self_exe ? s->self_exe : "agenttrace", argv, argc);
+	tracee_add(&s->tasks, pid, pid, getpid(), info);
+	/* What the summary names: loop.c takes it at the exec event. */
+	if (s->preload_only && s->command_exe && !s->main_info)
+		s->main_info = tracee_info_ref(info);
+	tracee_info_unref(info);
+	s->processes_seen = 1;
+
+	if (write(sync_fds[1], &b, 1) != 1) {
+		spawn_error("cannot start the command: %s", strerror(errno));
+		close(sync_fds[1]);
+		return AT_EXIT_FAILURE;
+	}
+	close(sync_fds[1]);
+	return -1;
+}
+
+int spawn_outcome(struct session *s)
+{
+	struct spawn_report r;
+	const char *cmd = s->opt->command[0];
+	ssize_t n;
+
+	if (s->child_pipe < 0)
+		return -1;
+	do
+		n = read(s->child_pipe, &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	close(s->child_pipe);
+	s->child_pipe = -1;
+	if (n != (ssize_t)sizeof(r))
+		return -1; /* EOF: the exec succeeded */
+	switch (r.stage) {
+	case SESSION_CHILD_SYNC:
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_FILTER:
+		spawn_error("cannot install the seccomp filter: %s", strerror(r.err));
+		hint_msg("agenttrace needs a kernel with CONFIG_SECCOMP_FILTER and seccomp "
+			 "allowed in this container");
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_CANARY:
+		spawn_error("the supervisor is not in force (the canary call was not refused: %s); "
+			 "not running the command unsupervised", strerror(r.err));
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_RLIMIT:
+		spawn_error("cannot set the resource limits: %s", strerror(r.err));
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_LANDLOCK:
+		spawn_error("cannot put the Landlock backstop in force: %s", strerror(r.err));
+		hint_msg("--landlock off runs without it (the supervisor still enforces the policy)");
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_USER:
+		spawn_error("--user %s: cannot switch to uid %u gid %u: %s", s->opt->user,
+			    (unsigned)s->uid, (unsigned)s->gid, strerror(r.err));
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_EXEC:
+		spawn_error("'%s': %s", cmd, strerror(r.err));
+		return r.err == ENOENT ? AT_EXIT_NOTFOUND : AT_EXIT_NOEXEC;
+	default:
+		return AT_EXIT_FAILURE;
+	}
+}

@@ -1,0 +1,290 @@
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+#include "tracer/ptrace/tracee.h"
+
+#define TRACEE_MIN_BUCKETS 64
+
+struct tracee_info *tracee_info_new(const char *exe, const char *const *argv, size_t argc)
+{
+	size_t bytes, exe_len = strlen(exe) + 1;
+	struct tracee_info *i;
+	char *p;
+
+	if (!argv)
+		argc = 0;
+	bytes = sizeof(struct tracee_info) + (argc + 1) * sizeof(char *) + exe_len;
+	for (size_t k = 0; k < argc; k++)
+		bytes += strlen(argv[k]) + 1;
+	i = xmalloc(bytes);
+	i->refs = 1;
+	i->argc = argc;
+	i->argv = (char **)(i + 1);
+	p = (char *)(i->argv + argc + 1);
+	memcpy(p, exe, exe_len);
+	i->exe = p;
+	p += exe_len;
+	for (size_t k = 0; k < argc; k++) {
+		size_t l = strlen(argv[k]) + 1;
+
+		memcpy(p, argv[k], l);
+		i->argv[k] = p;
+		p += l;
+	}
+	i->argv[argc] = NULL;
+	return i;
+}
+
+struct tracee_info *tracee_info_ref(struct tracee_info *i)
+{
+	if (i)
+		i->refs++;
+	return i;
+}
+
+void tracee_info_unref(struct tracee_info *i)
+{
+	if (i && --i->refs == 0)
+		free(i);
+}
+
+static size_t tracee_hash(pid_t pid, size_t mask)
+{
+	/* Fibonacci hashing: pids are sequential, spread them. */
+	return (size_t)(((uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+void tracee_table_init(struct tracee_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->buckets = xcalloc(TRACEE_MIN_BUCKETS, sizeof(*t->buckets));
+	t->mask = TRACEE_MIN_BUCKETS - 1;
+	t->groups = xcalloc(TRACEE_MIN_BUCKETS, sizeof(*t->groups));
+	t->gmask = TRACEE_MIN_BUCKETS - 1;
+}
+
+static void tracee_free(struct tracee *e)
+{
+	tracee_info_unref(e->info);
+	tracee_info_unref(e->pending_exec);
+	free(e);
+}
+
+void tracee_table_free(struct tracee_table *t)
+{
+	for (size_t b = 0; b <= t->mask && t->buckets; b++) {
+		struct tracee *e = t->buckets[b], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			tracee_free(e);
+		}
+	}
+	for (size_t b = 0; b <= t->gmask && t->groups; b++) {
+		struct tracee_group *g = t->groups[b], *next;
+
+		for (; g; g = next) {
+			next = g->next;
+			free(g);
+		}
+	}
+	free(t->buckets);
+	free(t->groups);
+	memset(t, 0, sizeof(*t));
+}
+
+static void tracee_groups_grow(struct tracee_table *t)
+{
+	size_t nmask = t->gmask * 2 + 1;
+	struct tracee_group **nb = xcalloc(nmask + 1, sizeof(*nb));
+
+	for (size_t b = 0; b <= t->gmask; b++) {
+		struct tracee_group *g = t->groups[b], *next;
+
+		for (; g; g = next) {
+			size_t h = tracee_hash(g->tgid, nmask);
+
+			next = g->next;
+			g->next = nb[h];
+			nb[h] = g;
+		}
+	}
+	free(t->groups);
+	t->groups = nb;
+	t->gmask = nmask;
+}
+
+static struct tracee_group *tracee_group_find(const struct tracee_table *t, pid_t tgid)
+{
+	struct tracee_group *g = t->groups[tracee_hash(tgid, t->gmask)];
+
+	while (g && g->tgid != tgid)
+		g = g->next;
+	return g;
+}
+
+/* The group of TGID with one more task, made on its first. */
+static struct tracee_group *tracee_group_join(struct tracee_table *t, pid_t tgid)
+{
+	struct tracee_group *g = tracee_group_find(t, tgid);
+	size_t h;
+
+	if (g) {
+		g->tasks++;
+		return g;
+	}
+	if (t->ngroups + 1 > (t->gmask + 1) - (t->gmask + 1) / 4)
+		tracee_groups_grow(t);
+	g = xcalloc(1, sizeof(*g));
+	g->tgid = tgid;
+	g->tasks = 1;
+	h = tracee_hash(tgid, t->gmask);
+	g->next = t->groups[h];
+	t->groups[h] = g;
+	t->ngroups++;
+	return g;
+}
+
+static void tracee_group_leave(struct tracee_table *t, struct tracee_group *g)
+{
+	struct tracee_group **pp;
+
+	if (--g->tasks > 0)
+		return;
+	for (pp = &t->groups[tracee_hash(g->tgid, t->gmask)]; *pp && *pp != g; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = g->next;
+	t->ngroups--;
+	free(g);
+}
+
+size_t tracee_group_tasks(const struct tracee_table *t, pid_t tgid)
+{
+	const struct tracee_group *g = tracee_group_find(t, tgid);
+
+	return g ? g->tasks : 0;
+}
+
+static void tracee_grow(struct tracee_table *t)
+{
+	size_t nmask = t->mask * 2 + 1;
+	struct tracee **nb = xcalloc(nmask + 1, sizeof(*nb));
+
+	for (size_t b = 0; b <= t->mask; b++) {
+		struct tracee *e = t->buckets[b], *next;
+
+		for (; e; e = next) {
+			size_t h = tracee_hash(e->pid, nmask);
+
+			next = e->next;
+			e->next = nb[h];
+			nb[h] = e;
+		}
+	}
+	free(t->buckets);
+	t->buckets = nb;
+	t->mask = nmask;
+}
+
+struct tracee *tracee_find(const struct tracee_table *t, pid_t pid)
+{
+	struct tracee *e = t->buckets[tracee_hash(pid, t->mask)];
+
+	while (e && e->pid != pid)
+		e = e->next;
+	return e;
+}
+
+static void tracee_link(struct tracee_table *t, struct tracee *e)
+{
+	size_t h;
+
+	if (t->tasks + 1 > (t->mask + 1) - (t->mask + 1) / 4)
+		tracee_grow(t);
+	h = tracee_hash(e->pid, t->mask);
+	e->next = t->buckets[h];
+	t->buckets[h] = e;
+	t->tasks++;
+	if (e->pid == e->tgid)
+		t->procs++;
+	e->group = tracee_group_join(t, e->tgid);
+}
+
+static struct tracee *tracee_unlink(struct tracee_table *t, pid_t pid)
+{
+	struct tracee **pp = &t->buckets[tracee_hash(pid, t->mask)];
+	struct tracee *e;
+
+	while (*pp && (*pp)->pid != pid)
+		pp = &(*pp)->next;
+	e = *pp;
+	if (!e)
+		return NULL;
+	*pp = e->next;
+	e->next = NULL;
+	t->tasks--;
+	if (e->pid == e->tgid)
+		t->procs--;
+	if (e->spawn_pending)
+		t->spawn_pending--;
+	e->spawn_pending = false;
+	tracee_group_leave(t, e->group);
+	e->group = NULL;
+	return e;
+}
+
+struct tracee *tracee_add(struct tracee_table *t, pid_t pid, pid_t tgid, pid_t ppid,
+			  struct tracee_info *info)
+{
+	struct tracee *e = xcalloc(1, sizeof(*e));
+
+	e->pid = pid;
+	e->tgid = tgid;
+	e->ppid = ppid;
+	e->info = tracee_info_ref(info);
+	tracee_link(t, e);
+	return e;
+}
+
+void tracee_remove(struct tracee_table *t, pid_t pid)
+{
+	struct tracee *e = tracee_unlink(t, pid);
+
+	if (e)
+		tracee_free(e);
+}
+
+void tracee_set_spawn_pending(struct tracee_table *t, struct tracee *e, bool on)
+{
+	if (e->spawn_pending == on)
+		return;
+	e->spawn_pending = on;
+	if (on)
+		t->spawn_pending++;
+	else
+		t->spawn_pending--;
+}
+
+void tracee_rekey(struct tracee_table *t, struct tracee *e, pid_t new_pid)
+{
+	bool pending = e->spawn_pending;
+
+	if (e->pid == new_pid)
+		return;
+	tracee_remove(t, new_pid);
+	tracee_unlink(t, e->pid);
+	e->pid = new_pid;
+	tracee_link(t, e);
+	tracee_set_spawn_pending(t, e, pending);
+}
+
+void tracee_foreach(const struct tracee_table *t, void (*fn)(struct tracee *e, void *arg),
+		    void *arg)
+{
+	for (size_t b = 0; b <= t->mask; b++)
+		for (struct tracee *e = t->buckets[b]; e; e = e->next)
+			fn(e, arg);
+}

@@ -1,0 +1,788 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/utc.h"
+#include "lib/xalloc.h"
+#include "tracer/shim/preload-mode.h"
+#include "tracer/confine/landlock.h"
+#include "tracer/record/record.h"
+#include "tracer/confine/survive.h"
+
+/* ---- strings ---- */
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF), 0 when p starts an invalid one. */
+static size_t record_utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = p[0];
+	size_t n;
+	unsigned lo = 0x80, hi = 0xBF;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else
+		return 0;
+	if ((size_t)(end - p) < n)
+		return 0;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xBF)
+			return 0;
+	return n;
+}
+
+/* A JSON string of the bytes s..s+len: valid UTF-8 as is, each invalid
+ * byte as the text "\xHH" (see record.h). */
+static json_t *record_jstrn(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	char *buf, *w;
+	json_t *j;
+	bool clean = true;
+
+	for (const unsigned char *q = p; q < end;) {
+		size_t n = *q ? record_utf8_len(q, end) : 0;
+
+		if (!n) {
+			clean = false;
+			break;
+		}
+		q += n;
+	}
+	if (clean)
+		return json_stringn(s, len);
+	w = buf = xmalloc(len * 4 + 1);
+	while (p < end) {
+		size_t n = *p ? record_utf8_len(p, end) : 0;
+
+		if (n) {
+			memcpy(w, p, n);
+			w += n;
+			p += n;
+		} else {
+			w += sprintf(w, "\\x%02X", *p);
+			p++;
+		}
+	}
+	j = json_stringn(buf, (size_t)(w - buf));
+	free(buf);
+	return j;
+}
+
+static json_t *record_jstr(const char *s)
+{
+	return s ? record_jstrn(s, strlen(s)) : json_null();
+}
+
+static json_t *record_jargv(const char *const *argv, size_t argc)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < argc && argv && argv[i]; i++)
+		json_array_append_new(a, record_jstr(argv[i]));
+	return a;
+}
+
+/* ---- pieces ---- */
+
+static void record_time(char *buf, size_t size)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	utc_rfc3339(&ts, buf, size);
+}
+
+static json_t *record_cwd(pid_t pid)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return json_null();
+	return record_jstrn(buf, (size_t)n);
+}
+
+static const char *record_errno_name(int err)
+{
+	const char *n = strerrorname_np(err);
+
+	return n ? n : "EUNKNOWN";
+}
+
+static void record_flags_text(int flags, char *buf, size_t size)
+{
+	static const struct { int bit; const char *name; } bits[] = {
+		{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" }, { O_NOCTTY, "O_NOCTTY" },
+		{ O_TRUNC, "O_TRUNC" }, { O_APPEND, "O_APPEND" }, { O_NONBLOCK, "O_NONBLOCK" },
+		{ O_DSYNC, "O_DSYNC" }, { O_DIRECT, "O_DIRECT" }, { O_NOFOLLOW, "O_NOFOLLOW" },
+		{ O_NOATIME, "O_NOATIME" }, { O_CLOEXEC, "O_CLOEXEC" }, { O_PATH, "O_PATH" },
+	};
+	int rest = flags & ~O_ACCMODE;
+	size_t n;
+
+	n = (size_t)snprintf(buf, size, "%s",
+			     (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY" :
+			     (flags & O_ACCMODE) == O_RDWR ? "O_RDWR" : "O_RDONLY");
+	/* O_TMPFILE carries O_DIRECTORY's bit: name it as a whole. */
+	if ((rest & O_TMPFILE) == O_TMPFILE) {
+		n += (size_t)snprintf(buf + n, size - n, "|O_TMPFILE");
+		rest &= ~O_TMPFILE;
+	} else if (rest & O_DIRECTORY) {
+		n += (size_t)snprintf(buf + n, size - n, "|O_DIRECTORY");
+		rest &= ~O_DIRECTORY;
+	}
+	if ((rest & O_SYNC) == O_SYNC) {
+		n += (size_t)snprintf(buf + n, size - n, "|O_SYNC");
+		rest &= ~O_SYNC;
+	}
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]) && n < size; i++)
+		if (rest & bits[i].bit) {
+			n += (size_t)snprintf(buf + n, size - n, "|%s", bits[i].name);
+			rest &= ~bits[i].bit;
+		}
+	if (rest && n < size)
+		snprintf(buf + n, size - n, "|0x%x", (unsigned)rest);
+}
+
+/* ---- output ---- */
+
+static void record_write_line(struct session *s, char *text)
+{
+	size_t len = strlen(text), off = 0;
+
+	text[len++] = '\n'; /* json_dumps left room: see record_dump() */
+	while (off < len) {
+		ssize_t n = write(s->log_fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			if (!s->log_warned)
+				warn_errno("cannot write the log %s, records are being lost "
+					   "(agenttrace will exit 125)", s->opt->log);
+			s->log_warned = true;
+			s->lost++;
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
+static void record_dump(struct session *s, json_t *o)
+{
+	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *line;
+
+	if (!text) {
+		s->lost++;
+		if (!s->log_warned)
+			warn_msg("cannot encode a record (out of memory?); records are being lost");
+		s->log_warned = true;
+		return;
+	}
+	/* Room for the newline, so that a record is one write(). */
+	line = xrealloc(text, strlen(text) + 2);
+	record_write_line(s, line);
+	free(line);
+}
+
+static const char *record_base(const char *p)
+{
+	const char *b = p ? strrchr(p, '/') : NULL;
+
+	return b ? b + 1 : (p ? p : "?");
+}
+
+/* "denied write /home/u/.bashrc (write.dotfiles: why) by pid 123 bash":
+ * the human line of an alert, without the "agenttrace: " prefix. */
+static void record_human_line(const struct record *r, char *line, size_t size)
+{
+	char object[PATH_MAX * 2 + 64];
+	const char *verb = r->action && strcmp(r->action, "deny") == 0 ? "denied" : "alert";
+	const char *kind = r->kind >= 0 ? session_kind_name(r->kind) : "event";
+
+	if (r->kind == RULES_KIND_EXEC && r->target)
+		snprintf(object, sizeof(object), "%s", r->target);
+	else if (r->path && r->path2)
+		snprintf(object, sizeof(object), "%s -> %s", r->path, r->path2);
+	else if (r->path)
+		snprintf(object, sizeof(object), "%s", r->path);
+	else if (r->addr && r->port >= 0)
+		snprintf(object, sizeof(object), strchr(r->addr, ':') ? "[%s]:%d" : "%s:%d",
+			 r->addr, r->port);
+	else if (r->addr)
+		snprintf(object, sizeof(object), "%s", r->addr);
+	else if (r->detail)
+		snprintf(object, sizeof(object), "%s", r->detail);
+	else
+		snprintf(object, sizeof(object), "%s", r->syscall ? r->syscall : "");
+	if (r->why && *r->why)
+		snprintf(line, size, "%s %s %s (%s: %s) by pid %d %s", verb, kind, object,
+			 r->rule ? r->rule : "?", r->why, (int)r->pid, record_base(r->exe));
+	else
+		snprintf(line, size, "%s %s %s (%s) by pid %d %s", verb, kind, object,
+			 r->rule ? r->rule : "?", (int)r->pid, record_base(r->exe));
+}
+
+static json_t *record_head(struct session *s, const char *event, pid_t pid, pid_t ppid,
+			   const char *exe, const char *const *argv, size_t argc, bool no_cwd)
+{
+	char t[40];
+	json_t *o = json_object();
+
+	record_time(t, sizeof(t));
+	json_object_set_new(o, "v", json_integer(1));
+	json_object_set_new(o, "time", json_string(t));
+	json_object_set_new(o, "session", json_string(s->id));
+	json_object_set_new(o, "seq", json_integer((json_int_t)++s->seq));
+	json_object_set_new(o, "event", json_string(event));
+	json_object_set_new(o, "pid", json_integer(pid));
+	json_object_set_new(o, "ppid", json_integer(ppid));
+	json_object_set_new(o, "exe", record_jstr(exe));
+	json_object_set_new(o, "argv", record_jargv(argv, argc));
+	json_object_set_new(o, "cwd", no_cwd ? json_null() : record_cwd(pid));
+	return o;
+}
+
+static void record_set_str(json_t *o, const char *key, const char *v)
+{
+	if (v)
+		json_object_set_new(o, key, record_jstr(v));
+}
+
+/* "elf": what the kernel was asked to run.  "static" is the fact that
+ * matters most: the preload backend cannot see inside such a program. */
+static json_t *record_elf(const struct elf_facts *e)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "format", json_string(e->is_elf ? "elf" : e->shebang[0] ? "script" : "other"));
+	if (e->is_elf) {
+		json_object_set_new(o, "static", json_boolean(e->is_static));
+		if (e->interp[0])
+			json_object_set_new(o, "interp", record_jstr(e->interp));
+		if (e->build_id[0])
+			json_object_set_new(o, "build_id", json_string(e->build_id));
+	} else if (e->shebang[0]) {
+		json_object_set_new(o, "shebang", record_jstr(e->shebang));
+	}
+	json_object_set_new(o, "setuid", json_boolean(e->setuid));
+	json_object_set_new(o, "setgid", json_boolean(e->setgid));
+	return o;
+}
+
+static json_t *record_backtrace(const struct bt_frame *f, int n)
+{
+	json_t *a = json_array();
+	char pc[24];
+
+	for (int i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		snprintf(pc, sizeof(pc), "0x%" PRIx64, f[i].pc);
+		json_object_set_new(o, "pc", json_string(pc));
+		json_object_set_new(o, "sym", f[i].sym[0] ? record_jstr(f[i].sym) : json_null());
+		json_object_set_new(o, "offset", json_integer((json_int_t)f[i].offset));
+		json_object_set_new(o, "object", f[i].object[0] ? record_jstr(f[i].object) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+void record_emit(struct session *s, const struct record *r)
+{
+	bool alert = strcmp(r->event, "alert") == 0;
+	json_t *o;
+
+	if (alert && r->kind >= 0 && r->kind < SESSION_KIND_COUNT && r->action) {
+		enum rules_action a = strcmp(r->action, "deny") == 0 ? RULES_ACTION_DENY :
+				      strcmp(r->action, "alert") == 0 ? RULES_ACTION_ALERT :
+				      RULES_ACTION_ALLOW;
+
+		s->counts[r->kind][a]++;
+		if (a == RULES_ACTION_DENY)
+			s->denials++;
+		else if (a == RULES_ACTION_ALERT)
+			s->alerts++;
+	}
+	if (alert) {
+		char line[PATH_MAX * 2 + 1024];
+
+		record_human_line(r, line, sizeof(line));
+		if (s->log_fd < 0 || s->opt->verbosity > 0)
+			fprintf(stderr, "agenttrace: %s\n", line);
+		notify_alert(&s->notify, r->action && strcmp(r->action, "deny") == 0, r->rule, line);
+	}
+	if (s->log_fd < 0)
+		return;
+
+	o = record_head(s, r->event, r->pid, r->ppid, r->exe, r->argv, r->argc,
+			r->no_cwd || r->cwd);
+	if (r->cwd)
+		json_object_set_new(o, "cwd", record_jstr(r->cwd));
+	if (r->action)
+		json_object_set_new(o, "action", json_string(r->action));
+	if (alert)
+		json_object_set_new(o, "mode", json_string(s->policy->mode == RULES_MODE_AUDIT ?
+							   "audit" : "enforce"));
+	if (r->kind >= 0)
+		json_object_set_new(o, "kind", json_string(session_kind_name(r->kind)));
+	record_set_str(o, "syscall", r->syscall);
+	record_set_str(o, "path", r->path);
+	record_set_str(o, "path2", r->path2);
+	if (r->has_flags) {
+		char f[256];
+
+		record_flags_text(r->flags, f, sizeof(f));
+		json_object_set_new(o, "flags", json_string(f));
+	}
+	record_set_str(o, "addr", r->addr);
+	if (r->port >= 0)
+		json_object_set_new(o, "port", json_integer(r->port));
+	record_set_str(o, "family", r->family);
+	if (r->host || r->host_source)
+		json_object_set_new(o, "host", record_jstr(r->host));
+	record_set_str(o, "host_source", r->host_source);
+	record_set_str(o, "target", r->target);
+	if (r->target_argv)
+		json_object_set_new(o, "target_argv", record_jargv(r->target_argv, r->target_argc));
+	if (r->err)
+		json_object_set_new(o, "errno", json_string(record_errno_name(r->err)));
+	record_set_str(o, "rule", r->rule);
+	if (r->rule && (alert || r->why))
+		json_object_set_new(o, "why", r->why && *r->why ? record_jstr(r->why) : json_null());
+	record_set_str(o, "suggest", r->suggest);
+	if (r->has_exit) {
+		json_object_set_new(o, "exit_code",
+				    r->exit_code >= 0 ? json_integer(r->exit_code) : json_null());
+		json_object_set_new(o, "signal", r->signal ? json_integer(r->signal) : json_null());
+	}
+	json_object_set_new(o, "context", s->context ? record_jstr(s->context) : json_null());
+	/* Records of the session itself (limits, warnings) carry the
+	 * session's backend. */
+	json_object_set_new(o, "backend", json_string(r->backend ? r->backend :
+						      s->preload_only ? "preload" : "ptrace"));
+	if (r->script && r->script_len)
+		json_object_set_new(o, "script", record_jstrn(r->script, r->script_len));
+	if (r->elf)
+		json_object_set_new(o, "elf", record_elf(r->elf));
+	if (r->frames && r->n_frames > 0)
+		json_object_set_new(o, "backtrace", record_backtrace(r->frames, r->n_frames));
+	record_dump(s, o);
+	json_decref(o);
+}
+
+/* Issue 6: what survives the session, and how it ran (survive.h,
+ * landlock.h, privtmp.h).  O NULL: the human lines on stderr. */
+static void record_hardening(struct session *s, json_t *o)
+{
+	size_t n = 0;
+	char **list = survive_list(s->survive, &n);
+	bool as_root = s->switch_user ? s->uid == 0 : geteuid() == 0;
+
+	if (!o) {
+		if (n) {
+			fprintf(stderr, "agenttrace: changed outside the project and temp dirs:");
+			for (size_t i = 0; i < n && i < 10; i++)
+				fprintf(stderr, " %s", list[i]);
+			if (n > 10)
+				fprintf(stderr, " (and %zu more, see the log)", n - 10);
+			fputc('\n', stderr);
+		}
+		if (as_root && !s->preload_only)
+			fprintf(stderr, "agenttrace: the command ran as root (no --user)\n");
+	} else {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, record_jstr(list[i]));
+		json_object_set_new(o, "changed_outside", a);
+		json_object_set_new(o, "changed_outside_collapsed",
+				    json_boolean(s->survive && s->survive->collapsed));
+		json_object_set_new(o, "as_root", json_boolean(as_root));
+		json_object_set_new(o, "landlock", s->landlock ? json_integer(s->landlock->abi) :
+						   json_null());
+		json_object_set_new(o, "private_tmp", s->private_tmp ? record_jstr(s->private_tmp) :
+						      json_null());
+	}
+	survive_list_free(list, n);
+}
+
+/* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
+static void record_notify_summary(struct session *s, int exit_code)
+{
+	struct notify_counts c = { 0 };
+	int rc;
+
+	if (!s->notify.step_summary)
+		return;
+	c.command = s->opt->command && s->opt->command[0] ? s->opt->command[0] : "";
+	c.policy = rules_string(s->policy, s->policy->layers);
+	c.mode = s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce";
+	c.exit_code = exit_code;
+	c.denials = s->denials;
+	c.alerts = s->alerts;
+	c.log = s->opt->log;
+	for (int k = 0; k < SESSION_KIND_COUNT && c.n_kinds < 8; k++) {
+		if (!s->counts[k][RULES_ACTION_DENY] && !s->counts[k][RULES_ACTION_ALERT])
+			continue;
+		c.kinds[c.n_kinds] = session_kind_name(k);
+		c.deny[c.n_kinds] = s->counts[k][RULES_ACTION_DENY];
+		c.alert[c.n_kinds] = s->counts[k][RULES_ACTION_ALERT];
+		c.n_kinds++;
+	}
+	rc = notify_summary(&s->notify, &c);
+	if (rc < 0)
+		fprintf(stderr, "agenttrace: cannot append to GITHUB_STEP_SUMMARY %s: %s\n",
+			s->notify.step_summary, strerror(-rc));
+}
+
+void record_summary(struct session *s, int exit_code, int signal,
+		    const pid_t *left, size_t n_left)
+{
+	const char *const *argv = (const char *const *)s->opt->command;
+	size_t argc = 0;
+	json_t *o, *counts, *l;
+
+	while (argv && argv[argc])
+		argc++;
+	record_notify_summary(s, exit_code);
+	if (s->opt->verbosity > 0) {
+		char more[64] = "";
+
+		if (n_left)
+			snprintf(more, sizeof(more), "; %zu left running, killed", n_left);
+		fprintf(stderr, "agenttrace: %" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d\n",
+			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
+		record_hardening(s, NULL);
+		if (s->preload_only) {
+			fprintf(stderr, "agenttrace: %s\n", PRELOAD_MODE_NOTE);
+			for (size_t i = 0; i < s->n_unseen; i++)
+				fprintf(stderr, "agenttrace: unseen (static, the shim cannot load): %s\n",
+					s->unseen[i]);
+		}
+	}
+	if (s->log_fd < 0)
+		return;
+
+	if (s->main_info) {
+		argv = (const char *const *)s->main_info->argv;
+		argc = s->main_info->argc;
+	}
+	o = record_head(s, "summary", s->main_pid, getpid(),
+			s->main_info ? s->main_info->exe : argv && argv[0] ? argv[0] : NULL,
+			argv, argc, true);
+	json_object_set_new(o, "cwd", record_jstr(s->cwd));
+	json_object_set_new(o, "exit_code", json_integer(exit_code));
+	json_object_set_new(o, "signal", signal ? json_integer(signal) : json_null());
+	json_object_set_new(o, "denials", json_integer((json_int_t)s->denials));
+	json_object_set_new(o, "alerts", json_integer((json_int_t)s->alerts));
+	counts = json_object();
+	for (int k = 0; k < SESSION_KIND_COUNT; k++)
+		json_object_set_new(counts, session_kind_name(k),
+				    json_pack("{s:I,s:I}",
+					      "deny", (json_int_t)s->counts[k][RULES_ACTION_DENY],
+					      "alert", (json_int_t)s->counts[k][RULES_ACTION_ALERT]));
+	json_object_set_new(o, "counts", counts);
+	json_object_set_new(o, "processes", json_integer((json_int_t)s->processes_seen));
+	json_object_set_new(o, "stops", json_integer((json_int_t)s->stops));
+	l = json_array();
+	for (size_t i = 0; i < n_left; i++)
+		json_array_append_new(l, json_integer(left[i]));
+	json_object_set_new(o, "left_running", l);
+	record_hardening(s, o);
+	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
+	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
+	json_object_set_new(o, "backend", json_string(s->preload_only ? "preload" : "ptrace"));
+	if (s->preload_only) {
+		json_t *u = json_array();
+
+		for (size_t i = 0; i < s->n_unseen; i++)
+			json_array_append_new(u, record_jstr(s->unseen[i]));
+		json_object_set_new(o, "bypassable", json_true());
+		json_object_set_new(o, "unseen", u);
+		json_object_set_new(o, "note", json_string(PRELOAD_MODE_NOTE));
+	}
+	json_object_set_new(o, "mode", json_string(s->policy->mode == RULES_MODE_AUDIT ?
+						   "audit" : "enforce"));
+	json_object_set_new(o, "policy", record_jstr(rules_string(s->policy, s->policy->layers)));
+	json_object_set_new(o, "context", s->context ? record_jstr(s->context) : json_null());
+	record_dump(s, o);
+	json_decref(o);
+}
+
+/* ---- suggest ---- */
+
+bool record_addr_text(const struct rules_event *ev, char *buf, size_t size)
+{
+	if (ev->family == AF_UNIX) {
+		if (!ev->unix_path)
+			return false;
+		snprintf(buf, size, "%s", ev->unix_path);
+		return true;
+	}
+	if (ev->family != AF_INET && ev->family != AF_INET6)
+		return false;
+	return inet_ntop(ev->family, ev->addr, buf, (socklen_t)size) != NULL;
+}
+
+/* Directories whose content is regenerated at will: a denied write there
+ * is best admitted by the whole directory one level below the cache. */
+static bool record_cache_component(const char *c, size_t n)
+{
+	static const char *const names[] = {
+		".cache", "cache", "caches", ".npm", ".yarn", ".pnpm-store", ".cargo", ".rustup",
+		".m2", ".gradle", ".ivy2", ".sbt", ".nuget", ".pub-cache", ".bundle", ".gem",
+		"node_modules", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".nox",
+		".venv", "venv", "virtualenvs", "site-packages", "build", "_build", "target",
+		"dist", "out", ".next", ".turbo", ".ccache", "go-build", "pkg",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && memcmp(names[i], c, n) == 0)
+			return true;
+	return false;
+}
+
+static void record_write_glob(const char *path, char *out, size_t size)
+{
+	const char *p = path, *c;
+
+	/* Find the first cache-like component that has a component below it;
+	 * suggest the glob of everything under <cache>/<next> (or under
+	 * <cache> when the file lies directly in it). */
+	while (*p == '/') {
+		c = p + 1;
+		p = strchr(c, '/');
+		if (!p)
+			break;
+		if (record_cache_component(c, (size_t)(p - c))) {
+			const char *next = p + 1, *end = strchr(next, '/');
+
+			if (end)
+				snprintf(out, size, "%.*s/**", (int)(end - path), path);
+			else
+				snprintf(out, size, "%.*s/**", (int)(p - path), path);
+			return;
+		}
+	}
+	snprintf(out, size, "%s", path);
+}
+
+bool record_suggest(enum rules_kind kind, const struct rules_event *ev, char *buf, size_t size)
+{
+	char pat[PATH_MAX + 64];
+	json_t *o;
+	char *text;
+
+	switch (kind) {
+	case RULES_KIND_WRITE:
+		if (!ev->path)
+			return false;
+		record_write_glob(ev->path, pat, sizeof(pat));
+		break;
+	case RULES_KIND_READ:
+		if (!ev->path)
+			return false;
+		snprintf(pat, sizeof(pat), "%s", ev->path);
+		break;
+	case RULES_KIND_EXEC:
+		if (!ev->exe)
+			return false;
+		snprintf(pat, sizeof(pat), "%s", ev->exe);
+		break;
+	case RULES_KIND_NET:
+		if (ev->family == AF_UNIX) {
+			if (!ev->unix_path)
+				return false;
+			snprintf(pat, sizeof(pat), "unix:%s", ev->unix_path);
+		} else if (ev->host && *ev->host) {
+			snprintf(pat, sizeof(pat), "%s:%u", ev->host, ev->port);
+		} else {
+			char a[INET6_ADDRSTRLEN];
+
+			if (!record_addr_text(ev, a, sizeof(a)))
+				return false;
+			snprintf(pat, sizeof(pat), ev->family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+				 a, ev->port);
+		}
+		break;
+	default:
+		return false;
+	}
+	o = json_pack("{s:{s:[o]}}", rules_kind_name(kind), "allow", record_jstr(pat));
+	if (!o)
+		return false;
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!text)
+		return false;
+	snprintf(buf, size, "%s", text);
+	free(text);
+	return true;
+}
+
+/* ---- script ---- */
+
+enum record_interp { RECORD_NOT_INTERP, RECORD_SHELL, RECORD_PYTHON, RECORD_NODE, RECORD_PERL,
+		     RECORD_RUBY };
+
+static enum record_interp record_interp_of(const char *base)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
+					      "busybox", "fish", NULL };
+
+	for (size_t i = 0; shells[i]; i++)
+		if (strcmp(base, shells[i]) == 0)
+			return RECORD_SHELL;
+	if (strncmp(base, "python", 6) == 0 || strncmp(base, "pypy", 4) == 0)
+		return RECORD_PYTHON;
+	if (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0 || strcmp(base, "deno") == 0 ||
+	    strcmp(base, "bun") == 0)
+		return RECORD_NODE;
+	if (strncmp(base, "perl", 4) == 0)
+		return RECORD_PERL;
+	if (strncmp(base, "ruby", 4) == 0)
+		return RECORD_RUBY;
+	return RECORD_NOT_INTERP;
+}
+
+/* Reads at most size bytes of a regular file, path relative to the
+ * tracee's cwd.  O_NONBLOCK so that a FIFO cannot hang the supervisor. */
+static size_t record_read_file(pid_t pid, const char *path, char *buf, size_t size,
+			       bool need_shebang)
+{
+	char full[PATH_MAX + 64];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (path[0] == '/')
+		snprintf(full, sizeof(full), "%s", path);
+	else
+		snprintf(full, sizeof(full), "/proc/%d/cwd/%s", (int)pid, path);
+	fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	do
+		n = read(fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	if (need_shebang && (n < 2 || buf[0] != '#' || buf[1] != '!'))
+		return 0;
+	return (size_t)n;
+}
+
+static size_t record_copy(const char *text, char *buf, size_t size)
+{
+	size_t n = strlen(text);
+
+	if (n > size)
+		n = size;
+	memcpy(buf, text, n);
+	return n;
+}
+
+size_t record_script(pid_t pid, const char *exe, const char *const *argv, size_t argc,
+		     char *buf, size_t size)
+{
+	enum record_interp kind = record_interp_of(record_base(exe));
+
+	if (kind == RECORD_NOT_INTERP) {
+		/* A script exec'ed directly: the kernel reads its "#!" line. */
+		return exe ? record_read_file(pid, exe, buf, size, true) : 0;
+	}
+	for (size_t i = 1; i < argc && argv[i]; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			if (i + 1 < argc && argv[i + 1])
+				return record_read_file(pid, argv[i + 1], buf, size, false);
+			return 0;
+		}
+		if (a[0] != '-' || a[1] == 0) {
+			if (a[0] == '-')
+				return 0; /* "-": the script comes from stdin */
+			return record_read_file(pid, a, buf, size, false);
+		}
+		switch (kind) {
+		case RECORD_SHELL:
+			/* "-c", also combined as in "-ec", "-xc". */
+			if (a[1] != '-' && strchr(a + 1, 'c'))
+				return i + 1 < argc && argv[i + 1] ? record_copy(argv[i + 1], buf, size) : 0;
+			if (strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0)
+				i++;
+			break;
+		case RECORD_PYTHON:
+			if (a[1] != '-' && a[strlen(a) - 1] == 'c')
+				return i + 1 < argc && argv[i + 1] ? record_copy(argv[i + 1], buf, size) : 0;
+			if (strcmp(a, "-m") == 0)
+				return 0;
+			if (strcmp(a, "-W") == 0 || strcmp(a, "-X") == 0)
+				i++;
+			break;
+		case RECORD_NODE:
+			if (strcmp(a, "-e") == 0 || strcmp(a, "--eval") == 0 || strcmp(a, "-p") == 0 ||
+			    strcmp(a, "--print") == 0)
+				return i + 1 < argc && argv[i + 1] ? record_copy(argv[i + 1], buf, size) : 0;
+			break;
+		case RECORD_PERL:
+		case RECORD_RUBY:
+			if (strcmp(a, "-e") == 0 || strcmp(a, "-E") == 0)
+				return i + 1 < argc && argv[i + 1] ? record_copy(argv[i + 1], buf, size) : 0;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+void record_who(struct record *r, const struct tracee *t)
+{
+	r->pid = t->tgid;
+	r->ppid = t->ppid;
+	if (t->info) {
+		r->exe = t->info->exe;
+		r->argv = (const char *const *)t->info->argv;
+		r->argc = t->info->argc;
+	}
+}

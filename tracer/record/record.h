@@ -1,0 +1,98 @@
+/* The one writer of records (SPEC §6): JSON Lines to the log (jansson), or
+ * one short human line per alert on stderr.  Keys in a fixed order, "v":1
+ * first.  Strings that are not valid UTF-8 keep every byte: each invalid
+ * byte becomes the four characters "\xHH" (a literal backslash), since
+ * JSON text must be UTF-8 and dropping bytes would lose the evidence. */
+#ifndef AGENTTRACE_RECORD_H
+#define AGENTTRACE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/elfinfo.h"
+#include "tracer/session.h"
+
+/* One record.  Pointers are borrowed; NULL / -1 fields are left out. */
+struct record {
+	const char *event;      /* "alert", "exec", "open", "connect", "exit", "warning" */
+	pid_t pid;
+	pid_t ppid;
+	const char *exe;
+	const char *const *argv;
+	size_t argc;
+	bool no_cwd;            /* the process is gone: "cwd": null */
+
+	const char *action;     /* "deny" "alert" "allow" */
+	int kind;               /* enum session_kind, -1 none */
+	const char *syscall;
+	const char *path;
+	const char *path2;
+	int flags;              /* open flags, printed symbolically; with has_flags */
+	bool has_flags;
+	const char *addr;
+	int port;               /* -1 none */
+	const char *family;     /* "inet" "inet6" "unix" */
+	const char *host;
+	const char *target;
+	const char *const *target_argv;
+	size_t target_argc;
+	int err;                /* errno of a denial, 0 none */
+	const char *rule;
+	const char *why;
+	const char *suggest;
+	const char *script;
+	size_t script_len;
+
+	bool has_exit;          /* "exit" records */
+	int exit_code;          /* with has_exit; -1 when killed */
+	int signal;             /* with has_exit; 0 none */
+
+	const char *detail;     /* human line: object text when no path/addr fits */
+
+	/* The calling code (alerts of the ptrace backend), frames 0..n-1. */
+	const struct bt_frame *frames;
+	int n_frames;
+	/* ELF facts of the program run (exec records and exec alerts). */
+	const struct elf_facts *elf;
+
+	/* Records of the preload backend (preload-mode.c) and host names. */
+	const char *backend;     /* NULL: "ptrace" */
+	const char *cwd;         /* the cwd the shim reported; NULL: /proc/PID/cwd */
+	const char *host_source; /* net: "shim", "resolver", or "none" ("host": null) */
+};
+
+/* Write one record.  "alert" records are counted into the session
+ * counters.  Never fails: a log write that fails is warned about once and
+ * counted in s->lost (agenttrace then exits 125 at the end). */
+void record_emit(struct session *s, const struct record *r);
+
+/* R's process fields from T: the process, not the thread (what ps(1) and
+ * the tools show), and what it runs when known. */
+void record_who(struct record *r, const struct tracee *t);
+
+/* The last record: counts, exit status, processes left running (killed
+ * when agenttrace exits). */
+void record_summary(struct session *s, int exit_code, int signal,
+		    const pid_t *left, size_t n_left);
+
+/* The smallest policy text that admits an event: {"write":{"allow":[...]}}.
+ * Writes into buf (NUL-terminated); returns false when none applies. */
+bool record_suggest(enum rules_kind kind, const struct rules_event *ev,
+		    char *buf, size_t size);
+
+/* The address of a net event as text: dotted quad, IPv6 text, or the
+ * unix path ("@name" for abstract).  False for other families. */
+bool record_addr_text(const struct rules_event *ev, char *buf, size_t size);
+
+/* The script an interpreter is about to run (sh -c TEXT, python -c TEXT,
+ * node -e TEXT, perl -e TEXT, or a script file given to an interpreter or
+ * exec'ed through "#!"), capped to size bytes; file paths resolve against
+ * the tracee's cwd.  Returns the length, 0 when there is none. */
+size_t record_script(pid_t pid, const char *exe, const char *const *argv, size_t argc,
+		     char *buf, size_t size);
+
+#define RECORD_SCRIPT_MAX 4096
+
+#endif

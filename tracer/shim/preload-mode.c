@@ -1,0 +1,623 @@
+/* The preload-only backend's run loop: poll the channel and the signals
+ * until the command's main process has exited; one record per EVENT.
+ * Nothing is traced here, so there are no stops: the shim has already
+ * decided (and denied) in-process by the time its message arrives. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+#include "rules/rules.h"
+#include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/elfinfo.h"
+#include "tracer/shim/hosts.h"
+#include "tracer/confine/limits.h"
+#include "tracer/ptrace/loop.h"
+#include "tracer/shim/preload-mode.h"
+#include "tracer/inspect/proc.h"
+#include "tracer/record/record.h"
+
+#define PRELOAD_MODE_ARGV_MAX 256
+
+/* "a\0b\0c\0" (len bytes) -> argv[] pointing into it. */
+static size_t preload_mode_split(const char *buf, size_t len, uint32_t argc,
+				 const char **argv, size_t max)
+{
+	size_t n = 0, off = 0;
+
+	while (n < argc && n < max && off < len) {
+		argv[n++] = buf + off;
+		off += strnlen(buf + off, len - off) + 1;
+	}
+	return n;
+}
+
+static const char *preload_mode_family(int family)
+{
+	switch (family) {
+	case AF_INET: return "inet";
+	case AF_INET6: return "inet6";
+	case AF_UNIX: return "unix";
+	default: return NULL;
+	}
+}
+
+static void preload_mode_unseen(struct session *s, const char *target)
+{
+	struct elf_facts f;
+
+	if (elfinfo_read(target, &f) < 0 || !f.is_elf || !f.is_static)
+		return;
+	for (size_t i = 0; i < s->n_unseen; i++)
+		if (strcmp(s->unseen[i], target) == 0)
+			return;
+	s->unseen = xrealloc(s->unseen, (s->n_unseen + 1) * sizeof(*s->unseen));
+	s->unseen[s->n_unseen++] = xstrdup(target);
+	info_msg("preload-only: %s is static, the shim cannot see what it does", target);
+}
+
+/* Names for the shim's pcs, from the object and offset it found in its
+ * own /proc/self/maps. */
+static int preload_mode_frames(const struct channel_event *e, struct bt_frame *out)
+{
+	uint32_t n = e->n_frames < CHANNEL_FRAMES ? e->n_frames : CHANNEL_FRAMES;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct channel_frame *f = &e->frames[i];
+		char obj[CHANNEL_OBJECT];
+
+		memset(&out[i], 0, sizeof(out[i]));
+		memcpy(obj, f->object, sizeof(obj));
+		obj[sizeof(obj) - 1] = 0;
+		out[i].pc = f->pc;
+		snprintf(out[i].object, sizeof(out[i].object), "%s", obj);
+		if (obj[0] == '/' &&
+		    elfinfo_symbol(obj, f->file_offset, out[i].sym, sizeof(out[i].sym),
+				   &out[i].offset) < 0) {
+			out[i].sym[0] = 0;
+			out[i].offset = 0;
+		}
+	}
+	return (int)n;
+}
+
+/* ---- --max-procs without a tracer ----
+ *
+ * The shim asks before fork, vfork and posix_spawn* (preload/wrap-proc.c)
+ * and reports the process it made; agenttrace counts the command's main
+ * process, the processes so reported while they live (a pidfd each, polled
+ * when the next ask comes: agenttrace is not their tracer and not always
+ * their parent), and the spawns granted but not reported yet.  Programs
+ * without the shim (static ones) and libc-internal spawns (system(3),
+ * popen(3)) are not counted: agenttrace(1), BACKENDS.  One session per
+ * agenttrace process, so the table is file-local. */
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434 /* the same number on every architecture */
+#endif
+
+/* A grant whose DONE never came (its asker was killed in between) stops
+ * counting once the asker is gone, or after this long. */
+#define PRELOAD_MODE_GRANT_MS 30000
+
+struct preload_mode_proc {
+	pid_t pid;
+	int pidfd; /* -1: no pidfd (old kernel, fd limit): /proc is asked */
+};
+
+struct preload_mode_grant {
+	pid_t asker;
+	uint32_t token;
+	uint64_t at_ms;
+};
+
+static struct {
+	struct preload_mode_proc *procs;
+	size_t n_procs;
+	struct preload_mode_grant *grants;
+	size_t n_grants;
+} preload_mode_tab;
+
+/* Whether PID still runs (a zombie has ended): its /proc stat state. */
+static bool preload_mode_alive(pid_t pid)
+{
+	char buf[512], *p;
+
+	if (proc_read(pid, "stat", buf, sizeof(buf)) < 0)
+		return false;
+	/* "pid (comm) S ...": comm may hold ')' itself, the last one ends it. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] && p[2] != 'Z' && p[2] != 'X';
+}
+
+/* Forget the processes that have ended and the grants that went stale. */
+static void preload_mode_prune(struct session *s)
+{
+	struct pollfd *pfd;
+	size_t n = 0, w = 0;
+	uint64_t now = session_elapsed_ms(s);
+
+	pfd = xcalloc(preload_mode_tab.n_procs + 1, sizeof(*pfd));
+	for (size_t i = 0; i < preload_mode_tab.n_procs; i++)
+		if (preload_mode_tab.procs[i].pidfd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = preload_mode_tab.procs[i].pidfd,
+						    .events = POLLIN };
+	/* A pidfd is readable once its process has exited (pidfd_open(2)). */
+	if (n && poll(pfd, n, 0) < 0)
+		memset(pfd, 0, n * sizeof(*pfd));
+	n = 0;
+	for (size_t i = 0; i < preload_mode_tab.n_procs; i++) {
+		struct preload_mode_proc *p = &preload_mode_tab.procs[i];
+		bool gone;
+
+		if (p->pidfd >= 0)
+			gone = pfd[n++].revents != 0;
+		else
+			gone = !preload_mode_alive(p->pid);
+		if (gone) {
+			if (p->pidfd >= 0)
+				close(p->pidfd);
+			continue;
+		}
+		preload_mode_tab.procs[w++] = *p;
+	}
+	preload_mode_tab.n_procs = w;
+	free(pfd);
+
+	w = 0;
+	for (size_t i = 0; i < preload_mode_tab.n_grants; i++) {
+		struct preload_mode_grant *g = &preload_mode_tab.grants[i];
+
+		if (now - g->at_ms > PRELOAD_MODE_GRANT_MS || !preload_mode_alive(g->asker))
+			continue;
+		preload_mode_tab.grants[w++] = *g;
+	}
+	preload_mode_tab.n_grants = w;
+}
+
+/* The refusal's record: the asker, as /proc shows it (it waits for the
+ * answer, so its entries are there), given to limits.c's refusal. */
+static void preload_mode_spawn_refused(struct session *s, const struct channel_msg *m)
+{
+	const char *argv[PRELOAD_MODE_ARGV_MAX];
+	char path[64], exe[PATH_MAX], args[CHANNEL_ARGV], sc[33];
+	struct record who = { 0 };
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)m->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)m->pid);
+	n = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, args, sizeof(args) - 1);
+		close(fd);
+	}
+	if (n < 0)
+		n = 0;
+	args[n] = 0;
+	who.argc = preload_mode_split(args, (size_t)n, PRELOAD_MODE_ARGV_MAX, argv,
+				      PRELOAD_MODE_ARGV_MAX);
+	memcpy(sc, m->u.spawn.syscall, sizeof(m->u.spawn.syscall));
+	sc[sizeof(sc) - 1] = 0;
+	who.pid = m->pid;
+	who.ppid = m->ppid;
+	who.exe = exe[0] ? exe : NULL;
+	who.argv = argv;
+	who.backend = "preload";
+	limits_spawn_refused(s, &who, sc[0] ? sc : "fork");
+}
+
+static void preload_mode_spawn_ask(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_spawn *sp = &m->u.spawn;
+	int32_t answer = 0;
+	size_t live;
+
+	if (s->max_procs) {
+		preload_mode_prune(s);
+		live = (s->main_done ? 0 : 1) + preload_mode_tab.n_procs + preload_mode_tab.n_grants;
+		if (live >= s->max_procs) {
+			answer = EAGAIN;
+			preload_mode_spawn_refused(s, m);
+		} else {
+			struct preload_mode_grant *g;
+
+			preload_mode_tab.grants = xrealloc(preload_mode_tab.grants,
+							   (preload_mode_tab.n_grants + 1) *
+							   sizeof(*preload_mode_tab.grants));
+			g = &preload_mode_tab.grants[preload_mode_tab.n_grants++];
+			g->asker = m->pid;
+			g->token = sp->token;
+			g->at_ms = session_elapsed_ms(s);
+		}
+	}
+	/* The asker's own socket, empty: the answer fits (EOF would mean
+	 * "go on" too, should it not). */
+	if (sp->reply_fd >= 0 &&
+	    send(sp->reply_fd, &answer, sizeof(answer), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		debug_msg("max-procs: cannot answer pid %d: %s", (int)m->pid, strerror(errno));
+}
+
+static void preload_mode_spawn_done(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_spawn *sp = &m->u.spawn;
+	struct preload_mode_proc *p;
+	int fd;
+
+	(void)s;
+	for (size_t i = 0; i < preload_mode_tab.n_grants; i++) {
+		struct preload_mode_grant *g = &preload_mode_tab.grants[i];
+
+		if (g->asker == m->pid && g->token == sp->token) {
+			*g = preload_mode_tab.grants[--preload_mode_tab.n_grants];
+			break;
+		}
+	}
+	if (sp->child <= 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)sp->child, 0);
+	if (fd < 0 && errno == ESRCH)
+		return; /* already reaped: it counts no more */
+	preload_mode_tab.procs = xrealloc(preload_mode_tab.procs,
+					  (preload_mode_tab.n_procs + 1) *
+					  sizeof(*preload_mode_tab.procs));
+	p = &preload_mode_tab.procs[preload_mode_tab.n_procs++];
+	p->pid = sp->child;
+	p->pidfd = fd >= 0 ? fd : -1;
+}
+
+static void preload_mode_spawn_free(void)
+{
+	for (size_t i = 0; i < preload_mode_tab.n_procs; i++)
+		if (preload_mode_tab.procs[i].pidfd >= 0)
+			close(preload_mode_tab.procs[i].pidfd);
+	free(preload_mode_tab.procs);
+	free(preload_mode_tab.grants);
+	memset(&preload_mode_tab, 0, sizeof(preload_mode_tab));
+}
+
+void preload_mode_event(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_event *e = &m->u.event;
+	const struct rules_rule *rule = NULL;
+	const char *argv[PRELOAD_MODE_ARGV_MAX], *targv[PRELOAD_MODE_ARGV_MAX];
+	struct bt_frame frames[CHANNEL_FRAMES];
+	struct rules_event ev = { 0 };
+	struct record r = { 0 };
+	char addr[INET6_ADDRSTRLEN + 128], suggest[PATH_MAX + 128];
+	enum channel_source src = 0;
+	const char *host = NULL;
+
+	if (m->type == CHANNEL_SPAWN_ASK) {
+		preload_mode_spawn_ask(s, m);
+		return;
+	}
+	if (m->type == CHANNEL_SPAWN_DONE) {
+		preload_mode_spawn_done(s, m);
+		return;
+	}
+	if (m->type != CHANNEL_EVENT)
+		return;
+	r.pid = m->pid;
+	r.ppid = m->ppid;
+	r.exe = e->exe;
+	r.argc = preload_mode_split(e->argv, sizeof(e->argv), e->argc, argv, PRELOAD_MODE_ARGV_MAX);
+	r.argv = argv;
+	r.cwd = e->cwd;
+	r.backend = "preload";
+	r.port = -1;
+	r.syscall = e->syscall;
+
+	if (e->kind == CHANNEL_KIND_EXEC_NOTICE) {
+		if (e->target[0])
+			preload_mode_unseen(s, e->target);
+		if (!s->record_all)
+			return;
+		r.event = "exec";
+		r.kind = -1;
+		r.target = e->target;
+		r.target_argc = preload_mode_split(e->target_argv, sizeof(e->target_argv),
+						   e->target_argc, targv, PRELOAD_MODE_ARGV_MAX);
+		r.target_argv = targv;
+		record_emit(s, &r);
+		return;
+	}
+	if (e->kind >= RULES_KIND_COUNT || e->effective >= RULES_ACTION_COUNT)
+		return;
+	if (e->rule < s->policy->rules_count)
+		rule = rules_rule_at(s->policy, e->rule);
+
+	r.kind = e->kind;
+	ev.kind = e->kind;
+	switch (e->kind) {
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		r.path = e->path;
+		r.path2 = e->path2[0] ? e->path2 : NULL;
+		ev.path = e->path;
+		r.flags = e->flags;
+		r.has_flags = e->has_flags;
+		break;
+	case RULES_KIND_NET:
+		ev.family = e->family;
+		memcpy(ev.addr, e->addr, sizeof(ev.addr));
+		ev.port = e->port;
+		ev.unix_path = e->unix_path[0] ? e->unix_path : NULL;
+		r.family = preload_mode_family(e->family);
+		if (record_addr_text(&ev, addr, sizeof(addr)))
+			r.addr = addr;
+		if (e->family != AF_UNIX) {
+			r.port = e->port;
+			if (e->host[0]) {
+				host = e->host;
+				src = CHANNEL_SOURCE_SHIM;
+			} else {
+				host = hosts_lookup(s->hosts, e->family, e->addr, &src);
+			}
+			r.host = host;
+			r.host_source = !host ? "none" : src == CHANNEL_SOURCE_RESOLVER ? "resolver" : "shim";
+			ev.host = host;
+		}
+		break;
+	case RULES_KIND_EXEC:
+		r.target = e->target;
+		r.target_argc = preload_mode_split(e->target_argv, sizeof(e->target_argv),
+						   e->target_argc, targv, PRELOAD_MODE_ARGV_MAX);
+		r.target_argv = targv;
+		ev.exe = e->target;
+		ev.argv = targv;
+		ev.argc = r.target_argc;
+		break;
+	default:
+		break;
+	}
+	r.rule = rule ? rules_string(s->policy, rule->id) : NULL;
+	if (e->kind == RULES_KIND_EXEC && e->effective != RULES_ACTION_DENY && e->target[0])
+		preload_mode_unseen(s, e->target);
+	if (e->effective == RULES_ACTION_ALLOW) {
+		if (!s->record_all)
+			return;
+		r.event = e->kind == RULES_KIND_NET ? "connect" :
+			  e->kind == RULES_KIND_EXEC ? "exec" :
+			  e->has_flags ? "open" : "write";
+		r.action = "allow";
+		record_emit(s, &r);
+		return;
+	}
+	r.event = "alert";
+	r.action = rules_action_name((enum rules_action)e->effective);
+	r.err = e->err;
+	r.why = rule ? rules_string(s->policy, rule->why) : NULL;
+	if (e->action == RULES_ACTION_DENY && record_suggest(e->kind, &ev, suggest, sizeof(suggest)))
+		r.suggest = suggest;
+	r.n_frames = preload_mode_frames(e, frames);
+	r.frames = r.n_frames ? frames : NULL;
+	record_emit(s, &r);
+}
+
+/* Children of agenttrace other than the command's main process and the
+ * host name resolver: processes of the session that outlived it (they
+ * were reparented here, agenttrace being their subreaper). */
+static void preload_mode_left(struct session *s, pid_t **left, size_t *n_left)
+{
+	char path[96], buf[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (char *p = buf, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		char exe[64], target[PATH_MAX];
+		ssize_t len;
+
+		if (end == p)
+			break;
+		if (pid <= 0 || pid == s->main_pid)
+			continue;
+		/* A child still running agenttrace's own code: the resolver. */
+		snprintf(exe, sizeof(exe), "/proc/%ld/exe", pid);
+		len = readlink(exe, target, sizeof(target) - 1);
+		if (len > 0 && s->self_exe && (size_t)len == strlen(s->self_exe) &&
+		    memcmp(target, s->self_exe, (size_t)len) == 0)
+			continue;
+		*left = xrealloc(*left, (*n_left + 1) * sizeof(**left));
+		(*left)[(*n_left)++] = (pid_t)pid;
+	}
+}
+
+static void preload_mode_reap(struct session *s)
+{
+	int status;
+	pid_t pid;
+
+	for (;;) {
+		pid = waitpid(-1, &status, WNOHANG);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			break;
+		if (pid == s->main_pid) {
+			s->main_done = true;
+			signals_forward_stop();
+			s->main_status = status;
+		}
+	}
+}
+
+/* The command itself is started by agenttrace, which carries no shim:
+ * whether it is static is learnt here (execvp's PATH search). */
+static void preload_mode_check_command(struct session *s)
+{
+	const char *cmd = s->opt->command ? s->opt->command[0] : NULL;
+	const char *path = getenv("PATH");
+	char cand[PATH_MAX];
+
+	if (!cmd || !*cmd)
+		return;
+	if (strchr(cmd, '/')) {
+		preload_mode_unseen(s, cmd);
+		return;
+	}
+	for (const char *p = path ? path : "/bin:/usr/bin";; p++) {
+		const char *end = strchrnul(p, ':');
+		int n = (int)(end - p);
+
+		snprintf(cand, sizeof(cand), "%.*s/%s", n ? n : 1, n ? p : ".", cmd);
+		if (access(cand, X_OK) == 0) {
+			preload_mode_unseen(s, cand);
+			return;
+		}
+		if (!*end)
+			return;
+		p = end;
+	}
+}
+
+/* The command itself is exec'ed by agenttrace, which carries no shim: its
+ * exec is decided here, as the shim would decide an exec.  Returns -1 to
+ * go on, or the exit status after a denial (126, as for a program that
+ * cannot be run; the record and the summary are written). */
+int preload_mode_decide_command(struct session *s)
+{
+	const char *const *argv = (const char *const *)s->opt->command;
+	const char *cmd = argv ? argv[0] : NULL;
+	const char *path = getenv("PATH");
+	char exe[PATH_MAX], suggest[PATH_MAX + 128];
+	struct rules_event ev = { .kind = RULES_KIND_EXEC };
+	struct rules_verdict v;
+	struct record r = { 0 };
+	enum rules_action eff;
+	size_t argc = 0;
+
+	if (!cmd || !*cmd)
+		return -1;
+	while (argv[argc])
+		argc++;
+	exe[0] = '\0';
+	if (strchr(cmd, '/')) {
+		if (!realpath(cmd, exe))
+			snprintf(exe, sizeof(exe), "%s", cmd);
+	} else {
+		for (const char *p = path ? path : "/bin:/usr/bin";; p++) {
+			const char *end = strchrnul(p, ':');
+			int n = (int)(end - p);
+			char cand[PATH_MAX];
+
+			snprintf(cand, sizeof(cand), "%.*s/%s", n ? n : 1, n ? p : ".", cmd);
+			if (access(cand, X_OK) == 0 && realpath(cand, exe))
+				break;
+			exe[0] = '\0';
+			if (!*end)
+				break;
+			p = end;
+		}
+	}
+	if (!exe[0])
+		return -1; /* not found: execvp reports 127 as usual */
+	free(s->command_exe);
+	s->command_exe = xstrdup(exe);
+	ev.exe = exe;
+	ev.argv = argv;
+	ev.argc = argc;
+	if (rules_decide(s->policy, &ev, &v) < 0)
+		return -1;
+	eff = rules_effective(s->policy, v.action);
+	if (v.action == RULES_ACTION_ALLOW)
+		return -1;
+	r.event = "alert";
+	r.pid = getpid();
+	r.ppid = getppid();
+	r.exe = s->self_exe;
+	r.argv = argv;
+	r.argc = argc;
+	r.backend = "preload";
+	r.kind = RULES_KIND_EXEC;
+	r.port = -1;
+	r.syscall = "execve";
+	r.target = exe;
+	r.target_argv = argv;
+	r.target_argc = argc;
+	r.action = rules_action_name(eff);
+	r.rule = rules_string(s->policy, v.rule->id);
+	r.why = rules_string(s->policy, v.rule->why);
+	if (eff == RULES_ACTION_DENY)
+		r.err = EACCES;
+	if (record_suggest(RULES_KIND_EXEC, &ev, suggest, sizeof(suggest)))
+		r.suggest = suggest;
+	record_emit(s, &r);
+	if (eff != RULES_ACTION_DENY)
+		return -1;
+	fprintf(stderr, "agenttrace: %s: %s\n", cmd, strerror(EACCES));
+	record_summary(s, AT_EXIT_NOEXEC, 0, NULL, 0);
+	return AT_EXIT_NOEXEC;
+}
+
+void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
+{
+	sigset_t set;
+	struct pollfd pfd[2];
+	int sfd;
+
+	*left = NULL;
+	*n_left = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	/* Only a wake-up for the exits: forwarded signals interrupt poll()
+	 * by themselves (signals.c). */
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (signals_forward_start(s->main_pid) < 0)
+		warn_errno("cannot forward signals to the command");
+	limits_start(s);
+	hosts_resolve(s);
+	preload_mode_check_command(s);
+	while (!s->main_done) {
+		long timeout = limits_next_ms(s);
+
+		pfd[0] = (struct pollfd){ .fd = s->channel_fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (timeout < 0 || timeout > 1000)
+			timeout = 1000; /* a safety net, as signals_wait() */
+		if (poll(pfd, 2, (int)timeout) < 0 && errno != EINTR)
+			break;
+		channel_drain(s);
+		signals_wait(0);
+		preload_mode_reap(s);
+		limits_check(s);
+		hosts_resolve(s);
+	}
+	/* Events sent just before the end are queued already. */
+	channel_drain(s);
+	preload_mode_left(s, left, n_left);
+	for (size_t i = 0; i < *n_left; i++)
+		kill((*left)[i], SIGKILL);
+	for (size_t i = 0; i < *n_left; i++)
+		while (waitpid((*left)[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	preload_mode_reap(s);
+	preload_mode_spawn_free();
+	if (sfd >= 0)
+		close(sfd);
+}

@@ -1,0 +1,268 @@
+/* The seccomp filter, generated from the syscall table.
+ *
+ * The program, as pseudo-C (seccomp_data d; TRACE(x) = SECCOMP_RET_TRACE
+ * with RET_DATA x, see enum arch_trace_data):
+ *
+ *     if (d.arch != AUDIT_ARCH_X86_64) return TRACE(FOREIGN); // i386 int $0x80, ...
+ *     if (d.nr & __X32_SYSCALL_BIT)     return TRACE(X32);
+ *     // a binary search over the table's numbers (jge), then per syscall:
+ *     switch (d.nr) {
+ *     case execve: ... case rename: ... case connect: ... case fork: ...
+ *     case io_uring_setup: ... case ptrace: ...     return TRACE(NATIVE);
+ *     case open:   // flags: d.args[1]
+ *     case openat: // flags: d.args[2]
+ *                  if (flags & WRITE_FLAGS) return TRACE;
+ *                  if (read rules && !(flags & (O_PATH|O_DIRECTORY))) return TRACE;
+ *                  return ALLOW;
+ *                  // WRITE_FLAGS = O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|__O_TMPFILE
+ *                  // ("read rules": decided when the program is built; an
+ *                  // O_PATH descriptor reads nothing, an O_DIRECTORY one reads
+ *                  // no file's bytes, doc/SYSCALLS.md)
+ *     case sendto:  if (d.args[4] != 0) return TRACE; return ALLOW;
+ *     case unshare: if (d.args[0] & CLONE_NEW*) return TRACE; return ALLOW;
+ *     case seccomp: if (d.args[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER) return TRACE;
+ *                   return ALLOW;
+ *     case clone3:  return ERRNO(ENOSYS);   // libc falls back to clone()
+ *     default:      return ALLOW;
+ *     }
+ *
+ * Flags are ints: the filter reads the low 32 bits of an argument, the
+ * kernel's own view of them.  With no tracer attached a TRACE answer fails
+ * the call with ENOSYS (seccomp(2)), so a tracee that loses its supervisor
+ * cannot do anything that needed a check (and PTRACE_O_EXITKILL kills it). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rules/rules.h"
+#include "tracer/syscall/arch.h"
+#include "tracer/syscall/call.h"
+#include "tracer/syscall/table.h"
+
+#define OFF_NR offsetof(struct seccomp_data, nr)
+#define OFF_ARCH offsetof(struct seccomp_data, arch)
+/* x86_64 is little-endian: the low half of args[i] comes first. */
+#define OFF_ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define OFF_ARG_HI(i) (OFF_ARG_LO(i) + 4)
+
+struct filter_gen {
+	struct sock_filter *prog;
+	size_t n, cap;
+	bool read_rules;
+	bool count_spawns;
+};
+
+static void filter_emit(struct filter_gen *g, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf)
+{
+	if (g->n < g->cap)
+		g->prog[g->n] = (struct sock_filter){code, jt, jf, k};
+	g->n++; /* counted even past cap: the caller reports -E2BIG */
+}
+
+static void filter_ret(struct filter_gen *g, uint32_t action)
+{
+	filter_emit(g, BPF_RET | BPF_K, action, 0, 0);
+}
+
+static bool filter_read_rules(const struct rules_policy *p)
+{
+	return p && (p->span[RULES_KIND_READ][RULES_ACTION_DENY].count > 0 ||
+		     p->span[RULES_KIND_READ][RULES_ACTION_ALERT].count > 0);
+}
+
+/* An open-flags block under a policy with read rules: every open stops
+ * but one that syscall_open_kind() calls SYSCALL_OPEN_NONE (read-only
+ * O_PATH or O_DIRECTORY: read rules judge opens of a file's bytes). */
+#define FILTER_OPEN_READ 100
+
+/* fork, vfork and clone with no ceiling on processes to keep: only a
+ * clone with a bypass flag (CLONE_UNTRACED, a new namespace) stops; the
+ * new process is learnt from its PTRACE_EVENT_FORK/VFORK/CLONE all the
+ * same.  One stop less per process started. */
+#define FILTER_SPAWN_BYPASS 101
+
+/* The effective BPF action of E under this policy. */
+static int filter_action(const struct filter_gen *g, const struct syscall_entry *e)
+{
+	if (e->bpf == SYSCALL_BPF_OPEN_FLAGS && g->read_rules)
+		return FILTER_OPEN_READ;
+	if (e->cls == SYSCALL_SPAWN && e->bpf == SYSCALL_BPF_TRACE && !g->count_spawns)
+		return e->flags && e->bypass[0].id ? FILTER_SPAWN_BYPASS : SYSCALL_BPF_ALLOW;
+	return e->bpf;
+}
+
+/* The flag bits of E's bypasses (all read from its flags argument). */
+static uint32_t filter_bypass_mask(const struct syscall_entry *e)
+{
+	uint32_t mask = 0;
+
+	for (size_t i = 0; i < sizeof(e->bypass) / sizeof(e->bypass[0]); i++)
+		if (e->bypass[i].id && e->bypass[i].arg == e->flags)
+			mask |= e->bypass[i].mask;
+	return mask;
+}
+
+/* Instructions of the per-syscall block (every path ends in a return). */
+static size_t filter_block_len(int action)
+{
+	switch (action) {
+	case SYSCALL_BPF_OPEN_FLAGS:
+	case SYSCALL_BPF_ARG_BITS:
+	case FILTER_SPAWN_BYPASS:
+		return 4;
+	case SYSCALL_BPF_ARG_NONZERO:
+		return 6;
+	case FILTER_OPEN_READ:
+		return 5;
+	default:
+		return 1;
+	}
+}
+
+static void filter_block(struct filter_gen *g, const struct syscall_entry *e, int action)
+{
+	const uint32_t trace = SECCOMP_RET_TRACE | ARCH_TRACE_NATIVE;
+	unsigned arg = e->bpf_arg ? e->bpf_arg - 1u : 0;
+
+	switch (action) {
+	case SYSCALL_BPF_TRACE:
+		filter_ret(g, trace);
+		break;
+	case SYSCALL_BPF_ENOSYS:
+		filter_ret(g, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+		break;
+	case SYSCALL_BPF_OPEN_FLAGS:
+	case SYSCALL_BPF_ARG_BITS:
+		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(arg), 0, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K,
+			    action == SYSCALL_BPF_OPEN_FLAGS ? SYSCALL_OPEN_WRITE_FLAGS : e->bpf_mask,
+			    0, 1);
+		filter_ret(g, trace);
+		filter_ret(g, SECCOMP_RET_ALLOW);
+		break;
+	case FILTER_SPAWN_BYPASS:
+		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(e->flags - 1u), 0, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, filter_bypass_mask(e), 0, 1);
+		filter_ret(g, trace);
+		filter_ret(g, SECCOMP_RET_ALLOW);
+		break;
+	case FILTER_OPEN_READ:
+		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(arg), 0, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_WRITE_FLAGS, 1, 0);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_NOREAD_FLAGS, 1, 0);
+		filter_ret(g, trace);
+		filter_ret(g, SECCOMP_RET_ALLOW);
+		break;
+	case SYSCALL_BPF_ARG_NONZERO:
+		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(arg), 0, 0);
+		filter_emit(g, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2);
+		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_HI(arg), 0, 0);
+		filter_emit(g, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
+		filter_ret(g, trace);
+		filter_ret(g, SECCOMP_RET_ALLOW);
+		break;
+	default:
+		filter_ret(g, SECCOMP_RET_ALLOW);
+		break;
+	}
+}
+
+/* NRS[lo..hi) sorted; the accumulator holds the syscall number. */
+static void filter_tree(struct filter_gen *g, const uint16_t *nrs, size_t lo, size_t hi)
+{
+	if (hi - lo <= 4) {
+		for (size_t i = lo; i < hi; i++) {
+			const struct syscall_entry *e = syscall_lookup(nrs[i]);
+			int action = filter_action(g, e);
+
+			filter_emit(g, BPF_JMP | BPF_JEQ | BPF_K, nrs[i], 0,
+				    (uint8_t)filter_block_len(action));
+			filter_block(g, e, action);
+		}
+		filter_ret(g, SECCOMP_RET_ALLOW);
+		return;
+	}
+	{
+		size_t mid = lo + (hi - lo) / 2, ja;
+
+		/* nr >= nrs[mid]: take the `ja` to the right half; jt/jf
+		 * reach only 255 instructions, ja reaches anywhere. */
+		filter_emit(g, BPF_JMP | BPF_JGE | BPF_K, nrs[mid], 0, 1);
+		ja = g->n;
+		filter_emit(g, BPF_JMP | BPF_JA, 0, 0, 0);
+		filter_tree(g, nrs, lo, mid);
+		if (ja < g->cap)
+			g->prog[ja].k = (uint32_t)(g->n - ja - 1);
+		filter_tree(g, nrs, mid, hi);
+	}
+}
+
+long filter_build(const struct rules_policy *policy, bool count_spawns, struct sock_filter *prog,
+		  size_t cap)
+{
+	struct filter_gen g = {.prog = prog, .cap = cap, .read_rules = filter_read_rules(policy),
+			       .count_spawns = count_spawns};
+	uint16_t nrs[SYSCALL_TABLE_SIZE];
+	size_t count = 0;
+
+	for (long nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
+		const struct syscall_entry *e = syscall_lookup(nr);
+
+		if (e && filter_action(&g, e) != SYSCALL_BPF_ALLOW)
+			nrs[count++] = (uint16_t)nr;
+	}
+	filter_emit(&g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARCH, 0, 0);
+	filter_emit(&g, BPF_JMP | BPF_JEQ | BPF_K, arch_native(), 1, 0);
+	filter_ret(&g, SECCOMP_RET_TRACE | ARCH_TRACE_FOREIGN);
+	filter_emit(&g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_NR, 0, 0);
+	filter_emit(&g, BPF_JMP | BPF_JSET | BPF_K, (uint32_t)arch_x32_bit(), 0, 1);
+	filter_ret(&g, SECCOMP_RET_TRACE | ARCH_TRACE_X32);
+	filter_tree(&g, nrs, 0, count);
+	if (g.n > cap || g.n > BPF_MAXINSNS)
+		return -E2BIG;
+	return (long)g.n;
+}
+
+int filter_install(const struct rules_policy *policy, bool count_spawns)
+{
+	struct sock_filter prog[FILTER_MAX_INSNS];
+	struct sock_fprog fprog;
+	long n = filter_build(policy, count_spawns, prog, FILTER_MAX_INSNS);
+
+	if (n < 0)
+		return (int)n;
+	fprog.len = (unsigned short)n;
+	fprog.filter = prog;
+	/* Idempotent; needed by an unprivileged caller (seccomp(2)). */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) == 0)
+		return 0;
+	/* seccomp(2): with flags 0 the prctl form is the same call; some
+	 * environments know only it (valgrind 3.19, pre-3.17 kernels). */
+	if (errno == ENOSYS &&
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (unsigned long)&fprog, 0, 0) == 0)
+		return 0;
+	return -errno;
+}
+
+int filter_canary(void)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, CALL_CANARY_PATH, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close((int)fd);
+		return -EPERM; /* nobody refused it */
+	}
+	if (errno == CALL_CANARY_ERRNO)
+		return 0;
+	return errno ? -errno : -EPERM;
+}
