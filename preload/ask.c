@@ -22,7 +22,7 @@
 #include "preload/ask.h"
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "tracer/shim/channel.h"
+#include "lib/channel-wire.h"
 
 /* ---- small async-signal-safe helpers ---- */
 
@@ -480,46 +480,29 @@ __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8
 	ask_send(&m, sizeof(m));
 }
 
-/* PATH under /proc/<this process>/ as /proc/self/..., as the ptrace
- * backend reports a session process's own /proc entries: the policy's
- * /proc/[0-9]* rules are about processes outside the session, and
- * ask_path() has resolved the "self" link to the number.  BUF holds
- * PATH_MAX bytes. */
+/* PATH with this process's own /proc entries as /proc/self/...
+ * (rules_proc_self()): ask_path() has resolved the "self" link to the
+ * number.  BUF holds PATH_MAX bytes. */
 static const char *ask_proc_self(const char *path, char *buf)
 {
-	char pid[16];
-	long v = syscall(SYS_getpid);
-	int n = 0;
 	size_t len;
 
-	if (!path || strncmp(path, "/proc/", 6) != 0 || v <= 0)
+	if (!path || strncmp(path, "/proc/", 6) != 0 || (len = strlen(path)) >= PATH_MAX)
 		return path;
-	do {
-		pid[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (int i = 0; i < n; i++)
-		if (path[6 + i] != pid[n - 1 - i])
-			return path;
-	if (path[6 + n] != '/' && path[6 + n] != 0)
-		return path;
-	len = strlen(path + 6 + n);
-	if (11 + len >= PATH_MAX)
-		return path;
-	memcpy(buf, "/proc/self", 10);
-	memcpy(buf + 10, path + 6 + n, len + 1);
+	memcpy(buf, path, len + 1);
+	rules_proc_self(buf, PATH_MAX, (pid_t)syscall(SYS_getpid), NULL, NULL);
 	return buf;
 }
 
 int ask_decide(const struct ask_call *call)
 {
 	const struct rules_policy *p = shim.policy;
-	struct rules_event ev[2];
-	struct rules_verdict v, worst = { RULES_ACTION_ALLOW, NULL };
-	enum rules_action eff;
+	struct rules_event ev[RULES_CALL_EVENTS];
+	struct rules_call_verdict v;
 	struct ask_call self = *call;
 	const struct ask_call *c = &self;
 	char proc1[PATH_MAX], proc2[PATH_MAX];
+	bool explicit_deny_only[RULES_CALL_EVENTS] = { false, c->path2_explicit_deny_only };
 	int saved = errno, n = c->path2 ? 2 : 1, err = 0;
 
 	if (!p)
@@ -539,24 +522,15 @@ int ask_decide(const struct ask_call *call)
 		ev[i].port = c->port;
 		ev[i].host = c->host;
 		ev[i].unix_path = c->unix_path;
-		if (rules_decide(p, &ev[i], &v) < 0) {
-			v.action = RULES_ACTION_DENY;
-			v.rule = NULL;
-		} else if (i == 1 && c->path2_explicit_deny_only &&
-			   v.rule == rules_rule_at(p, p->fallback[c->kind])) {
-			v.action = RULES_ACTION_ALLOW;
-		}
-		if (i == 0 || v.action > worst.action)
-			worst = v;
 	}
-	eff = rules_effective(p, worst.action);
-	if (eff == RULES_ACTION_DENY)
+	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
+	if (v.effective == RULES_ACTION_DENY)
 		err = EACCES;
-	if (eff != RULES_ACTION_ALLOW || p->record)
+	if (v.effective != RULES_ACTION_ALLOW || p->record)
 		/* Exec: no backtrace, it may run in a vfork child (see
 		 * agenttrace(1) BACKENDS on libunwind). */
-		ask_report(c, (uint8_t)c->kind, worst.action, eff, ask_rule_index(p, worst.rule), err,
-			   eff != RULES_ACTION_ALLOW && c->kind != RULES_KIND_EXEC);
+		ask_report(c, (uint8_t)c->kind, v.action, v.effective, ask_rule_index(p, v.rule), err,
+			   v.effective != RULES_ACTION_ALLOW && c->kind != RULES_KIND_EXEC);
 	else if (c->kind == RULES_KIND_EXEC)
 		ask_exec_notice(c->target, c->target_argv);
 	errno = saved;

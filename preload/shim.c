@@ -14,7 +14,7 @@
 #include "preload/ask.h"
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "tracer/shim/channel.h"
+#include "lib/channel-wire.h"
 
 struct shim_state shim;
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "rules/rules.h"
-#include "tracer/shim/channel.h"
+#include "lib/channel-wire.h"
 
 enum shim_mode {
 	SHIM_OFF = 0,    /* no agenttrace environment: call through, nothing else */

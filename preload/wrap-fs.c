@@ -13,7 +13,7 @@
 #include "preload/ask.h"
 #include "preload/real.h"
 #include "preload/shim.h"
-#include "tracer/syscall/table.h"
+#include "lib/syscall-open.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -42,12 +42,11 @@ static int fs_open_check(int dirfd, const char *path, int flags, const char *nam
 	bool write = kind == SYSCALL_OPEN_WRITE;
 	int saved = errno, r;
 
-	/* The supervisor's own answer (tracer/syscall/table.h): what an O_PATH or
+	/* The supervisor's own answer (lib/syscall-open.h): what an O_PATH or
 	 * O_DIRECTORY descriptor leads to is judged on its own. */
 	if (!path || kind == SYSCALL_OPEN_NONE || (!write && fs_read_free()))
 		return 0;
-	r = ask_path(dirfd, path, !(flags & O_NOFOLLOW) &&
-			 !((flags & O_CREAT) && (flags & O_EXCL)), abs);
+	r = ask_path(dirfd, path, syscall_open_follows(flags), abs);
 	errno = saved;
 	if (r < 0 && r != -ENOENT)
 		return 0; /* the kernel fails it the same way */

@@ -18,7 +18,7 @@
 
 #include "preload/shim.h"
 #include "preload/wrap-proc.h"
-#include "tracer/shim/channel.h"
+#include "lib/channel-wire.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -138,6 +138,32 @@ int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 	return 0;
 }
 
+void rules_decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
+		       const bool *explicit_deny_only, struct rules_call_verdict *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->action = RULES_ACTION_ALLOW;
+	if (n > RULES_CALL_EVENTS)
+		n = RULES_CALL_EVENTS;
+	for (size_t i = 0; i < n; i++) {
+		struct rules_verdict v;
+
+		if (rules_decide(p, &ev[i], &v) < 0) {
+			v.action = RULES_ACTION_DENY;
+			v.rule = NULL;
+		} else if (explicit_deny_only && explicit_deny_only[i] &&
+			   v.rule == rules_rule_at(p, p->fallback[ev[i].kind])) {
+			v.action = RULES_ACTION_ALLOW;
+		}
+		if (i == 0 || v.action > out->action) {
+			out->action = v.action;
+			out->rule = v.rule;
+			out->event = i;
+		}
+	}
+	out->effective = rules_effective(p, out->action);
+}
+
 enum rules_action rules_effective(const struct rules_policy *p, enum rules_action a)
 {
 	if (a == RULES_ACTION_DENY && p && p->mode == RULES_MODE_AUDIT)

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define RULES_MAGIC 0x50525441u /* "ATRP" little-endian */
 #define RULES_VERSION 1u
@@ -191,12 +192,43 @@ int rules_policy_check(const void *blk, size_t size);
 int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 		 struct rules_verdict *out);
 
+/* The events of one call: one, or two for rename, link and symlink. */
+#define RULES_CALL_EVENTS 2
+
+/* What a call's events come to together. */
+struct rules_call_verdict {
+	enum rules_action action;      /* the worst rule's action (mode not applied) */
+	enum rules_action effective;   /* after the mode (rules_effective) */
+	const struct rules_rule *rule; /* NULL: the engine could not decide an event */
+	size_t event;                  /* the event that decided */
+};
+
+/* Decide the N events of one call (N <= RULES_CALL_EVENTS): the worst
+ * verdict wins (deny > alert > allow), the first of equals.  An event
+ * the engine cannot decide (unknown kind) is a deny with no rule: fail
+ * closed.  EXPLICIT_DENY_ONLY (NULL: none) marks events that only an
+ * explicit rule refuses, not their section's fallback: a symlink's
+ * target is not written by the call, but a link towards a protected file
+ * is how a later write would reach it.  The one combining step of both
+ * backends.  Allocation-free. */
+void rules_decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
+		       const bool *explicit_deny_only, struct rules_call_verdict *out);
+
 /* The "@name" text of an abstract AF_UNIX address (NAME, N bytes after
  * the leading NUL) into OUT (SIZE >= 6): printable bytes as they are, the
  * others and '\' as \xHH, so that the text is unambiguous and valid
  * UTF-8; cut short when OUT is full.  Both backends name abstract sockets
  * through it, so that one rule "unix:@name" means the same in both. */
 void rules_unix_abstract_text(const unsigned char *name, size_t n, char *out, size_t size);
+
+/* "/proc/N/..." -> "/proc/self/..." in place when N is a process of the
+ * session: IN_SESSION(N, ARG) says so, or, without a callback, N == PID.
+ * Read rules on /proc/[0-9]*&#47;environ and the like are about processes
+ * outside the session; a session's own entries are its "self".  The
+ * supervisor knows every process of the session, the preload shim only
+ * the calling one (agenttrace(1), BACKENDS).  SIZE is PATH's buffer. */
+void rules_proc_self(char *path, size_t size, pid_t pid, bool (*in_session)(pid_t, void *),
+		     void *arg);
 
 /* The action to apply after the mode: in audit mode a deny becomes an
  * alert. */

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rules/rules.h"
 #include "tracer/syscall/path.h"
 
 static char T[PATH_MAX];     /* the temp dir, resolved */
@@ -256,14 +257,14 @@ START_TEST(proc_reported_as_self)
 			 0);
 	snprintf(want, sizeof(want), "/proc/%d/environ", (int)child);
 	ck_assert_str_eq(out, want);
-	path_proc_self(out, sizeof(out), child, NULL, NULL);
+	rules_proc_self(out, sizeof(out), child, NULL, NULL);
 	ck_assert_str_eq(out, "/proc/self/environ");
 	/* a process outside the session keeps its number */
 	snprintf(out, sizeof(out), "/proc/1/environ");
-	path_proc_self(out, sizeof(out), child, NULL, NULL);
+	rules_proc_self(out, sizeof(out), child, NULL, NULL);
 	ck_assert_str_eq(out, "/proc/1/environ");
 	snprintf(out, sizeof(out), "/proc/%d", (int)child);
-	path_proc_self(out, sizeof(out), child, NULL, NULL);
+	rules_proc_self(out, sizeof(out), child, NULL, NULL);
 	ck_assert_str_eq(out, "/proc/self");
 	/* /proc/mounts is an ordinary link to self/mounts */
 	ck_assert_int_eq(path_resolve(child, AT_FDCWD, "/proc/mounts", 0, out, sizeof(out)), 0);

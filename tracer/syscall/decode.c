@@ -114,11 +114,7 @@ static int decode_path_flags(const struct decode *d, const struct syscall_path *
 	case SYSCALL_FOLLOW_IF_AT:
 		return (d->c->flags & AT_SYMLINK_FOLLOW) ? 0 : PATH_NOFOLLOW;
 	case SYSCALL_FOLLOW_OPEN:
-		if (oflags & O_NOFOLLOW)
-			return PATH_NOFOLLOW;
-		if ((oflags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
-			return PATH_NOFOLLOW;
-		return 0;
+		return syscall_open_follows(oflags) ? 0 : PATH_NOFOLLOW;
 	default:
 		return 0;
 	}
@@ -163,7 +159,7 @@ done:
 		return DECODE_NO_EVENT;
 	if (rc < 0)
 		return rc;
-	path_proc_self(out, PATH_MAX, d->pid, d->ctx ? d->ctx->in_session : NULL,
+	rules_proc_self(out, PATH_MAX, d->pid, d->ctx ? d->ctx->in_session : NULL,
 		       d->ctx ? d->ctx->arg : NULL);
 	return 0;
 }
@@ -392,7 +388,7 @@ static int decode_write(const struct decode *d)
 			c->explicit_deny_only[1] = true;
 			rc = path_resolve_from(d->pid, base, c->path[1], 0, c->path[1], PATH_MAX);
 			if (rc == 0)
-				path_proc_self(c->path[1], PATH_MAX, d->pid,
+				rules_proc_self(c->path[1], PATH_MAX, d->pid,
 					       d->ctx ? d->ctx->in_session : NULL,
 					       d->ctx ? d->ctx->arg : NULL);
 			else if (rc == PATH_NOT_FS)
@@ -485,7 +481,7 @@ static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned 
 			return DECODE_NO_EVENT;
 		if (rc < 0)
 			return rc;
-		path_proc_self(pathbuf, PATH_MAX, d->pid, d->ctx ? d->ctx->in_session : NULL,
+		rules_proc_self(pathbuf, PATH_MAX, d->pid, d->ctx ? d->ctx->in_session : NULL,
 			       d->ctx ? d->ctx->arg : NULL);
 		if (bind) {
 			ev->kind = RULES_KIND_WRITE;

@@ -47,9 +47,4 @@ int path_fd(pid_t pid, int fd, char *out, size_t outsz);
  * openat2(2) shortcuts must agree with). */
 void path_force_walk(bool on);
 
-/* "/proc/N/..." -> "/proc/self/..." in place when IN_SESSION(N) says N is a
- * process of the session (NULL: only N == PID).  SIZE is PATH's buffer. */
-void path_proc_self(char *path, size_t size, pid_t pid, bool (*in_session)(pid_t, void *),
-		    void *arg);
-
 #endif

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/syscall-open.h"
+
 enum syscall_class {
 	SYSCALL_OTHER = 0,
 	SYSCALL_EXEC,   /* runs a program: exec event */
@@ -97,27 +99,6 @@ struct syscall_entry {
 	uint8_t addr, addrlen; /* SYSCALL_ARG */
 	struct syscall_bypass bypass[2];
 };
-
-/* Open flags that make an open a write: O_WRONLY O_RDWR O_CREAT O_TRUNC
- * and O_TMPFILE's own bit (glibc's O_TMPFILE also has O_DIRECTORY, which
- * alone is no write). */
-#define SYSCALL_TMPFILE_BIT 020000000
-#define SYSCALL_OPEN_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | SYSCALL_TMPFILE_BIT)
-/* Without write intent, an open with one of these reads no file's bytes:
- * an O_PATH descriptor reads nothing, an O_DIRECTORY one lists names (a
- * non-directory fails with ENOTDIR).  Read rules do not judge them. */
-#define SYSCALL_OPEN_NOREAD_FLAGS (O_PATH | O_DIRECTORY)
-
-enum syscall_open_kind { SYSCALL_OPEN_NONE, SYSCALL_OPEN_READ, SYSCALL_OPEN_WRITE };
-
-/* What an open with FLAGS is to the policy; the one answer for the
- * filter (the same masks), the decoder and the preload shim. */
-static inline enum syscall_open_kind syscall_open_kind(int flags)
-{
-	if (flags & SYSCALL_OPEN_WRITE_FLAGS)
-		return SYSCALL_OPEN_WRITE;
-	return (flags & SYSCALL_OPEN_NOREAD_FLAGS) ? SYSCALL_OPEN_NONE : SYSCALL_OPEN_READ;
-}
 
 /* One past the highest native syscall number in the table. */
 #define SYSCALL_TABLE_SIZE 480
