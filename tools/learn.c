@@ -18,6 +18,7 @@
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
+#include "rules/generalise.h"
 #include "rules/load.h"
 #include "tools/learn.h"
 #include "tools/logread.h"
@@ -48,16 +49,12 @@ static void learn_msg(int err, const char *fmt, ...)
  * whole directory, whatever the run happened to write there. */
 static const char *const learn_temp_dirs[] = { "/tmp", "/var/tmp", "/dev/shm", NULL };
 
-struct learn_anchor {
-	const char *var;   /* "${ROOT}" */
-	char *dir;         /* normalized, no trailing '/'; NULL unknown */
-	bool whole;        /* everything under it is one area */
-};
-
-enum { LEARN_ROOT, LEARN_TMPDIR, LEARN_HOME, LEARN_ANCHORS };
+/* ${ROOT} and ${TMPDIR} are one area each: everything under them is the
+ * run's own; ${HOME} is not. */
+static const bool learn_anchor_whole[RULES_ANCHORS] = { true, true, false };
 
 struct learn {
-	struct learn_anchor anchor[LEARN_ANCHORS];
+	struct rules_anchors anchors;
 	json_t *raw_execs;  /* "exe\x1fargv0" -> [exe, argv0, args...] */
 	json_t *execs;      /* pattern -> one of raw_execs' arrays */
 	json_t *writes;     /* path -> first seq (insertion order = log order) */
@@ -68,72 +65,25 @@ struct learn {
 
 /* ---- text ---- */
 
-static void learn_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+/* The generaliser's literals (rules/generalise.h), out of memory ending
+ * the run as every allocation of the tools does. */
+static char *learn_checked(char *s)
 {
-	while (*len + n + 1 > *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		*buf = xrealloc(*buf, *cap);
+	if (!s) {
+		learn_msg(ENOMEM, "learn");
+		exit(125);
 	}
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = '\0';
+	return s;
 }
 
-/* A literal for a policy pattern: '$' doubled (the loader's variable
- * syntax), and with glob set, glob characters (and with alt, '|')
- * backslash-escaped. */
 static char *learn_escape(const char *prefix, const char *s, bool glob, bool alt)
 {
-	char *out = NULL;
-	size_t len = 0, cap = 0;
-
-	learn_put(&out, &len, &cap, prefix, strlen(prefix));
-	for (; *s; s++) {
-		if (*s == '$')
-			learn_put(&out, &len, &cap, "$", 1);
-		else if ((glob && strchr("\\*?[]", *s)) || (alt && *s == '|'))
-			learn_put(&out, &len, &cap, "\\", 1);
-		learn_put(&out, &len, &cap, s, 1);
-	}
-	return out;
+	return learn_checked(rules_literal(prefix, s, glob, alt));
 }
 
-static bool learn_under(const char *path, const char *dir)
-{
-	size_t n = dir ? strlen(dir) : 0;
-
-	return n && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
-/* The anchor PATH lies under (the deepest one), or -1. */
-static int learn_anchor_of(const struct learn *l, const char *path)
-{
-	int best = -1;
-	size_t best_len = 0;
-
-	for (int i = 0; i < LEARN_ANCHORS; i++) {
-		const char *d = l->anchor[i].dir;
-
-		if (learn_under(path, d) && strlen(d) > best_len) {
-			best = i;
-			best_len = strlen(d);
-		}
-	}
-	return best;
-}
-
-/* A path as a policy would write it: under an anchor, "${VAR}/rest". */
 static char *learn_with_vars(const struct learn *l, const char *path, bool glob)
 {
-	int a = learn_anchor_of(l, path);
-	char *rest, *out;
-
-	if (a < 0)
-		return learn_escape("", path, glob, false);
-	rest = learn_escape("", path + strlen(l->anchor[a].dir), glob, false);
-	out = xasprintf("%s%s", l->anchor[a].var, rest);
-	free(rest);
-	return out;
+	return learn_checked(rules_path_literal(&l->anchors, path, glob));
 }
 
 /* "/a/b/c" and "/a/b/d/e" -> "/a/b" (in place in a). */
@@ -210,7 +160,7 @@ static void learn_exec_patterns(struct learn *l)
 		const char *exe = json_string_value(json_array_get(ex, 0));
 		const char *a0 = json_string_value(json_array_get(ex, 1));
 
-		if (l->anchor[LEARN_ROOT].dir && learn_under(exe, l->anchor[LEARN_ROOT].dir))
+		if (rules_path_under(exe, l->anchors.dir[RULES_ANCHOR_ROOT]))
 			learn_exec_add(l, learn_with_vars(l, exe, true), ex);
 		else
 			learn_exec_add(l, learn_escape("", logread_base(exe), true, true), ex);
@@ -291,21 +241,21 @@ static void learn_record(struct learn *l, const struct logrec *rec)
  * below HOME, a temp dir, else the first two components. */
 static char *learn_area(const struct learn *l, const char *path, bool *whole)
 {
-	int a = learn_anchor_of(l, path);
+	int a = rules_anchor_of(&l->anchors, path);
 	const char *base, *p;
 
 	*whole = false;
-	if (a >= 0 && l->anchor[a].whole) {
+	if (a >= 0 && learn_anchor_whole[a]) {
 		*whole = true;
-		return xstrdup(l->anchor[a].dir);
+		return xstrdup(l->anchors.dir[a]);
 	}
 	for (size_t i = 0; learn_temp_dirs[i]; i++)
-		if (a < 0 && learn_under(path, learn_temp_dirs[i])) {
+		if (a < 0 && rules_path_under(path, learn_temp_dirs[i])) {
 			*whole = true;
 			return xstrdup(learn_temp_dirs[i]);
 		}
 	if (a >= 0) {
-		base = path + strlen(l->anchor[a].dir);
+		base = path + strlen(l->anchors.dir[a]);
 		if (!*base)
 			return xstrdup(path);
 		p = strchr(base + 1, '/');
@@ -601,11 +551,11 @@ static int learn_verify(const struct learn *l, const char *text)
 		free(path);
 		return -1;
 	}
-	rules_vars_from_env(&vars, l->anchor[LEARN_ROOT].dir);
-	if (l->anchor[LEARN_HOME].dir)
-		vars.home = l->anchor[LEARN_HOME].dir;
-	if (l->anchor[LEARN_TMPDIR].dir)
-		vars.tmpdir = l->anchor[LEARN_TMPDIR].dir;
+	rules_vars_from_env(&vars, l->anchors.dir[RULES_ANCHOR_ROOT]);
+	if (l->anchors.dir[RULES_ANCHOR_HOME])
+		vars.home = l->anchors.dir[RULES_ANCHOR_HOME];
+	if (l->anchors.dir[RULES_ANCHOR_TMPDIR])
+		vars.tmpdir = l->anchors.dir[RULES_ANCHOR_TMPDIR];
 	names[0] = path;
 	rc = rules_load(names, 1, NULL, 0, &vars, &p, &err);
 	if (rc < 0) {
@@ -622,25 +572,6 @@ static int learn_verify(const struct learn *l, const char *text)
 }
 
 /* ---- main ---- */
-
-static char *learn_norm_dir(const char *d)
-{
-	char *s;
-	size_t n;
-
-	if (!d || d[0] != '/')
-		return NULL;
-	s = xstrdup(d);
-	n = strlen(s);
-	while (n > 1 && s[n - 1] == '/')
-		s[--n] = '\0';
-	if (strcmp(s, "/") == 0) {
-		/* "/" as an anchor would swallow every path. */
-		free(s);
-		return NULL;
-	}
-	return s;
-}
 
 char *learn_log_root(const char *log)
 {
@@ -764,11 +695,11 @@ int learn_main(int argc, char **argv)
 		goto out;
 	}
 
-	l.anchor[LEARN_ROOT] = (struct learn_anchor){ "${ROOT}",
-		learn_norm_dir(root ? root : l.summary_cwd ? l.summary_cwd : l.first_cwd), true };
-	l.anchor[LEARN_TMPDIR] = (struct learn_anchor){ "${TMPDIR}",
-		learn_norm_dir(tmpdir && *tmpdir ? tmpdir : "/tmp"), true };
-	l.anchor[LEARN_HOME] = (struct learn_anchor){ "${HOME}", learn_norm_dir(home), false };
+	if (rules_anchors_set(&l.anchors, root ? root : l.summary_cwd ? l.summary_cwd : l.first_cwd,
+			      tmpdir && *tmpdir ? tmpdir : "/tmp", home) < 0) {
+		learn_msg(ENOMEM, "learn");
+		goto out;
+	}
 	learn_exec_patterns(&l);
 
 	text = learn_policy_text(&l, log, name, extends);
@@ -790,8 +721,7 @@ int learn_main(int argc, char **argv)
 			 "them as alerts, which learn admits)", l.denied, l.denied == 1 ? "" : "s");
 	status = AT_EXIT_OK;
 out:
-	for (int i = 0; i < LEARN_ANCHORS; i++)
-		free(l.anchor[i].dir);
+	rules_anchors_free(&l.anchors);
 	json_decref(l.execs);
 	json_decref(l.raw_execs);
 	json_decref(l.writes);

@@ -230,6 +230,13 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		session_extra(&x, RULES_KIND_EXEC, RULES_ACTION_ALLOW, o->allow_exec.v[i], NULL, NULL);
 	session_protect(s, &x, log_abs);
 
+	if (rules_anchors_set(&s->anchors, vars.root ? vars.root : vars.cwd,
+			      vars.tmpdir ? vars.tmpdir : "/tmp", vars.home) < 0) {
+		warn_msg("out of memory");
+		session_extras_free(&x);
+		free(root_abs);
+		return AT_EXIT_FAILURE;
+	}
 	memset(&err, 0, sizeof(err));
 	if (rules_load(o->policies.v, o->policies.n, x.v, x.n, &vars, &s->policy, &err) < 0) {
 		char line[1536];
@@ -489,6 +496,7 @@ void session_free(struct session *s)
 	notify_close(&s->notify);
 	free(s->call);
 	free(s->policy);
+	rules_anchors_free(&s->anchors);
 	free(s->context);
 	free(s->self_exe);
 	free(s->command_exe);

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "rules/generalise.h"
 #include "rules/rules.h"
 #include "tracer/record/notify.h"
 #include "tracer/options.h"
@@ -48,6 +49,7 @@ struct cgroup_session;
 struct session {
 	struct options *opt;
 	struct rules_policy *policy;
+	struct rules_anchors anchors; /* ${ROOT} ${TMPDIR} ${HOME} of this run, for suggestions */
 	char id[17];              /* random hex, per run */
 	char *context;            /* NULL: none */
 	char *self_exe;           /* agenttrace's own binary */

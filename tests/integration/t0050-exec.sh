@@ -73,14 +73,19 @@ for B in auto preload; do
 	assert_file_content "${BK}pip install: the program ran" "$ROOT/pip-ran" "install requests"
 	assert_rec "${BK}pip install: alert record (action alert)" "$(exec_expr alert "$ROOT/bin/pip")"
 	assert_no_rec "${BK}pip install: no deny record" "event == 'alert' and action == 'deny'"
-	assert_rec "${BK}pip install: the alert carries a suggest (SPEC §6: every alert)" \
+	assert_rec "${BK}pip install: the alert carries a suggest (every alert does)" \
 		"event == 'alert' and action == 'alert' and pre(suggest, '{\"exec\"')"
+	assert_rec "${BK}pip install: the suggest names the program under \${ROOT}" \
+		"event == 'alert' and suggest == '{\"exec\":{\"allow\":[\"\${ROOT}/bin/pip\"]}}'"
 
 	rm -f "$ROOT/pip-ran"
 	bk -- sh -c 'PATH="$PWD/bin:$PATH"; pip install -r req.txt' >"$OUT" 2>"$ERR"
 	assert_eq "${BK}pip install from a shell: runs" 0 $?
 	assert_file_present "${BK}pip install from a shell: the program ran" "$ROOT/pip-ran"
 	assert_rec "${BK}pip install from a shell: alert record" "$(exec_expr alert "$ROOT/bin/pip")"
+	# The same record whichever backend decided: the shim's alert too.
+	assert_rec "${BK}pip install from a shell: the alert carries a suggest" \
+		"event == 'alert' and action == 'alert' and target and suggest == '{\"exec\":{\"allow\":[\"\${ROOT}/bin/pip\"]}}'"
 
 	bk_allowed "pip list does not alert" -- "$ROOT/bin/pip" list
 

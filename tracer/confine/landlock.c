@@ -39,6 +39,7 @@
 #include "tracer/syscall/arch.h"
 #include "tracer/syscall/call.h"
 #include "tracer/confine/landlock.h"
+#include "tracer/judge.h"
 #include "tracer/syscall/mem.h"
 #include "tracer/record/record.h"
 #include "tracer/syscall/table.h"
@@ -431,14 +432,11 @@ static bool landlock_creates_only(const char *name)
 	return false;
 }
 
-bool landlock_deny_uncovered(struct session *s, struct tracee *t, const struct call *c)
+int landlock_uncovered(const struct session *s, const struct call *c)
 {
-	struct record r = { 0 };
-	const char *path = NULL;
-
 	if (!s->landlock || !landlock_governs(c->name))
-		return false;
-	for (size_t i = 0; i < c->n_events && i < 2 && !path; i++) {
+		return -1;
+	for (size_t i = 0; i < c->n_events && i < 2; i++) {
 		const char *p = c->events[i].path;
 		struct stat st;
 
@@ -449,25 +447,9 @@ bool landlock_deny_uncovered(struct session *s, struct tracee *t, const struct c
 		 * ancestor): the kernel's answer, not Landlock's. */
 		if (landlock_creates_only(c->name) && lstat(p, &st) == 0)
 			continue;
-		path = p;
+		return (int)i;
 	}
-	if (!path)
-		return false;
-	r.event = "alert";
-	r.action = "deny";
-	record_who(&r, t);
-	r.kind = SESSION_KIND_WRITE;
-	r.syscall = c->name;
-	r.path = path;
-	r.port = -1;
-	r.err = EACCES;
-	r.rule = "landlock.outside-roots";
-	r.why = "the policy allows this write, but the Landlock backstop only lets writes "
-		"through beneath the write roots that existed when the session started; "
-		"create the directory before the session, or use --landlock off";
-	record_emit(s, &r);
-	call_deny(t->pid, EACCES);
-	return true;
+	return -1;
 }
 
 void landlock_free(struct landlock *l)
@@ -607,7 +589,10 @@ static bool landlock_race_changed(pid_t tid, const struct landlock_race *r)
 static void landlock_race_record(struct session *s, struct tracee *t, const char *syscall,
 				 const char *path, bool refused)
 {
-	struct record rec = { 0 };
+	struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = path };
+	struct judge_call c = { .syscall = syscall, .events = &ev, .n_events = 1 };
+	struct judge_verdict v;
+	struct judge_who w;
 
 	if (landlock_race_records++ >= LANDLOCK_RACE_RECORDS) {
 		/* Counted, not recorded: see LANDLOCK_RACE_RECORDS. */
@@ -618,25 +603,18 @@ static void landlock_race_record(struct session *s, struct tracee *t, const char
 			s->alerts++;
 		return;
 	}
-	rec.event = "alert";
-	record_who(&rec, t);
-	rec.kind = SESSION_KIND_WRITE;
-	rec.syscall = syscall;
-	rec.path = path;
-	rec.port = -1;
-	if (refused) {
-		rec.action = "deny";
-		rec.err = EACCES;
-		rec.rule = "landlock.race";
-		rec.why = "the path changed after the supervisor's check (another thread "
-			  "rewrote it): the kernel's Landlock backstop refused the call";
-	} else {
-		rec.action = "alert";
-		rec.rule = "race.toctou";
-		rec.why = "the path changed after the supervisor's check (another thread "
-			  "rewrote it): the write reached a path the policy denies";
-	}
-	record_emit(s, &rec);
+	if (refused)
+		judge_own(&v, SESSION_KIND_WRITE, 0, RULES_ACTION_DENY, "landlock.race",
+			  "the path changed after the supervisor's check (another thread "
+			  "rewrote it): the kernel's Landlock backstop refused the call", EACCES);
+	else
+		judge_own(&v, SESSION_KIND_WRITE, 0, RULES_ACTION_ALERT, "race.toctou",
+			  "the path changed after the supervisor's check (another thread "
+			  "rewrote it): the write reached a path the policy denies", 0);
+	judge_who_of_task(&w, t);
+	/* The call has returned: its stop is over, nothing to unwind. */
+	w.stopped_tid = 0;
+	judge_record(s, &w, &c, &v);
 }
 
 void landlock_race_exit(struct session *s, struct tracee *t)

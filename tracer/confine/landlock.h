@@ -63,9 +63,15 @@ void landlock_free(struct landlock *l);
 /* At the seccomp stop of a call the policy allowed: a write-class call on
  * a path outside the granted roots (beneath a root that did not exist at
  * start, say) would fail in the kernel with EACCES and nothing would say
- * why; the supervisor denies it itself with a record
- * (landlock.outside-roots).  True when it did. */
-bool landlock_deny_uncovered(struct session *s, struct tracee *t, const struct call *c);
+ * why; the supervisor denies it itself with a record under
+ * LANDLOCK_UNCOVERED_RULE.  The index of that event of C, or -1. */
+int landlock_uncovered(const struct session *s, const struct call *c);
+
+#define LANDLOCK_UNCOVERED_RULE "landlock.outside-roots"
+#define LANDLOCK_UNCOVERED_WHY                                                              \
+	"the policy allows this write, but the Landlock backstop only lets writes through " \
+	"beneath the write roots that existed when the session started; create the "       \
+	"directory before the session, or use --landlock off"
 
 /* ---- the race detector ----
  *

@@ -28,6 +28,7 @@
 #include "lib/xalloc.h"
 #include "tracer/syscall/call.h"
 #include "tracer/confine/landlock.h"
+#include "tracer/judge.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
 #include "tracer/confine/survive.h"
@@ -63,9 +64,6 @@ static bool loop_gone_take(pid_t pid)
 	return false;
 }
 
-/* Where the host name of the net event being recorded came from. */
-static const char *loop_host_source;
-
 static void loop_resume(pid_t pid, int sig)
 {
 	if (ptrace(PTRACE_CONT, pid, 0L, (long)sig) < 0 && errno != ESRCH)
@@ -79,261 +77,97 @@ static bool loop_in_session(pid_t pid, void *arg)
 	return tracee_find(&s->tasks, pid) != NULL;
 }
 
-/* ---- records of one call ---- */
+/* ---- seccomp stops ---- */
 
 static bool loop_is_open(const char *name)
 {
 	return name && (strncmp(name, "open", 4) == 0 || strcmp(name, "creat") == 0);
 }
 
-static const char *loop_family_name(int family)
-{
-	switch (family) {
-	case AF_INET: return "inet";
-	case AF_INET6: return "inet6";
-	case AF_UNIX: return "unix";
-	default: return NULL;
-	}
-}
-
-/* Fills the object fields of r from event i of c (and the second path of
- * a two-path call).  addr must hold INET6_ADDRSTRLEN bytes. */
-static void loop_record_object(struct record *r, const struct call *c, size_t i, char *addr)
-{
-	const struct rules_event *ev = &c->events[i];
-
-	r->kind = (int)ev->kind;
-	r->syscall = c->name;
-	r->port = -1;
-	switch (ev->kind) {
-	case RULES_KIND_WRITE:
-	case RULES_KIND_READ:
-		r->path = c->n_events > 1 ? c->events[0].path : ev->path;
-		if (c->n_events > 1 && c->events[1].kind == c->events[0].kind)
-			r->path2 = c->events[1].path;
-		if (loop_is_open(c->name)) {
-			r->flags = c->flags;
-			r->has_flags = true;
-		}
-		break;
-	case RULES_KIND_NET:
-		r->family = loop_family_name(ev->family);
-		if (record_addr_text(ev, addr, 4096))
-			r->addr = addr;
-		if (ev->family != AF_UNIX)
-			r->port = ev->port;
-		r->host = ev->host;
-		r->host_source = ev->family != AF_UNIX ? loop_host_source : NULL;
-		break;
-	case RULES_KIND_EXEC:
-		r->target = ev->exe;
-		r->target_argv = ev->argv;
-		r->target_argc = ev->argc;
-		break;
-	default:
-		break;
-	}
-}
-
-/* ---- seccomp stops ---- */
-
-/* The calling code's frames, for an alert: taken while the task is still
- * in its seccomp stop, bounded in depth and time (tracer/inspect/backtrace.h). */
-static void loop_backtrace(struct record *r, const struct tracee *t)
-{
-	static struct bt_frame frames[BACKTRACE_DEPTH];
-	int n;
-
-	/* The names come from libelf: opened before the clock starts. */
-	elfinfo_ready();
-	n = backtrace_take(t->pid, frames, BACKTRACE_DEPTH, BACKTRACE_BUDGET_US);
-
-	if (n > 0) {
-		r->frames = frames;
-		r->n_frames = n;
-	}
-}
-
 static void loop_bypass(struct session *s, struct tracee *t, struct call *c)
 {
-	struct record r = { 0 };
+	struct judge_call jc = { .syscall = c->name };
+	struct judge_verdict v;
+	struct judge_who w;
 
-	r.event = "alert";
-	record_who(&r, t);
-	r.action = "deny"; /* also in audit mode: see agenttrace(1) */
-	r.kind = SESSION_KIND_SYSCALL;
-	r.syscall = c->name;
-	r.port = -1;
-	r.err = c->bypass_errno;
-	r.rule = c->bypass_id ? c->bypass_id : "syscall.bypass";
-	r.why = c->bypass_why;
-	loop_backtrace(&r, t);
-	record_emit(s, &r);
+	judge_who_of_task(&w, t);
+	/* Denied also in audit mode: see agenttrace(1). */
+	judge_own(&v, SESSION_KIND_SYSCALL, 0, RULES_ACTION_DENY,
+		  c->bypass_id ? c->bypass_id : "syscall.bypass", c->bypass_why, c->bypass_errno);
+	judge_record(s, &w, &jc, &v);
 	call_deny(t->pid, c->bypass_errno);
 }
 
-static bool loop_missing(const char *path)
+/* The shim's own sendto to the channel: let through unrecorded, after
+ * making room in the queue (the shim never waits for the supervisor).
+ * Before an inet event is decided, the names the shim reported are read,
+ * so that rules naming hosts match. */
+static bool loop_channel_first(struct session *s, const struct call *c)
 {
-	struct stat st;
-
-	return stat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
-}
-
-/* Net events: the host name behind the address (hosts.h), so that rules
- * naming hosts match and records say which name.  -1 for the shim's own
- * sendto to the channel: let through unrecorded, after making room in
- * the queue (the shim never waits for the supervisor). */
-static int loop_net_names(struct session *s, struct call *c)
-{
-	enum channel_source src;
-
-	for (size_t i = 0; i < c->n_events && i < 2; i++) {
-		struct rules_event *ev = &c->events[i];
+	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
+		const struct rules_event *ev = &c->events[i];
 
 		if (ev->kind != RULES_KIND_NET)
 			continue;
 		if (ev->family == AF_UNIX && channel_is_self(s, ev->unix_path)) {
 			channel_drain(s);
-			return -1;
+			return true;
 		}
 		if (ev->family != AF_INET && ev->family != AF_INET6)
 			continue;
 		channel_drain(s);
 		hosts_resolve(s);
-		ev->host = hosts_lookup(s->hosts, ev->family, ev->addr, &src);
-		loop_host_source = !ev->host ? "none" :
-				   src == CHANNEL_SOURCE_RESOLVER ? "resolver" : "shim";
 	}
-	return 0;
+	return false;
 }
 
 static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 {
-	struct rules_verdict v[2], worst = { RULES_ACTION_ALLOW, NULL };
-	size_t wi = 0, n = c->n_events < 2 ? c->n_events : 2;
-	enum rules_action eff;
-	struct record r = { 0 };
-	char addr[4096], suggest[PATH_MAX + 128];
-	static char script[RECORD_SCRIPT_MAX];
-	static struct elf_facts elf;
+	struct judge_call jc = {
+		.syscall = c->name,
+		.events = c->events,
+		.n_events = c->n_events < RULES_CALL_EVENTS ? c->n_events : RULES_CALL_EVENTS,
+		.explicit_deny_only = c->explicit_deny_only,
+		.has_flags = loop_is_open(c->name),
+		.flags = c->flags,
+		.deny_errno = c->deny_errno,
+		.exec_recorded_later = true,
+	};
+	const struct rules_event *ev;
+	struct judge_verdict v;
+	struct judge_who w;
 
-	if (n == 0)
+	if (jc.n_events == 0 || loop_channel_first(s, c))
 		return;
-	if (loop_net_names(s, c) < 0)
-		return; /* the shim's own message to the supervisor */
-	for (size_t i = 0; i < n; i++) {
-		if (rules_decide(s->policy, &c->events[i], &v[i]) < 0) {
-			/* An event kind the engine does not know: fail closed. */
-			v[i].action = RULES_ACTION_DENY;
-			v[i].rule = NULL;
-		} else if (c->explicit_deny_only[i] &&
-			   v[i].rule == rules_rule_at(s->policy, s->policy->fallback[c->events[i].kind])) {
-			v[i].action = RULES_ACTION_ALLOW;
+	judge_decide(s, &jc, &v);
+	ev = &c->events[v.event];
+
+	/* The Landlock backstop's coverage, what survives the session, the
+	 * race detector (landlock.h, survive.h). */
+	if (!v.quiet && v.effective != RULES_ACTION_DENY &&
+	    (c->events[0].kind == RULES_KIND_WRITE || ev->kind == RULES_KIND_WRITE)) {
+		int out = landlock_uncovered(s, c);
+
+		if (out >= 0) {
+			judge_own(&v, SESSION_KIND_WRITE, (size_t)out, RULES_ACTION_DENY,
+				  LANDLOCK_UNCOVERED_RULE, LANDLOCK_UNCOVERED_WHY, EACCES);
+		} else {
+			for (size_t i = 0; i < jc.n_events; i++)
+				if (c->events[i].kind == RULES_KIND_WRITE)
+					survive_note(s->survive, c->events[i].path);
+			landlock_race_arm(s, t->pid, c);
 		}
-		if (i == 0 || v[i].action > worst.action) {
-			worst = v[i];
-			wi = i;
-		}
-	}
-	eff = rules_effective(s->policy, worst.action);
-
-	/* execvp() tries every PATH directory: a candidate that does not
-	 * exist fails in the kernel with ENOENT whatever the policy says.
-	 * Refusing it with that same errno keeps execvp's search (and the
-	 * 127 of a missing program) intact and spares one record per PATH
-	 * entry; nothing runs either way.  execve only: execveat of an fd
-	 * names "/memfd:x (deleted)" and the like, which is no path. */
-	if (worst.action != RULES_ACTION_ALLOW && c->events[wi].kind == RULES_KIND_EXEC &&
-	    c->name && strcmp(c->name, "execve") == 0 && c->events[wi].exe &&
-	    loop_missing(c->events[wi].exe)) {
-		if (eff == RULES_ACTION_DENY)
-			call_deny(t->pid, ENOENT);
-		return;
-	}
-	/* The same for mkdir of a name that exists: the kernel answers
-	 * EEXIST before it checks any permission (fs/namei.c
-	 * filename_create()), and `mkdir -p /abs/dir` tries every ancestor.
-	 * Nothing can change; no record. */
-	if (worst.action != RULES_ACTION_ALLOW && c->n_events == 1 &&
-	    c->events[0].kind == RULES_KIND_WRITE && c->events[0].path && c->name &&
-	    (strcmp(c->name, "mkdir") == 0 || strcmp(c->name, "mkdirat") == 0) &&
-	    !loop_missing(c->events[0].path)) {
-		if (eff == RULES_ACTION_DENY)
-			call_deny(t->pid, EEXIST);
-		return;
 	}
 
-	/* Issue 6: the Landlock backstop's coverage, what survives the
-	 * session, the race detector (landlock.h, survive.h). */
-	if (eff != RULES_ACTION_DENY &&
-	    (c->events[0].kind == RULES_KIND_WRITE || c->events[wi].kind == RULES_KIND_WRITE)) {
-		if (landlock_deny_uncovered(s, t, c))
-			return;
-		for (size_t i = 0; i < n; i++)
-			if (c->events[i].kind == RULES_KIND_WRITE)
-				survive_note(s->survive, c->events[i].path);
-		landlock_race_arm(s, t->pid, c);
-	}
-
-	if (eff == RULES_ACTION_DENY)
-		call_deny(t->pid, c->deny_errno);
-	else if (c->events[wi].kind == RULES_KIND_EXEC) {
+	if (v.err)
+		call_deny(t->pid, v.err);
+	else if (!v.quiet && ev->kind == RULES_KIND_EXEC) {
 		/* The program this task becomes if the exec succeeds. */
-		const struct rules_event *ev = &c->events[wi];
-
 		tracee_info_unref(t->pending_exec);
 		t->pending_exec = tracee_info_new(ev->exe ? ev->exe : "", ev->argv, ev->argc);
 	}
-
-	if (worst.action == RULES_ACTION_ALLOW) {
-		const char *event;
-
-		if (!s->record_all || c->events[wi].kind == RULES_KIND_EXEC)
-			return; /* execs are recorded when they happen (PTRACE_EVENT_EXEC) */
-		if (c->events[wi].kind == RULES_KIND_NET)
-			event = "connect";
-		else if (c->events[wi].kind == RULES_KIND_READ || loop_is_open(c->name))
-			event = "open";
-		else
-			event = "write";
-		r.event = event;
-		r.action = "allow";
-		record_who(&r, t);
-		loop_record_object(&r, c, wi, addr);
-		r.rule = worst.rule ? rules_string(s->policy, worst.rule->id) : NULL;
-		record_emit(s, &r);
-		return;
-	}
-
-	r.event = "alert";
-	r.action = rules_action_name(eff);
-	record_who(&r, t);
-	loop_record_object(&r, c, wi, addr);
-	if (eff == RULES_ACTION_DENY)
-		r.err = c->deny_errno;
-	if (worst.rule) {
-		r.rule = rules_string(s->policy, worst.rule->id);
-		r.why = rules_string(s->policy, worst.rule->why);
-	} else {
-		r.rule = "engine.error";
-		r.why = "the policy engine could not decide this event";
-	}
-	/* SPEC §6: every alert suggests the rule that admits its event (for
-	 * an alert rule: the allow-list entry a strict policy would need). */
-	if (worst.action != RULES_ACTION_ALLOW &&
-	    record_suggest(c->events[wi].kind, &c->events[wi], suggest, sizeof(suggest)))
-		r.suggest = suggest;
-	if (c->events[wi].kind == RULES_KIND_EXEC) {
-		const struct rules_event *ev = &c->events[wi];
-
-		r.script_len = record_script(t->pid, ev->exe, ev->argv, ev->argc, script,
-					     sizeof(script));
-		r.script = script;
-		if (ev->exe && elfinfo_read(ev->exe, &elf) == 0)
-			r.elf = &elf;
-	}
-	loop_backtrace(&r, t);
-	record_emit(s, &r);
+	judge_who_of_task(&w, t);
+	judge_record(s, &w, &jc, &v);
 }
 
 static void loop_seccomp(struct session *s, struct tracee *t)

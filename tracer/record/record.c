@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/utf8.h"
 #include "lib/utc.h"
 #include "lib/xalloc.h"
 #include "tracer/shim/preload-mode.h"
@@ -21,42 +22,6 @@
 #include "tracer/confine/survive.h"
 
 /* ---- strings ---- */
-
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF), 0 when p starts an invalid one. */
-static size_t record_utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	unsigned char c = p[0];
-	size_t n;
-	unsigned lo = 0x80, hi = 0xBF;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		n = 3;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		n = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else
-		return 0;
-	if ((size_t)(end - p) < n)
-		return 0;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xBF)
-			return 0;
-	return n;
-}
 
 /* A JSON string of the bytes s..s+len: valid UTF-8 as is, each invalid
  * byte as the text "\xHH" (see record.h). */
@@ -68,7 +33,7 @@ static json_t *record_jstrn(const char *s, size_t len)
 	bool clean = true;
 
 	for (const unsigned char *q = p; q < end;) {
-		size_t n = *q ? record_utf8_len(q, end) : 0;
+		size_t n = *q ? utf8_len(q, end) : 0;
 
 		if (!n) {
 			clean = false;
@@ -80,7 +45,7 @@ static json_t *record_jstrn(const char *s, size_t len)
 		return json_stringn(s, len);
 	w = buf = xmalloc(len * 4 + 1);
 	while (p < end) {
-		size_t n = *p ? record_utf8_len(p, end) : 0;
+		size_t n = *p ? utf8_len(p, end) : 0;
 
 		if (n) {
 			memcpy(w, p, n);
@@ -543,7 +508,7 @@ void record_summary(struct session *s, int exit_code, int signal,
 	json_decref(o);
 }
 
-/* ---- suggest ---- */
+/* ---- objects ---- */
 
 bool record_addr_text(const struct rules_event *ev, char *buf, size_t size)
 {
@@ -558,222 +523,14 @@ bool record_addr_text(const struct rules_event *ev, char *buf, size_t size)
 	return inet_ntop(ev->family, ev->addr, buf, (socklen_t)size) != NULL;
 }
 
-/* Directories whose content is regenerated at will: a denied write there
- * is best admitted by the whole directory one level below the cache. */
-static bool record_cache_component(const char *c, size_t n)
+const char *record_family_name(int family)
 {
-	static const char *const names[] = {
-		".cache", "cache", "caches", ".npm", ".yarn", ".pnpm-store", ".cargo", ".rustup",
-		".m2", ".gradle", ".ivy2", ".sbt", ".nuget", ".pub-cache", ".bundle", ".gem",
-		"node_modules", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".nox",
-		".venv", "venv", "virtualenvs", "site-packages", "build", "_build", "target",
-		"dist", "out", ".next", ".turbo", ".ccache", "go-build", "pkg",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i]) == n && memcmp(names[i], c, n) == 0)
-			return true;
-	return false;
-}
-
-static void record_write_glob(const char *path, char *out, size_t size)
-{
-	const char *p = path, *c;
-
-	/* Find the first cache-like component that has a component below it;
-	 * suggest the glob of everything under <cache>/<next> (or under
-	 * <cache> when the file lies directly in it). */
-	while (*p == '/') {
-		c = p + 1;
-		p = strchr(c, '/');
-		if (!p)
-			break;
-		if (record_cache_component(c, (size_t)(p - c))) {
-			const char *next = p + 1, *end = strchr(next, '/');
-
-			if (end)
-				snprintf(out, size, "%.*s/**", (int)(end - path), path);
-			else
-				snprintf(out, size, "%.*s/**", (int)(p - path), path);
-			return;
-		}
+	switch (family) {
+	case AF_INET: return "inet";
+	case AF_INET6: return "inet6";
+	case AF_UNIX: return "unix";
+	default: return NULL;
 	}
-	snprintf(out, size, "%s", path);
-}
-
-bool record_suggest(enum rules_kind kind, const struct rules_event *ev, char *buf, size_t size)
-{
-	char pat[PATH_MAX + 64];
-	json_t *o;
-	char *text;
-
-	switch (kind) {
-	case RULES_KIND_WRITE:
-		if (!ev->path)
-			return false;
-		record_write_glob(ev->path, pat, sizeof(pat));
-		break;
-	case RULES_KIND_READ:
-		if (!ev->path)
-			return false;
-		snprintf(pat, sizeof(pat), "%s", ev->path);
-		break;
-	case RULES_KIND_EXEC:
-		if (!ev->exe)
-			return false;
-		snprintf(pat, sizeof(pat), "%s", ev->exe);
-		break;
-	case RULES_KIND_NET:
-		if (ev->family == AF_UNIX) {
-			if (!ev->unix_path)
-				return false;
-			snprintf(pat, sizeof(pat), "unix:%s", ev->unix_path);
-		} else if (ev->host && *ev->host) {
-			snprintf(pat, sizeof(pat), "%s:%u", ev->host, ev->port);
-		} else {
-			char a[INET6_ADDRSTRLEN];
-
-			if (!record_addr_text(ev, a, sizeof(a)))
-				return false;
-			snprintf(pat, sizeof(pat), ev->family == AF_INET6 ? "[%s]:%u" : "%s:%u",
-				 a, ev->port);
-		}
-		break;
-	default:
-		return false;
-	}
-	o = json_pack("{s:{s:[o]}}", rules_kind_name(kind), "allow", record_jstr(pat));
-	if (!o)
-		return false;
-	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (!text)
-		return false;
-	snprintf(buf, size, "%s", text);
-	free(text);
-	return true;
-}
-
-/* ---- script ---- */
-
-enum record_interp { RECORD_NOT_INTERP, RECORD_SHELL, RECORD_PYTHON, RECORD_NODE, RECORD_PERL,
-		     RECORD_RUBY };
-
-static enum record_interp record_interp_of(const char *base)
-{
-	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
-					      "busybox", "fish", NULL };
-
-	for (size_t i = 0; shells[i]; i++)
-		if (strcmp(base, shells[i]) == 0)
-			return RECORD_SHELL;
-	if (strncmp(base, "python", 6) == 0 || strncmp(base, "pypy", 4) == 0)
-		return RECORD_PYTHON;
-	if (strcmp(base, "node") == 0 || strcmp(base, "nodejs") == 0 || strcmp(base, "deno") == 0 ||
-	    strcmp(base, "bun") == 0)
-		return RECORD_NODE;
-	if (strncmp(base, "perl", 4) == 0)
-		return RECORD_PERL;
-	if (strncmp(base, "ruby", 4) == 0)
-		return RECORD_RUBY;
-	return RECORD_NOT_INTERP;
-}
-
-/* Reads at most size bytes of a regular file, path relative to the
- * tracee's cwd.  O_NONBLOCK so that a FIFO cannot hang the supervisor. */
-static size_t record_read_file(pid_t pid, const char *path, char *buf, size_t size,
-			       bool need_shebang)
-{
-	char full[PATH_MAX + 64];
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	if (path[0] == '/')
-		snprintf(full, sizeof(full), "%s", path);
-	else
-		snprintf(full, sizeof(full), "/proc/%d/cwd/%s", (int)pid, path);
-	fd = open(full, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 0;
-	}
-	do
-		n = read(fd, buf, size);
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	if (need_shebang && (n < 2 || buf[0] != '#' || buf[1] != '!'))
-		return 0;
-	return (size_t)n;
-}
-
-static size_t record_copy(const char *text, char *buf, size_t size)
-{
-	size_t n = strlen(text);
-
-	if (n > size)
-		n = size;
-	memcpy(buf, text, n);
-	return n;
-}
-
-size_t record_script(pid_t pid, const char *exe, const char *const *argv, size_t argc,
-		     char *buf, size_t size)
-{
-	enum record_interp kind = record_interp_of(record_base(exe));
-
-	if (kind == RECORD_NOT_INTERP) {
-		/* A script exec'ed directly: the kernel reads its "#!" line. */
-		return exe ? record_read_file(pid, exe, buf, size, true) : 0;
-	}
-	for (size_t i = 1; i < argc && argv[i]; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--") == 0) {
-			if (i + 1 < argc && argv[i + 1])
-				return record_read_file(pid, argv[i + 1], buf, size, false);
-			return 0;
-		}
-		if (a[0] != '-' || a[1] == 0) {
-			if (a[0] == '-')
-				return 0; /* "-": the script comes from stdin */
-			return record_read_file(pid, a, buf, size, false);
-		}
-		switch (kind) {
-		case RECORD_SHELL:
-			/* "-c", also combined as in "-ec", "-xc". */
-			if (a[1] != '-' && strchr(a + 1, 'c'))
-				return i + 1 < argc && argv[i + 1] ? record_copy(argv[i + 1], buf, size) : 0;
-			if (strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0)
-				i++;
-			break;
-		case RECORD_PYTHON:
-			if (a[1] != '-' && a[strlen(a) - 1] == 'c')
-				return i + 1 < argc && argv[i + 1] ? record_copy(argv[i + 1], buf, size) : 0;
-			if (strcmp(a, "-m") == 0)
-				return 0;
-			if (strcmp(a, "-W") == 0 || strcmp(a, "-X") == 0)
-				i++;
-			break;
-		case RECORD_NODE:
-			if (strcmp(a, "-e") == 0 || strcmp(a, "--eval") == 0 || strcmp(a, "-p") == 0 ||
-			    strcmp(a, "--print") == 0)
-				return i + 1 < argc && argv[i + 1] ? record_copy(argv[i + 1], buf, size) : 0;
-			break;
-		case RECORD_PERL:
-		case RECORD_RUBY:
-			if (strcmp(a, "-e") == 0 || strcmp(a, "-E") == 0)
-				return i + 1 < argc && argv[i + 1] ? record_copy(argv[i + 1], buf, size) : 0;
-			break;
-		default:
-			break;
-		}
-	}
-	return 0;
 }
 
 void record_who(struct record *r, const struct tracee *t)

@@ -77,22 +77,12 @@ void record_who(struct record *r, const struct tracee *t);
 void record_summary(struct session *s, int exit_code, int signal,
 		    const pid_t *left, size_t n_left);
 
-/* The smallest policy text that admits an event: {"write":{"allow":[...]}}.
- * Writes into buf (NUL-terminated); returns false when none applies. */
-bool record_suggest(enum rules_kind kind, const struct rules_event *ev,
-		    char *buf, size_t size);
-
 /* The address of a net event as text: dotted quad, IPv6 text, or the
  * unix path ("@name" for abstract).  False for other families. */
 bool record_addr_text(const struct rules_event *ev, char *buf, size_t size);
 
-/* The script an interpreter is about to run (sh -c TEXT, python -c TEXT,
- * node -e TEXT, perl -e TEXT, or a script file given to an interpreter or
- * exec'ed through "#!"), capped to size bytes; file paths resolve against
- * the tracee's cwd.  Returns the length, 0 when there is none. */
-size_t record_script(pid_t pid, const char *exe, const char *const *argv, size_t argc,
-		     char *buf, size_t size);
+/* A record's "family": "inet", "inet6", "unix"; NULL for others. */
+const char *record_family_name(int family);
 
-#define RECORD_SCRIPT_MAX 4096
 
 #endif

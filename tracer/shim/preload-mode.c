@@ -29,6 +29,7 @@
 #include "tracer/ptrace/loop.h"
 #include "tracer/shim/preload-mode.h"
 #include "tracer/inspect/proc.h"
+#include "tracer/judge.h"
 #include "tracer/record/record.h"
 
 #define PRELOAD_MODE_ARGV_MAX 256
@@ -44,16 +45,6 @@ static size_t preload_mode_split(const char *buf, size_t len, uint32_t argc,
 		off += strnlen(buf + off, len - off) + 1;
 	}
 	return n;
-}
-
-static const char *preload_mode_family(int family)
-{
-	switch (family) {
-	case AF_INET: return "inet";
-	case AF_INET6: return "inet6";
-	case AF_UNIX: return "unix";
-	default: return NULL;
-	}
 }
 
 static void preload_mode_unseen(struct session *s, const char *target)
@@ -293,17 +284,67 @@ static void preload_mode_spawn_free(void)
 	memset(&preload_mode_tab, 0, sizeof(preload_mode_tab));
 }
 
+/* One event the shim decided (and applied) in-process: its record. */
+static void preload_mode_decided(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_event *e = &m->u.event;
+	const char *argv[PRELOAD_MODE_ARGV_MAX], *targv[PRELOAD_MODE_ARGV_MAX];
+	struct bt_frame frames[CHANNEL_FRAMES];
+	struct rules_event ev[RULES_CALL_EVENTS] = { { 0 } };
+	struct judge_call c = { .syscall = e->syscall, .events = ev, .n_events = 1 };
+	struct judge_verdict v;
+	struct judge_who w = {
+		.pid = m->pid, .ppid = m->ppid, .exe = e->exe, .argv = argv,
+		.cwd = e->cwd, .backend = "preload",
+	};
+
+	w.argc = preload_mode_split(e->argv, sizeof(e->argv), e->argc, argv, PRELOAD_MODE_ARGV_MAX);
+	ev[0].kind = e->kind;
+	switch (e->kind) {
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		ev[0].path = e->path;
+		if (e->path2[0]) {
+			ev[1].kind = e->kind;
+			ev[1].path = e->path2;
+			c.n_events = 2;
+		}
+		c.flags = e->flags;
+		c.has_flags = e->has_flags;
+		break;
+	case RULES_KIND_NET:
+		ev[0].family = e->family;
+		memcpy(ev[0].addr, e->addr, sizeof(ev[0].addr));
+		ev[0].port = e->port;
+		ev[0].unix_path = e->unix_path[0] ? e->unix_path : NULL;
+		if (e->family != AF_UNIX && e->host[0]) {
+			ev[0].host = e->host;
+			c.host_source[0] = CHANNEL_SOURCE_SHIM;
+		}
+		judge_names(s, &c);
+		break;
+	case RULES_KIND_EXEC:
+		ev[0].exe = e->target;
+		ev[0].argc = preload_mode_split(e->target_argv, sizeof(e->target_argv), e->target_argc,
+						targv, PRELOAD_MODE_ARGV_MAX);
+		ev[0].argv = targv;
+		if (e->effective != RULES_ACTION_DENY && e->target[0])
+			preload_mode_unseen(s, e->target);
+		break;
+	default:
+		break;
+	}
+	judge_shim_verdict(s, &c, e->action, e->effective, e->rule, e->err, &v);
+	if (v.effective != RULES_ACTION_ALLOW) {
+		w.n_frames = preload_mode_frames(e, frames);
+		w.frames = w.n_frames ? frames : NULL;
+	}
+	judge_record(s, &w, &c, &v);
+}
+
 void preload_mode_event(struct session *s, const struct channel_msg *m)
 {
 	const struct channel_event *e = &m->u.event;
-	const struct rules_rule *rule = NULL;
-	const char *argv[PRELOAD_MODE_ARGV_MAX], *targv[PRELOAD_MODE_ARGV_MAX];
-	struct bt_frame frames[CHANNEL_FRAMES];
-	struct rules_event ev = { 0 };
-	struct record r = { 0 };
-	char addr[INET6_ADDRSTRLEN + 128], suggest[PATH_MAX + 128];
-	enum channel_source src = 0;
-	const char *host = NULL;
 
 	if (m->type == CHANNEL_SPAWN_ASK) {
 		preload_mode_spawn_ask(s, m);
@@ -315,22 +356,25 @@ void preload_mode_event(struct session *s, const struct channel_msg *m)
 	}
 	if (m->type != CHANNEL_EVENT)
 		return;
-	r.pid = m->pid;
-	r.ppid = m->ppid;
-	r.exe = e->exe;
-	r.argc = preload_mode_split(e->argv, sizeof(e->argv), e->argc, argv, PRELOAD_MODE_ARGV_MAX);
-	r.argv = argv;
-	r.cwd = e->cwd;
-	r.backend = "preload";
-	r.port = -1;
-	r.syscall = e->syscall;
-
 	if (e->kind == CHANNEL_KIND_EXEC_NOTICE) {
+		const char *argv[PRELOAD_MODE_ARGV_MAX], *targv[PRELOAD_MODE_ARGV_MAX];
+		struct record r = { 0 };
+
 		if (e->target[0])
 			preload_mode_unseen(s, e->target);
 		if (!s->record_all)
 			return;
 		r.event = "exec";
+		r.pid = m->pid;
+		r.ppid = m->ppid;
+		r.exe = e->exe;
+		r.argc = preload_mode_split(e->argv, sizeof(e->argv), e->argc, argv,
+					    PRELOAD_MODE_ARGV_MAX);
+		r.argv = argv;
+		r.cwd = e->cwd;
+		r.backend = "preload";
+		r.port = -1;
+		r.syscall = e->syscall;
 		r.kind = -1;
 		r.target = e->target;
 		r.target_argc = preload_mode_split(e->target_argv, sizeof(e->target_argv),
@@ -339,77 +383,9 @@ void preload_mode_event(struct session *s, const struct channel_msg *m)
 		record_emit(s, &r);
 		return;
 	}
-	if (e->kind >= RULES_KIND_COUNT || e->effective >= RULES_ACTION_COUNT)
+	if (e->kind >= RULES_KIND_COUNT)
 		return;
-	if (e->rule < s->policy->rules_count)
-		rule = rules_rule_at(s->policy, e->rule);
-
-	r.kind = e->kind;
-	ev.kind = e->kind;
-	switch (e->kind) {
-	case RULES_KIND_WRITE:
-	case RULES_KIND_READ:
-		r.path = e->path;
-		r.path2 = e->path2[0] ? e->path2 : NULL;
-		ev.path = e->path;
-		r.flags = e->flags;
-		r.has_flags = e->has_flags;
-		break;
-	case RULES_KIND_NET:
-		ev.family = e->family;
-		memcpy(ev.addr, e->addr, sizeof(ev.addr));
-		ev.port = e->port;
-		ev.unix_path = e->unix_path[0] ? e->unix_path : NULL;
-		r.family = preload_mode_family(e->family);
-		if (record_addr_text(&ev, addr, sizeof(addr)))
-			r.addr = addr;
-		if (e->family != AF_UNIX) {
-			r.port = e->port;
-			if (e->host[0]) {
-				host = e->host;
-				src = CHANNEL_SOURCE_SHIM;
-			} else {
-				host = hosts_lookup(s->hosts, e->family, e->addr, &src);
-			}
-			r.host = host;
-			r.host_source = !host ? "none" : src == CHANNEL_SOURCE_RESOLVER ? "resolver" : "shim";
-			ev.host = host;
-		}
-		break;
-	case RULES_KIND_EXEC:
-		r.target = e->target;
-		r.target_argc = preload_mode_split(e->target_argv, sizeof(e->target_argv),
-						   e->target_argc, targv, PRELOAD_MODE_ARGV_MAX);
-		r.target_argv = targv;
-		ev.exe = e->target;
-		ev.argv = targv;
-		ev.argc = r.target_argc;
-		break;
-	default:
-		break;
-	}
-	r.rule = rule ? rules_string(s->policy, rule->id) : NULL;
-	if (e->kind == RULES_KIND_EXEC && e->effective != RULES_ACTION_DENY && e->target[0])
-		preload_mode_unseen(s, e->target);
-	if (e->effective == RULES_ACTION_ALLOW) {
-		if (!s->record_all)
-			return;
-		r.event = e->kind == RULES_KIND_NET ? "connect" :
-			  e->kind == RULES_KIND_EXEC ? "exec" :
-			  e->has_flags ? "open" : "write";
-		r.action = "allow";
-		record_emit(s, &r);
-		return;
-	}
-	r.event = "alert";
-	r.action = rules_action_name((enum rules_action)e->effective);
-	r.err = e->err;
-	r.why = rule ? rules_string(s->policy, rule->why) : NULL;
-	if (e->action == RULES_ACTION_DENY && record_suggest(e->kind, &ev, suggest, sizeof(suggest)))
-		r.suggest = suggest;
-	r.n_frames = preload_mode_frames(e, frames);
-	r.frames = r.n_frames ? frames : NULL;
-	record_emit(s, &r);
+	preload_mode_decided(s, m);
 }
 
 /* Children of agenttrace other than the command's main process and the
@@ -505,11 +481,13 @@ int preload_mode_decide_command(struct session *s)
 	const char *const *argv = (const char *const *)s->opt->command;
 	const char *cmd = argv ? argv[0] : NULL;
 	const char *path = getenv("PATH");
-	char exe[PATH_MAX], suggest[PATH_MAX + 128];
+	char exe[PATH_MAX];
 	struct rules_event ev = { .kind = RULES_KIND_EXEC };
-	struct rules_verdict v;
-	struct record r = { 0 };
-	enum rules_action eff;
+	struct judge_call c = { .syscall = "execve", .events = &ev, .n_events = 1,
+				.deny_errno = EACCES };
+	struct judge_who w = { .pid = getpid(), .ppid = getppid(), .exe = s->self_exe,
+			       .backend = "preload" };
+	struct judge_verdict v;
 	size_t argc = 0;
 
 	if (!cmd || !*cmd)
@@ -542,35 +520,13 @@ int preload_mode_decide_command(struct session *s)
 	ev.exe = exe;
 	ev.argv = argv;
 	ev.argc = argc;
-	if (rules_decide(s->policy, &ev, &v) < 0)
+	judge_decide(s, &c, &v);
+	w.argv = argv;
+	w.argc = argc;
+	judge_record(s, &w, &c, &v);
+	if (!v.err)
 		return -1;
-	eff = rules_effective(s->policy, v.action);
-	if (v.action == RULES_ACTION_ALLOW)
-		return -1;
-	r.event = "alert";
-	r.pid = getpid();
-	r.ppid = getppid();
-	r.exe = s->self_exe;
-	r.argv = argv;
-	r.argc = argc;
-	r.backend = "preload";
-	r.kind = RULES_KIND_EXEC;
-	r.port = -1;
-	r.syscall = "execve";
-	r.target = exe;
-	r.target_argv = argv;
-	r.target_argc = argc;
-	r.action = rules_action_name(eff);
-	r.rule = rules_string(s->policy, v.rule->id);
-	r.why = rules_string(s->policy, v.rule->why);
-	if (eff == RULES_ACTION_DENY)
-		r.err = EACCES;
-	if (record_suggest(RULES_KIND_EXEC, &ev, suggest, sizeof(suggest)))
-		r.suggest = suggest;
-	record_emit(s, &r);
-	if (eff != RULES_ACTION_DENY)
-		return -1;
-	fprintf(stderr, "agenttrace: %s: %s\n", cmd, strerror(EACCES));
+	fprintf(stderr, "agenttrace: %s: %s\n", cmd, strerror(v.err));
 	record_summary(s, AT_EXIT_NOEXEC, 0, NULL, 0);
 	return AT_EXIT_NOEXEC;
 }

@@ -1,0 +1,278 @@
+/* The shared decide-and-record step (tracer/judge.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <arpa/inet.h>
+
+#include "tracer/inspect/elfinfo.h"
+#include "tracer/inspect/script.h"
+#include "tracer/judge.h"
+#include "tracer/record/record.h"
+#include "tracer/session.h"
+#include "tracer/shim/hosts.h"
+
+/* ---- deciding ---- */
+
+void judge_names(struct session *s, struct judge_call *c)
+{
+	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
+		struct rules_event *ev = &c->events[i];
+		enum channel_source src = 0;
+
+		if (ev->kind != RULES_KIND_NET || ev->host ||
+		    (ev->family != AF_INET && ev->family != AF_INET6))
+			continue;
+		ev->host = hosts_lookup(s->hosts, ev->family, ev->addr, &src);
+		c->host_source[i] = ev->host ? src : 0;
+	}
+}
+
+static bool judge_missing(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+static bool judge_is(const char *name, const char *a, const char *b)
+{
+	return name && (strcmp(name, a) == 0 || (b && strcmp(name, b) == 0));
+}
+
+/* The kernel's own answer to a call the policy would refuse, when that
+ * answer comes before any permission check and nothing can happen:
+ * ENOENT, EEXIST, or 0 when there is none. */
+static int judge_kernel_answer(const struct judge_call *c, const struct rules_event *ev)
+{
+	/* execvp() tries every PATH directory: a candidate that does not
+	 * exist fails with ENOENT whatever the policy says.  Answering so
+	 * keeps the search (and the 127 of a missing program) intact and
+	 * spares a record per PATH entry.  execve only: execveat of an fd
+	 * names "/memfd:x (deleted)" and the like, which is no path. */
+	if (ev->kind == RULES_KIND_EXEC && judge_is(c->syscall, "execve", NULL) && ev->exe &&
+	    judge_missing(ev->exe))
+		return ENOENT;
+	/* mkdir of a name that exists: EEXIST before any permission check
+	 * (fs/namei.c filename_create()), and `mkdir -p /abs/dir` tries
+	 * every ancestor. */
+	if (c->n_events == 1 && ev->kind == RULES_KIND_WRITE && ev->path &&
+	    judge_is(c->syscall, "mkdir", "mkdirat") && !judge_missing(ev->path))
+		return EEXIST;
+	return 0;
+}
+
+void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v)
+{
+	struct rules_call_verdict cv;
+
+	memset(v, 0, sizeof(*v));
+	judge_names(s, c);
+	rules_decide_call(s->policy, c->events, c->n_events, c->explicit_deny_only, &cv);
+	v->action = cv.action;
+	v->effective = cv.effective;
+	v->event = cv.event;
+	v->kind = c->n_events ? (int)c->events[cv.event].kind : -1;
+	v->rule = cv.rule;
+	if (!cv.rule) {
+		v->rule_id = "engine.error";
+		v->why = "the policy engine could not decide this event";
+	}
+	if (c->n_events && cv.action != RULES_ACTION_ALLOW) {
+		int answer = judge_kernel_answer(c, &c->events[cv.event]);
+
+		if (answer) {
+			v->quiet = true;
+			v->err = cv.effective == RULES_ACTION_DENY ? answer : 0;
+			return;
+		}
+	}
+	if (cv.effective == RULES_ACTION_DENY)
+		v->err = c->deny_errno;
+}
+
+void judge_shim_verdict(const struct session *s, const struct judge_call *c, uint8_t action,
+			uint8_t effective, uint32_t rule, int err, struct judge_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->action = action < RULES_ACTION_COUNT ? (enum rules_action)action : RULES_ACTION_DENY;
+	v->effective = effective < RULES_ACTION_COUNT ? (enum rules_action)effective :
+			RULES_ACTION_DENY;
+	v->kind = c->n_events ? (int)c->events[0].kind : -1;
+	v->rule = rule < s->policy->rules_count ? rules_rule_at(s->policy, rule) : NULL;
+	if (!v->rule) {
+		v->rule_id = "engine.error";
+		v->why = "the policy engine could not decide this event";
+	}
+	v->err = err;
+}
+
+void judge_own(struct judge_verdict *v, int kind, size_t event, enum rules_action action,
+	       const char *rule_id, const char *why, int err)
+{
+	memset(v, 0, sizeof(*v));
+	v->action = action;
+	v->effective = action;
+	v->kind = kind;
+	v->event = event;
+	v->rule_id = rule_id;
+	v->why = why;
+	v->err = action == RULES_ACTION_DENY ? err : 0;
+}
+
+/* ---- recording ---- */
+
+void judge_who_of_task(struct judge_who *w, const struct tracee *t)
+{
+	memset(w, 0, sizeof(*w));
+	w->pid = t->tgid;
+	w->ppid = t->ppid;
+	if (t->info) {
+		w->exe = t->info->exe;
+		w->argv = (const char *const *)t->info->argv;
+		w->argc = t->info->argc;
+	}
+	w->stopped_tid = t->pid;
+}
+
+static const char *judge_host_source(enum channel_source src, bool known)
+{
+	if (!known)
+		return "none";
+	return src == CHANNEL_SOURCE_RESOLVER ? "resolver" : "shim";
+}
+
+/* The object of event I of C into R; ADDR holds INET6_ADDRSTRLEN + 128
+ * bytes for the address text. */
+static void judge_object(struct record *r, const struct judge_call *c, size_t i, char *addr,
+			 size_t addr_size)
+{
+	const struct rules_event *ev = &c->events[i];
+
+	switch (ev->kind) {
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		/* Both paths of a rename or link, in the call's order. */
+		r->path = c->n_events > 1 ? c->events[0].path : ev->path;
+		if (c->n_events > 1 && c->events[1].kind == c->events[0].kind)
+			r->path2 = c->events[1].path;
+		r->flags = c->flags;
+		r->has_flags = c->has_flags;
+		break;
+	case RULES_KIND_NET:
+		r->family = record_family_name(ev->family);
+		if (record_addr_text(ev, addr, addr_size))
+			r->addr = addr;
+		if (ev->family != AF_UNIX) {
+			r->port = ev->port;
+			r->host = ev->host;
+			r->host_source = judge_host_source(c->host_source[i], ev->host != NULL);
+		}
+		break;
+	case RULES_KIND_EXEC:
+		r->target = ev->exe;
+		r->target_argv = ev->argv;
+		r->target_argc = ev->argc;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The event name of an allowed event's record. */
+static const char *judge_allowed_event(const struct judge_call *c, const struct rules_event *ev)
+{
+	switch (ev->kind) {
+	case RULES_KIND_NET:
+		return "connect";
+	case RULES_KIND_EXEC:
+		return "exec";
+	case RULES_KIND_READ:
+		return "open";
+	default:
+		return c->has_flags ? "open" : "write";
+	}
+}
+
+/* The calling code's frames, for an alert: a stopped task is unwound
+ * while it is still in its stop, bounded in depth and time
+ * (tracer/inspect/backtrace.h). */
+static void judge_frames(struct record *r, const struct judge_who *w)
+{
+	static struct bt_frame frames[BACKTRACE_DEPTH];
+	int n;
+
+	if (w->frames && w->n_frames > 0) {
+		r->frames = w->frames;
+		r->n_frames = w->n_frames;
+		return;
+	}
+	if (w->stopped_tid <= 0)
+		return;
+	/* The names come from libelf: opened before the clock starts. */
+	elfinfo_ready();
+	n = backtrace_take(w->stopped_tid, frames, BACKTRACE_DEPTH, BACKTRACE_BUDGET_US);
+	if (n > 0) {
+		r->frames = frames;
+		r->n_frames = n;
+	}
+}
+
+void judge_record(struct session *s, const struct judge_who *w, const struct judge_call *c,
+		  const struct judge_verdict *v)
+{
+	static char script[SCRIPT_TEXT_MAX];
+	static struct elf_facts elf;
+	const struct rules_event *ev = c->n_events ? &c->events[v->event] : NULL;
+	char addr[INET6_ADDRSTRLEN + 128], *suggest = NULL;
+	struct record r = { 0 };
+
+	if (v->quiet)
+		return;
+	r.pid = w->pid;
+	r.ppid = w->ppid;
+	r.exe = w->exe;
+	r.argv = w->argv;
+	r.argc = w->argc;
+	r.cwd = w->cwd;
+	r.backend = w->backend;
+	r.kind = v->kind;
+	r.syscall = c->syscall;
+	r.port = -1;
+	if (ev)
+		judge_object(&r, c, v->event, addr, sizeof(addr));
+	r.rule = v->rule ? rules_string(s->policy, v->rule->id) : v->rule_id;
+
+	if (v->effective == RULES_ACTION_ALLOW && v->action == RULES_ACTION_ALLOW) {
+		if (!s->record_all || !ev ||
+		    (ev->kind == RULES_KIND_EXEC && c->exec_recorded_later))
+			return;
+		r.event = judge_allowed_event(c, ev);
+		r.action = "allow";
+		record_emit(s, &r);
+		return;
+	}
+
+	r.event = "alert";
+	r.action = rules_action_name(v->effective);
+	r.err = v->err;
+	r.why = v->rule ? rules_string(s->policy, v->rule->why) : v->why;
+	/* Every alert of a policy rule suggests the rule that admits its
+	 * event (for an alert rule: the allow-list entry a strict policy
+	 * would need). */
+	if (v->rule && ev)
+		suggest = rules_suggest(&s->anchors, ev->kind, ev);
+	r.suggest = suggest;
+	if (ev && ev->kind == RULES_KIND_EXEC) {
+		r.script_len = script_text(w->pid, w->cwd, ev->exe, ev->argv, ev->argc, script,
+					   sizeof(script));
+		r.script = script;
+		if (ev->exe && elfinfo_read(ev->exe, &elf) == 0)
+			r.elf = &elf;
+	}
+	judge_frames(&r, w);
+	record_emit(s, &r);
+	free(suggest);
+}

@@ -1,0 +1,111 @@
+/* The one step every backend takes for a call it intercepted: decide the
+ * call's policy events, then write the records that verdict calls for.
+ *
+ *     struct judge_call c = { syscall, events, n_events, ... };
+ *     struct judge_verdict v;
+ *     judge_decide(s, &c, &v);            // hosts, policy, mode, kernel answers
+ *     ... the backend applies v.err (0: the call goes on) ...
+ *     judge_record(s, &who, &c, &v);      // alert, or allow under --record
+ *
+ * The ptrace loop calls both; the preload backend records what the shim
+ * already decided in-process (judge_shim_verdict() turns its message into a
+ * verdict) and decides the command's own exec here; verdicts of the
+ * supervisor's own (a bypass syscall, a write outside the Landlock roots,
+ * a race) come from judge_own().  So an event gives the same record
+ * whichever backend saw it, but for "backend". */
+#ifndef AGENTTRACE_JUDGE_H
+#define AGENTTRACE_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/channel-wire.h"
+#include "rules/rules.h"
+#include "tracer/inspect/backtrace.h"
+
+struct session;
+
+/* The calling process, as its records name it. */
+struct judge_who {
+	pid_t pid;                 /* the process (tgid) */
+	pid_t ppid;
+	const char *exe;
+	const char *const *argv;
+	size_t argc;
+	const char *cwd;           /* NULL: read /proc/PID/cwd when recording */
+	const char *backend;       /* NULL: the session's */
+	/* Where in the code: a task stopped in the call, unwound with
+	 * libunwind-ptrace, or frames the shim took in-process. */
+	pid_t stopped_tid;         /* 0: none */
+	const struct bt_frame *frames;
+	int n_frames;
+};
+
+/* W for task T of the session's table, stopped in a call: the process,
+ * not the thread (what ps(1) and the tools show), and what it runs. */
+struct tracee;
+void judge_who_of_task(struct judge_who *w, const struct tracee *t);
+
+/* One intercepted call and its policy events (RULES_CALL_EVENTS at most:
+ * rename, link and symlink have two). */
+struct judge_call {
+	const char *syscall;
+	struct rules_event *events;
+	size_t n_events;
+	const bool *explicit_deny_only;   /* per event; NULL: none */
+	enum channel_source host_source[RULES_CALL_EVENTS]; /* 0: no name known */
+	bool has_flags;                   /* an open: its flags go into the record */
+	int flags;
+	int deny_errno;                   /* what the program sees on a deny */
+	/* The ptrace backend records an allowed exec when it happens
+	 * (PTRACE_EVENT_EXEC, with the program's ELF facts), not here. */
+	bool exec_recorded_later;
+};
+
+/* Record kinds beyond the policy's four (enum session_kind). */
+struct judge_verdict {
+	enum rules_action action;       /* the rule's action, mode not applied */
+	enum rules_action effective;    /* what happens: allow, alert (let through), deny */
+	int kind;                       /* enum session_kind of the record */
+	size_t event;                   /* the event that decided (its object is recorded) */
+	const struct rules_rule *rule;  /* the policy's rule; NULL: rule_id/why below */
+	const char *rule_id;            /* the supervisor's own rules, "engine.error" */
+	const char *why;
+	int err;                        /* errno the call fails with; 0: it goes on */
+	/* Refused with the kernel's own answer, nothing to record: an exec
+	 * of a name that does not exist (execvp's PATH search), a mkdir of a
+	 * name that does (mkdir -p).  Nothing runs or changes either way. */
+	bool quiet;
+};
+
+/* Host names for the call's inet events that carry none yet: the session's
+ * map (names the shim reported, and agenttrace's own lookups of the hosts
+ * the policy names), with their source. */
+void judge_names(struct session *s, struct judge_call *c);
+
+/* Decide C: judge_names(), the policy (rules_decide_call()), the mode, the
+ * kernel's own answers.  Fills V. */
+void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v);
+
+/* The verdict the shim reached in-process for C's events: ACTION and
+ * EFFECTIVE as the shim applied them, RULE its index in the block
+ * (UINT32_MAX: none), ERR the errno it returned. */
+void judge_shim_verdict(const struct session *s, const struct judge_call *c, uint8_t action,
+			uint8_t effective, uint32_t rule, int err, struct judge_verdict *v);
+
+/* A verdict of the supervisor's own: deny event EVENT of C (or the call
+ * itself, for kind syscall) under RULE_ID, for WHY, with ERR; ACTION
+ * alert lets it through. */
+void judge_own(struct judge_verdict *v, int kind, size_t event, enum rules_action action,
+	       const char *rule_id, const char *why, int err);
+
+/* Write the records V calls for: an "alert" record for anything but an
+ * allow (with suggest, script text and ELF facts of an exec, the calling
+ * code), an "open"/"write"/"connect"/"exec" record of an allowed event
+ * when the session records every event. */
+void judge_record(struct session *s, const struct judge_who *w, const struct judge_call *c,
+		  const struct judge_verdict *v);
+
+#endif
