@@ -19,6 +19,8 @@ void *xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
 char *xstrdup(const char *s) { return check(strdup(s)); }
 char *xstrndup(const char *s, size_t n) { return check(strndup(s, n)); }
 
+void *xnonnull(void *p) { return check(p); }
+
 char *xasprintf(const char *fmt, ...)
 {
 	char *out = NULL;

@@ -65,25 +65,15 @@ struct learn {
 
 /* ---- text ---- */
 
-/* The generaliser's literals (rules/generalise.h), out of memory ending
- * the run as every allocation of the tools does. */
-static char *learn_checked(char *s)
-{
-	if (!s) {
-		learn_msg(ENOMEM, "learn");
-		exit(125);
-	}
-	return s;
-}
-
+/* The generaliser's literals (rules/generalise.h). */
 static char *learn_escape(const char *prefix, const char *s, bool glob, bool alt)
 {
-	return learn_checked(rules_literal(prefix, s, glob, alt));
+	return xnonnull(rules_literal(prefix, s, glob, alt));
 }
 
 static char *learn_with_vars(const struct learn *l, const char *path, bool glob)
 {
-	return learn_checked(rules_path_literal(&l->anchors, path, glob));
+	return xnonnull(rules_path_literal(&l->anchors, path, glob));
 }
 
 /* "/a/b/c" and "/a/b/d/e" -> "/a/b" (in place in a). */

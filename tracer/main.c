@@ -5,12 +5,15 @@
 
 #include "lib/exitcode.h"
 #include "lib/log.h"
+#include "tracer/signals.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
 #include "tracer/options.h"
 #include "tracer/record/record.h"
 #include "tracer/session.h"
-#include "tracer/ptrace/spawn.h"
+#include "tracer/start.h"
+#include "tracer/shim/preload-mode.h"
+#include "tracer/spawn.h"
 
 int main(int argc, char **argv)
 {
@@ -26,15 +29,23 @@ int main(int argc, char **argv)
 		goto out_options;
 	log_set_level(opt.verbosity);
 
-	ret = session_init(&s, &opt);
+	ret = session_start(&s, &opt);
 	if (ret >= 0)
 		goto out_session;
 
+	s.channel_handler = preload_mode_event;
 	signals_setup();
 	ret = spawn_command(&s);
-	if (ret >= 0)
+	if (ret >= 0) {
+		if (s.command_refused)
+			session_summary(&s, ret, 0, NULL, 0);
 		goto out_session;
-	loop_run(&s, &left, &n_left);
+	}
+	/* The backend: spawn_command() may have fallen back to preload. */
+	if (s.preload_only)
+		preload_mode_run(&s, &left, &n_left);
+	else
+		loop_run(&s, &left, &n_left);
 	limits_finish(&s);
 
 	ret = spawn_outcome(&s);
@@ -42,7 +53,7 @@ int main(int argc, char **argv)
 		sig = WTERMSIG(s.main_status);
 	code = ret >= 0 ? ret : WIFEXITED(s.main_status) ? WEXITSTATUS(s.main_status) :
 	       sig ? AT_EXIT_SIGNAL_BASE + sig : AT_EXIT_FAILURE;
-	record_summary(&s, code, sig, left, n_left);
+	session_summary(&s, code, sig, left, n_left);
 	if (ret < 0)
 		ret = session_exit_status(&s);
 	else if (s.lost)
@@ -50,7 +61,7 @@ int main(int argc, char **argv)
 	free(left);
 out_session:
 	limits_finish(&s);
-	session_free(&s);
+	session_end(&s);
 out_options:
 	options_free(&opt);
 	return ret;

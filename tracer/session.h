@@ -15,6 +15,7 @@
 #include "tracer/ptrace/tracee.h"
 
 struct call;
+struct channel_msg;
 struct privtmp;
 struct landlock;
 struct survive;
@@ -100,6 +101,7 @@ struct session {
 	int child_pipe;           /* read end of the setup-failure pipe, -1 */
 	struct tracee_info *main_info; /* what the main process ran last */
 	bool root_warned;
+	bool command_refused;     /* the command's own exec was denied: nothing ran */
 
 	/* Tasks. */
 	struct tracee_table tasks;
@@ -114,8 +116,13 @@ struct session {
 	bool run_dir_made;        /* made only when the shim needs the blob */
 	char *blob_path;
 	int channel_fd;           /* -1: no channel */
+	/* What becomes of the shim's decided events and spawn questions in a
+	 * preload-only session (channel_drain()). */
+	void (*channel_handler)(struct session *s, const struct channel_msg *m);
 	char channel_name[48];    /* "@agenttrace-<id>" */
 	struct hosts *hosts;      /* address -> name (hosts.h) */
+	bool resolved;            /* resolver.c: a lookup was started at least once */
+	uint64_t resolved_at;     /* ... at this session time (ms) */
 	char **unseen;            /* preload-only: static programs run unseen */
 	char *command_exe;        /* preload-only: the command's resolved program
 				   * (no exec event tells it), NULL: unknown */
@@ -127,15 +134,9 @@ struct session {
 	uint64_t alerts;
 };
 
-/* Load the policy, open the log, settle ceilings and context.  Returns -1
- * to go on, or an exit status (after a message) when the run cannot start
- * or is complete (--explain). */
-int session_init(struct session *s, struct options *opt);
-
 /* The exit status of agenttrace after the command ended (SPEC §3). */
 int session_exit_status(const struct session *s);
 
-void session_free(struct session *s);
 
 /* Milliseconds since the session started (CLOCK_MONOTONIC). */
 uint64_t session_elapsed_ms(const struct session *s);

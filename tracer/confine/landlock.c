@@ -452,6 +452,11 @@ int landlock_uncovered(const struct session *s, const struct call *c)
 	return -1;
 }
 
+int landlock_abi_in_force(const struct landlock *l)
+{
+	return l ? l->abi : 0;
+}
+
 void landlock_free(struct landlock *l)
 {
 	if (!l)

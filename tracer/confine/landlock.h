@@ -58,6 +58,9 @@ bool landlock_covers(const struct landlock *l, const char *path);
  * renaming, linking); chmod, chown, utimes, xattrs are not its business. */
 bool landlock_governs(const char *name);
 
+/* The ABI of the ruleset in force for the command; 0: none. */
+int landlock_abi_in_force(const struct landlock *l);
+
 void landlock_free(struct landlock *l);
 
 /* At the seccomp stop of a call the policy allowed: a write-class call on

@@ -154,6 +154,11 @@ void survive_list_free(char **list, size_t n)
 	free(list);
 }
 
+bool survive_collapsed(const struct survive *sv)
+{
+	return sv && sv->collapsed;
+}
+
 void survive_free(struct survive *sv)
 {
 	if (!sv)

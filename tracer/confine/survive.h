@@ -39,6 +39,9 @@ void survive_note(struct survive *sv, const char *path);
 char **survive_list(const struct survive *sv, size_t *n);
 void survive_list_free(char **list, size_t n);
 
+/* Whether entries were collapsed into their directories (false for NULL). */
+bool survive_collapsed(const struct survive *sv);
+
 void survive_free(struct survive *sv);
 
 #endif

@@ -26,6 +26,7 @@
 
 #include "lib/log.h"
 #include "lib/xalloc.h"
+#include "tracer/signals.h"
 #include "tracer/syscall/call.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/judge.h"
@@ -34,7 +35,7 @@
 #include "tracer/confine/survive.h"
 #include "tracer/shim/channel.h"
 #include "tracer/shim/hosts.h"
-#include "tracer/shim/preload-mode.h"
+#include "tracer/shim/resolver.h"
 #include "tracer/inspect/proc.h"
 #include "tracer/record/record.h"
 
@@ -116,7 +117,7 @@ static bool loop_channel_first(struct session *s, const struct call *c)
 		if (ev->family != AF_INET && ev->family != AF_INET6)
 			continue;
 		channel_drain(s);
-		hosts_resolve(s);
+		resolver_run(s);
 	}
 	return false;
 }
@@ -449,8 +450,8 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 			loop_warn_root(s, t);
 		break;
 	case PTRACE_EVENT_STOP:
-		if (signals_is_stop(sig))
-			signals_group_stop(pid);
+		if (stops_is_stop_signal(sig))
+			stops_group_stop(pid);
 		else
 			loop_resume(pid, 0);
 		break;
@@ -460,7 +461,7 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 			landlock_race_exit(s, t);
 			loop_resume(pid, 0);
 		} else
-			loop_resume(pid, signals_deliver(s, t, sig));
+			loop_resume(pid, stops_deliver(s, t, sig));
 		break;
 	default:
 		loop_resume(pid, 0);
@@ -534,14 +535,10 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 	int status;
 	pid_t pid;
 
-	if (s->preload_only) {
-		preload_mode_run(s, left, n_left);
-		return;
-	}
 	if (signals_forward_start(s->main_pid) < 0)
 		warn_errno("cannot forward signals to the command");
 	limits_start(s);
-	hosts_resolve(s);
+	resolver_run(s);
 	while (!s->main_done) {
 		/* Without a deadline, block in waitpid(): one system call per
 		 * stop.  With one, poll and sleep in sigtimedwait() until it. */

@@ -16,10 +16,8 @@
 #include "lib/utf8.h"
 #include "lib/utc.h"
 #include "lib/xalloc.h"
-#include "tracer/shim/preload-mode.h"
-#include "tracer/confine/landlock.h"
 #include "tracer/record/record.h"
-#include "tracer/confine/survive.h"
+#include "tracer/record/writer.h"
 
 /* ---- strings ---- */
 
@@ -61,7 +59,7 @@ static json_t *record_jstrn(const char *s, size_t len)
 	return j;
 }
 
-static json_t *record_jstr(const char *s)
+json_t *record_jstr(const char *s)
 {
 	return s ? record_jstrn(s, strlen(s)) : json_null();
 }
@@ -165,7 +163,7 @@ static void record_write_line(struct session *s, char *text)
 	}
 }
 
-static void record_dump(struct session *s, json_t *o)
+void record_dump(struct session *s, json_t *o)
 {
 	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	char *line;
@@ -221,7 +219,7 @@ static void record_human_line(const struct record *r, char *line, size_t size)
 			 r->rule ? r->rule : "?", (int)r->pid, record_base(r->exe));
 }
 
-static json_t *record_head(struct session *s, const char *event, pid_t pid, pid_t ppid,
+json_t *record_head(struct session *s, const char *event, pid_t pid, pid_t ppid,
 			   const char *exe, const char *const *argv, size_t argc, bool no_cwd)
 {
 	char t[40];
@@ -365,145 +363,6 @@ void record_emit(struct session *s, const struct record *r)
 		json_object_set_new(o, "elf", record_elf(r->elf));
 	if (r->frames && r->n_frames > 0)
 		json_object_set_new(o, "backtrace", record_backtrace(r->frames, r->n_frames));
-	record_dump(s, o);
-	json_decref(o);
-}
-
-/* Issue 6: what survives the session, and how it ran (survive.h,
- * landlock.h, privtmp.h).  O NULL: the human lines on stderr. */
-static void record_hardening(struct session *s, json_t *o)
-{
-	size_t n = 0;
-	char **list = survive_list(s->survive, &n);
-	bool as_root = s->switch_user ? s->uid == 0 : geteuid() == 0;
-
-	if (!o) {
-		if (n) {
-			fprintf(stderr, "agenttrace: changed outside the project and temp dirs:");
-			for (size_t i = 0; i < n && i < 10; i++)
-				fprintf(stderr, " %s", list[i]);
-			if (n > 10)
-				fprintf(stderr, " (and %zu more, see the log)", n - 10);
-			fputc('\n', stderr);
-		}
-		if (as_root && !s->preload_only)
-			fprintf(stderr, "agenttrace: the command ran as root (no --user)\n");
-	} else {
-		json_t *a = json_array();
-
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(a, record_jstr(list[i]));
-		json_object_set_new(o, "changed_outside", a);
-		json_object_set_new(o, "changed_outside_collapsed",
-				    json_boolean(s->survive && s->survive->collapsed));
-		json_object_set_new(o, "as_root", json_boolean(as_root));
-		json_object_set_new(o, "landlock", s->landlock ? json_integer(s->landlock->abi) :
-						   json_null());
-		json_object_set_new(o, "private_tmp", s->private_tmp ? record_jstr(s->private_tmp) :
-						      json_null());
-	}
-	survive_list_free(list, n);
-}
-
-/* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
-static void record_notify_summary(struct session *s, int exit_code)
-{
-	struct notify_counts c = { 0 };
-	int rc;
-
-	if (!s->notify.step_summary)
-		return;
-	c.command = s->opt->command && s->opt->command[0] ? s->opt->command[0] : "";
-	c.policy = rules_string(s->policy, s->policy->layers);
-	c.mode = s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce";
-	c.exit_code = exit_code;
-	c.denials = s->denials;
-	c.alerts = s->alerts;
-	c.log = s->opt->log;
-	for (int k = 0; k < SESSION_KIND_COUNT && c.n_kinds < 8; k++) {
-		if (!s->counts[k][RULES_ACTION_DENY] && !s->counts[k][RULES_ACTION_ALERT])
-			continue;
-		c.kinds[c.n_kinds] = session_kind_name(k);
-		c.deny[c.n_kinds] = s->counts[k][RULES_ACTION_DENY];
-		c.alert[c.n_kinds] = s->counts[k][RULES_ACTION_ALERT];
-		c.n_kinds++;
-	}
-	rc = notify_summary(&s->notify, &c);
-	if (rc < 0)
-		fprintf(stderr, "agenttrace: cannot append to GITHUB_STEP_SUMMARY %s: %s\n",
-			s->notify.step_summary, strerror(-rc));
-}
-
-void record_summary(struct session *s, int exit_code, int signal,
-		    const pid_t *left, size_t n_left)
-{
-	const char *const *argv = (const char *const *)s->opt->command;
-	size_t argc = 0;
-	json_t *o, *counts, *l;
-
-	while (argv && argv[argc])
-		argc++;
-	record_notify_summary(s, exit_code);
-	if (s->opt->verbosity > 0) {
-		char more[64] = "";
-
-		if (n_left)
-			snprintf(more, sizeof(more), "; %zu left running, killed", n_left);
-		fprintf(stderr, "agenttrace: %" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d\n",
-			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
-		record_hardening(s, NULL);
-		if (s->preload_only) {
-			fprintf(stderr, "agenttrace: %s\n", PRELOAD_MODE_NOTE);
-			for (size_t i = 0; i < s->n_unseen; i++)
-				fprintf(stderr, "agenttrace: unseen (static, the shim cannot load): %s\n",
-					s->unseen[i]);
-		}
-	}
-	if (s->log_fd < 0)
-		return;
-
-	if (s->main_info) {
-		argv = (const char *const *)s->main_info->argv;
-		argc = s->main_info->argc;
-	}
-	o = record_head(s, "summary", s->main_pid, getpid(),
-			s->main_info ? s->main_info->exe : argv && argv[0] ? argv[0] : NULL,
-			argv, argc, true);
-	json_object_set_new(o, "cwd", record_jstr(s->cwd));
-	json_object_set_new(o, "exit_code", json_integer(exit_code));
-	json_object_set_new(o, "signal", signal ? json_integer(signal) : json_null());
-	json_object_set_new(o, "denials", json_integer((json_int_t)s->denials));
-	json_object_set_new(o, "alerts", json_integer((json_int_t)s->alerts));
-	counts = json_object();
-	for (int k = 0; k < SESSION_KIND_COUNT; k++)
-		json_object_set_new(counts, session_kind_name(k),
-				    json_pack("{s:I,s:I}",
-					      "deny", (json_int_t)s->counts[k][RULES_ACTION_DENY],
-					      "alert", (json_int_t)s->counts[k][RULES_ACTION_ALERT]));
-	json_object_set_new(o, "counts", counts);
-	json_object_set_new(o, "processes", json_integer((json_int_t)s->processes_seen));
-	json_object_set_new(o, "stops", json_integer((json_int_t)s->stops));
-	l = json_array();
-	for (size_t i = 0; i < n_left; i++)
-		json_array_append_new(l, json_integer(left[i]));
-	json_object_set_new(o, "left_running", l);
-	record_hardening(s, o);
-	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
-	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
-	json_object_set_new(o, "backend", json_string(s->preload_only ? "preload" : "ptrace"));
-	if (s->preload_only) {
-		json_t *u = json_array();
-
-		for (size_t i = 0; i < s->n_unseen; i++)
-			json_array_append_new(u, record_jstr(s->unseen[i]));
-		json_object_set_new(o, "bypassable", json_true());
-		json_object_set_new(o, "unseen", u);
-		json_object_set_new(o, "note", json_string(PRELOAD_MODE_NOTE));
-	}
-	json_object_set_new(o, "mode", json_string(s->policy->mode == RULES_MODE_AUDIT ?
-						   "audit" : "enforce"));
-	json_object_set_new(o, "policy", record_jstr(rules_string(s->policy, s->policy->layers)));
-	json_object_set_new(o, "context", s->context ? record_jstr(s->context) : json_null());
 	record_dump(s, o);
 	json_decref(o);
 }

@@ -72,10 +72,26 @@ void record_emit(struct session *s, const struct record *r);
  * the tools show), and what it runs when known. */
 void record_who(struct record *r, const struct tracee *t);
 
-/* The last record: counts, exit status, processes left running (killed
- * when agenttrace exits). */
-void record_summary(struct session *s, int exit_code, int signal,
-		    const pid_t *left, size_t n_left);
+/* What the session's end knows besides the session's own counters. */
+struct summary_facts {
+	int exit_code;
+	int signal;                   /* 0: none */
+	const pid_t *left;            /* processes left running, killed */
+	size_t n_left;
+	char *const *changed_outside; /* what survived outside ROOT and the temp dirs */
+	size_t n_changed_outside;
+	bool changed_outside_collapsed;
+	bool as_root;
+	int landlock_abi;             /* 0: no Landlock */
+	const char *private_tmp;      /* NULL: none */
+	const char *preload_note;     /* preload-only: what the shim cannot see; NULL: ptrace */
+	char *const *unseen;          /* preload-only: static programs run unseen */
+	size_t n_unseen;
+};
+
+/* The last record: counts, exit status, what survived, processes left
+ * running. */
+void record_summary(struct session *s, const struct summary_facts *f);
 
 /* The address of a net event as text: dotted quad, IPv6 text, or the
  * unix path ("@name" for abstract).  False for other families. */

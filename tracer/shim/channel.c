@@ -15,7 +15,6 @@
 #include "lib/xalloc.h"
 #include "rules/rules.h"
 #include "tracer/shim/channel.h"
-#include "tracer/shim/preload-mode.h"
 #include "tracer/shim/hosts.h"
 #include "tracer/session.h"
 
@@ -284,8 +283,8 @@ int channel_drain(struct session *s)
 		if (m.type == CHANNEL_HOSTS)
 			channel_hosts(s, &m);
 		else if ((m.type == CHANNEL_EVENT || m.type == CHANNEL_SPAWN_ASK ||
-			  m.type == CHANNEL_SPAWN_DONE) && s->preload_only)
-			preload_mode_event(s, &m);
+			  m.type == CHANNEL_SPAWN_DONE) && s->preload_only && s->channel_handler)
+			s->channel_handler(s, &m);
 		if (fd >= 0)
 			close(fd);
 	}

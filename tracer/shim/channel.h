@@ -31,10 +31,10 @@ int channel_to_preload(struct session *s);
 
 /* Reads every queued message without blocking: HOSTS go into the hosts
  * map; EVENT, SPAWN_ASK and SPAWN_DONE are the preload backend's records
- * and questions, handled by preload_mode_event() in a preload-only
- * session and dropped under ptrace, which sees those calls itself (an
- * unanswered ASK reads as "go on").  Every caller drains the same way,
- * whatever it waits for.  Returns the number read. */
+ * and questions, passed to the session's channel_handler in a
+ * preload-only session and dropped under ptrace, which sees those calls
+ * itself (an unanswered ASK reads as "go on").  Every caller drains the
+ * same way, whatever it waits for.  Returns the number read. */
 int channel_drain(struct session *s);
 
 /* True when a net event's unix path names the channel itself (the shim's

@@ -22,9 +22,11 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "rules/rules.h"
+#include "tracer/signals.h"
 #include "tracer/inspect/backtrace.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/shim/hosts.h"
+#include "tracer/shim/resolver.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
 #include "tracer/shim/preload-mode.h"
@@ -527,7 +529,7 @@ int preload_mode_decide_command(struct session *s)
 	if (!v.err)
 		return -1;
 	fprintf(stderr, "agenttrace: %s: %s\n", cmd, strerror(v.err));
-	record_summary(s, AT_EXIT_NOEXEC, 0, NULL, 0);
+	s->command_refused = true;
 	return AT_EXIT_NOEXEC;
 }
 
@@ -547,7 +549,7 @@ void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
 	if (signals_forward_start(s->main_pid) < 0)
 		warn_errno("cannot forward signals to the command");
 	limits_start(s);
-	hosts_resolve(s);
+	resolver_run(s);
 	preload_mode_check_command(s);
 	while (!s->main_done) {
 		long timeout = limits_next_ms(s);
@@ -562,7 +564,7 @@ void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
 		signals_wait(0);
 		preload_mode_reap(s);
 		limits_check(s);
-		hosts_resolve(s);
+		resolver_run(s);
 	}
 	/* Events sent just before the end are queued already. */
 	channel_drain(s);

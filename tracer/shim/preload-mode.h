@@ -27,7 +27,8 @@ void preload_mode_event(struct session *s, const struct channel_msg *m);
 
 /* The command's own exec, which agenttrace makes without the shim, decided
  * as the shim decides an exec.  -1 to go on, else the exit status (126)
- * after the denial record and the summary. */
+ * after the denial record, with s->command_refused set: the session ends
+ * with its summary. */
 int preload_mode_decide_command(struct session *s);
 
 #endif

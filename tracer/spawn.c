@@ -36,13 +36,14 @@
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
+#include "tracer/signals.h"
 #include "tracer/syscall/call.h"
 #include "tracer/shim/channel.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
 #include "tracer/shim/preload-mode.h"
-#include "tracer/ptrace/spawn.h"
+#include "tracer/spawn.h"
 
 #define SPAWN_PTRACE_OPTIONS                                                      \
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |           \

@@ -1,4 +1,4 @@
-/* Signals of the supervisor and of its tracees.
+/* The supervisor's own signals, for both backends.
  *
  * SIGCHLD stays blocked and no handler runs for it: the event loop waits
  * in waitpid() itself, which a tracee stop wakes (kernel/signal.c
@@ -24,14 +24,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
-#include "tracer/confine/limits.h"
-#include "tracer/ptrace/loop.h"
-#include "tracer/inspect/proc.h"
+#include "tracer/signals.h"
 
 static sigset_t signals_orig;
 static sigset_t signals_waited;
@@ -111,50 +108,4 @@ void signals_wait(long timeout_ms)
 	ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
 	/* EINTR (a forwarded signal's handler ran) is a wake-up like any. */
 	sigtimedwait(&signals_waited, NULL, &ts);
-}
-
-bool signals_is_stop(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
-/* True when SIGCONT is pending for PID (thread or process queue). */
-static bool signals_cont_pending(pid_t pid)
-{
-	/* The masks follow the Groups line: 16 KiB holds a status file with
-	 * a thousand supplementary groups. */
-	char text[16384];
-	unsigned long long thread = 0, group = 0;
-	const unsigned long long cont = 1ull << (SIGCONT - 1);
-
-	if (proc_read(pid, "status", text, sizeof(text)) < 0)
-		return false;
-	proc_status_field(text, "\nSigPnd:", 16, &thread);
-	proc_status_field(text, "\nShdPnd:", 16, &group);
-	return (thread | group) & cont;
-}
-
-int signals_deliver(struct session *s, struct tracee *t, int sig)
-{
-	/* The kernel discards pending stop signals when SIGCONT is sent
-	 * (kernel/signal.c prepare_signal()).  A stop signal already taken
-	 * into a signal-delivery-stop escapes that rule, and re-injecting it
-	 * after the SIGCONT (Ctrl-Z then fg while agenttrace itself was
-	 * stopped) would leave the command stopped for good: drop it, as the
-	 * kernel would have. */
-	if (signals_is_stop(sig) && signals_cont_pending(t->pid)) {
-		debug_msg("pid %d: %s cancelled by a pending SIGCONT", (int)t->pid, strsignal(sig));
-		return 0;
-	}
-	if (sig == SIGXCPU && s->max_cpu)
-		limits_cpu_hit(s, t);
-	return sig;
-}
-
-void signals_group_stop(pid_t pid)
-{
-	/* ptrace(2) "Group-stop": with PTRACE_SEIZE, PTRACE_LISTEN keeps the
-	 * tracee stopped but lets SIGCONT wake it (and report it to us). */
-	if (ptrace(PTRACE_LISTEN, pid, 0L, 0L) < 0 && errno != ESRCH)
-		debug_msg("PTRACE_LISTEN %d: %s", (int)pid, strerror(errno));
 }

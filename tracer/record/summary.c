@@ -1,0 +1,151 @@
+/* The summary record, the session's last (agenttrace(1), RECORDS), and its
+ * human lines and step summary.  Built from the facts the session's end
+ * gathers (start.c), not from the other modules' state. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracer/record/record.h"
+#include "tracer/record/writer.h"
+
+/* What survives the session, and how it ran.  O NULL: the human lines
+ * on stderr. */
+static void summary_hardening(struct session *s, const struct summary_facts *f, json_t *o)
+{
+	char *const *list = f->changed_outside;
+	size_t n = f->n_changed_outside;
+	bool as_root = f->as_root;
+
+	if (!o) {
+		if (n) {
+			fprintf(stderr, "agenttrace: changed outside the project and temp dirs:");
+			for (size_t i = 0; i < n && i < 10; i++)
+				fprintf(stderr, " %s", list[i]);
+			if (n > 10)
+				fprintf(stderr, " (and %zu more, see the log)", n - 10);
+			fputc('\n', stderr);
+		}
+		if (as_root && !s->preload_only)
+			fprintf(stderr, "agenttrace: the command ran as root (no --user)\n");
+	} else {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, record_jstr(list[i]));
+		json_object_set_new(o, "changed_outside", a);
+		json_object_set_new(o, "changed_outside_collapsed",
+				    json_boolean(f->changed_outside_collapsed));
+		json_object_set_new(o, "as_root", json_boolean(as_root));
+		json_object_set_new(o, "landlock", f->landlock_abi ? json_integer(f->landlock_abi) :
+						   json_null());
+		json_object_set_new(o, "private_tmp", f->private_tmp ? record_jstr(f->private_tmp) :
+						      json_null());
+	}
+}
+
+/* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
+static void summary_notify(struct session *s, int exit_code)
+{
+	struct notify_counts c = { 0 };
+	int rc;
+
+	if (!s->notify.step_summary)
+		return;
+	c.command = s->opt->command && s->opt->command[0] ? s->opt->command[0] : "";
+	c.policy = rules_string(s->policy, s->policy->layers);
+	c.mode = s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce";
+	c.exit_code = exit_code;
+	c.denials = s->denials;
+	c.alerts = s->alerts;
+	c.log = s->opt->log;
+	for (int k = 0; k < SESSION_KIND_COUNT && c.n_kinds < 8; k++) {
+		if (!s->counts[k][RULES_ACTION_DENY] && !s->counts[k][RULES_ACTION_ALERT])
+			continue;
+		c.kinds[c.n_kinds] = session_kind_name(k);
+		c.deny[c.n_kinds] = s->counts[k][RULES_ACTION_DENY];
+		c.alert[c.n_kinds] = s->counts[k][RULES_ACTION_ALERT];
+		c.n_kinds++;
+	}
+	rc = notify_summary(&s->notify, &c);
+	if (rc < 0)
+		fprintf(stderr, "agenttrace: cannot append to GITHUB_STEP_SUMMARY %s: %s\n",
+			s->notify.step_summary, strerror(-rc));
+}
+
+void record_summary(struct session *s, const struct summary_facts *f)
+{
+	int exit_code = f->exit_code, signal = f->signal;
+	const pid_t *left = f->left;
+	size_t n_left = f->n_left;
+	const char *const *argv = (const char *const *)s->opt->command;
+	size_t argc = 0;
+	json_t *o, *counts, *l;
+
+	while (argv && argv[argc])
+		argc++;
+	summary_notify(s, exit_code);
+	if (s->opt->verbosity > 0) {
+		char more[64] = "";
+
+		if (n_left)
+			snprintf(more, sizeof(more), "; %zu left running, killed", n_left);
+		fprintf(stderr, "agenttrace: %" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d\n",
+			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
+		summary_hardening(s, f, NULL);
+		if (f->preload_note) {
+			fprintf(stderr, "agenttrace: %s\n", f->preload_note);
+			for (size_t i = 0; i < f->n_unseen; i++)
+				fprintf(stderr, "agenttrace: unseen (static, the shim cannot load): %s\n",
+					f->unseen[i]);
+		}
+	}
+	if (s->log_fd < 0)
+		return;
+
+	if (s->main_info) {
+		argv = (const char *const *)s->main_info->argv;
+		argc = s->main_info->argc;
+	}
+	o = record_head(s, "summary", s->main_pid, getpid(),
+			s->main_info ? s->main_info->exe : argv && argv[0] ? argv[0] : NULL,
+			argv, argc, true);
+	json_object_set_new(o, "cwd", record_jstr(s->cwd));
+	json_object_set_new(o, "exit_code", json_integer(exit_code));
+	json_object_set_new(o, "signal", signal ? json_integer(signal) : json_null());
+	json_object_set_new(o, "denials", json_integer((json_int_t)s->denials));
+	json_object_set_new(o, "alerts", json_integer((json_int_t)s->alerts));
+	counts = json_object();
+	for (int k = 0; k < SESSION_KIND_COUNT; k++)
+		json_object_set_new(counts, session_kind_name(k),
+				    json_pack("{s:I,s:I}",
+					      "deny", (json_int_t)s->counts[k][RULES_ACTION_DENY],
+					      "alert", (json_int_t)s->counts[k][RULES_ACTION_ALERT]));
+	json_object_set_new(o, "counts", counts);
+	json_object_set_new(o, "processes", json_integer((json_int_t)s->processes_seen));
+	json_object_set_new(o, "stops", json_integer((json_int_t)s->stops));
+	l = json_array();
+	for (size_t i = 0; i < n_left; i++)
+		json_array_append_new(l, json_integer(left[i]));
+	json_object_set_new(o, "left_running", l);
+	summary_hardening(s, f, o);
+	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
+	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
+	json_object_set_new(o, "backend", json_string(f->preload_note ? "preload" : "ptrace"));
+	if (f->preload_note) {
+		json_t *u = json_array();
+
+		for (size_t i = 0; i < f->n_unseen; i++)
+			json_array_append_new(u, record_jstr(f->unseen[i]));
+		json_object_set_new(o, "bypassable", json_true());
+		json_object_set_new(o, "unseen", u);
+		json_object_set_new(o, "note", json_string(f->preload_note));
+	}
+	json_object_set_new(o, "mode", json_string(s->policy->mode == RULES_MODE_AUDIT ?
+						   "audit" : "enforce"));
+	json_object_set_new(o, "policy", record_jstr(rules_string(s->policy, s->policy->layers)));
+	json_object_set_new(o, "context", s->context ? record_jstr(s->context) : json_null());
+	record_dump(s, o);
+	json_decref(o);
+}

@@ -1,0 +1,469 @@
+/* A session's start and end: the policy with the command line's rules and
+ * agenttrace's own protections, the log, --user, the shim's channel,
+ * Landlock and private /tmp, ceilings; and the teardown of all of it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/exitcode.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
+#include "rules/generalise.h"
+#include "rules/load.h"
+#include "tracer/syscall/arch.h"
+#include "tracer/syscall/call.h"
+#include "tracer/shim/channel.h"
+#include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/elfinfo.h"
+#include "tracer/confine/landlock.h"
+#include "tracer/confine/privtmp.h"
+#include "tracer/session.h"
+#include "tracer/record/record.h"
+#include "tracer/shim/preload-mode.h"
+#include "tracer/start.h"
+#include "tracer/confine/survive.h"
+
+/* A literal path as a policy pattern: glob characters escaped, '$'
+ * doubled (patterns expand ${VARS}). */
+static char *session_literal_pattern(const char *path)
+{
+	return xnonnull(rules_literal("", path, true, true));
+}
+
+/* The absolute form of a path whose last component may not exist yet. */
+static char *session_abspath(const char *path)
+{
+	char *dir, *base, *slash, *rdir, *out;
+	char *full, cwd[PATH_MAX];
+
+	full = path[0] == '/' ? xstrdup(path) :
+	       xasprintf("%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".", path);
+	out = realpath(full, NULL);
+	if (out) {
+		free(full);
+		return out;
+	}
+	slash = strrchr(full, '/');
+	base = slash + 1;
+	dir = slash == full ? xstrdup("/") : xstrndup(full, (size_t)(slash - full));
+	rdir = realpath(dir, NULL);
+	out = rdir ? xasprintf("%s/%s", strcmp(rdir, "/") == 0 ? "" : rdir, base) : xstrdup(full);
+	free(rdir);
+	free(dir);
+	free(full);
+	return out;
+}
+
+static bool session_is_policy_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strchr(name, '/') || (n > 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+struct session_extras {
+	struct rules_extra *v;
+	size_t n;
+	char **owned; /* strings to free */
+	size_t n_owned;
+};
+
+static void session_extra(struct session_extras *x, enum rules_kind kind,
+			  enum rules_action action, const char *pattern, const char *id,
+			  const char *why)
+{
+	x->v = xrealloc(x->v, (x->n + 1) * sizeof(*x->v));
+	x->v[x->n++] = (struct rules_extra){ kind, action, pattern, id, why };
+}
+
+static const char *session_own(struct session_extras *x, char *s)
+{
+	x->owned = xrealloc(x->owned, (x->n_owned + 1) * sizeof(*x->owned));
+	x->owned[x->n_owned++] = s;
+	return s;
+}
+
+static void session_extras_free(struct session_extras *x)
+{
+	for (size_t i = 0; i < x->n_owned; i++)
+		free(x->owned[i]);
+	free(x->owned);
+	free(x->v);
+}
+
+/* The shim and the run dir that hands it the policy (channel.c). */
+static void session_protect_preload(struct session *s, struct session_extras *x)
+{
+	char *lib, *pat;
+
+	if (s->run_dir) {
+		pat = session_literal_pattern(s->run_dir);
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, xasprintf("%s/**", pat)), "write.agenttrace-run",
+			      "the policy handed to the preload shim is agenttrace's");
+		free(pat);
+	}
+	lib = s->preload_lib ? realpath(s->preload_lib, NULL) : NULL;
+	if (lib)
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, session_literal_pattern(lib)), "write.agenttrace-preload",
+			      "the preload shim may not be changed from inside the session");
+	free(lib);
+}
+
+/* SPEC §1: nothing inside the session can switch the supervision off, so
+ * the log, the policy files and agenttrace's own binary are protected
+ * from the command by deny rules of their own. */
+static void session_protect(struct session *s, struct session_extras *x, const char *log_abs)
+{
+	struct options *o = s->opt;
+	unsigned n_policy = 0;
+
+	if (log_abs)
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, session_literal_pattern(log_abs)),
+			      "write.agenttrace-log",
+			      "the session log is written by agenttrace only");
+	for (size_t i = 0; i < o->policies.n; i++) {
+		char *abs;
+
+		if (!session_is_policy_file(o->policies.v[i]))
+			continue;
+		abs = realpath(o->policies.v[i], NULL);
+		if (!abs)
+			continue; /* the loader reports the missing file */
+		n_policy++;
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, session_literal_pattern(abs)),
+			      session_own(x, n_policy == 1 ? xstrdup("write.agenttrace-policy") :
+					  xasprintf("write.agenttrace-policy-%u", n_policy)),
+			      "the policy in force may not be changed from inside the session");
+		free(abs);
+	}
+	if (s->self_exe)
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, session_literal_pattern(s->self_exe)),
+			      "write.agenttrace-self",
+			      "agenttrace's own binary may not be changed from inside the session");
+	session_protect_preload(s, x);
+}
+
+static int session_load_policy(struct session *s, const char *log_abs)
+{
+	struct options *o = s->opt;
+	struct session_extras x = { 0 };
+	struct rules_vars vars;
+	struct rules_error err;
+	char *root_abs = NULL;
+	int ret = -1;
+
+	if (o->root) {
+		struct stat st;
+
+		root_abs = realpath(o->root, NULL);
+		if (!root_abs || stat(root_abs, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "agenttrace: --root %s: %s\n", o->root,
+				root_abs ? "Not a directory" : strerror(errno));
+			free(root_abs);
+			return AT_EXIT_FAILURE;
+		}
+	}
+	rules_vars_from_env(&vars, root_abs);
+	for (size_t i = 0; i < o->allow_net.n; i++)
+		session_extra(&x, RULES_KIND_NET, RULES_ACTION_ALLOW, o->allow_net.v[i], NULL, NULL);
+	for (size_t i = 0; i < o->allow_write.n; i++)
+		session_extra(&x, RULES_KIND_WRITE, RULES_ACTION_ALLOW, o->allow_write.v[i], NULL, NULL);
+	for (size_t i = 0; i < o->allow_exec.n; i++)
+		session_extra(&x, RULES_KIND_EXEC, RULES_ACTION_ALLOW, o->allow_exec.v[i], NULL, NULL);
+	session_protect(s, &x, log_abs);
+
+	if (rules_anchors_set(&s->anchors, vars.root ? vars.root : vars.cwd,
+			      vars.tmpdir ? vars.tmpdir : "/tmp", vars.home) < 0) {
+		warn_msg("out of memory");
+		session_extras_free(&x);
+		free(root_abs);
+		return AT_EXIT_FAILURE;
+	}
+	memset(&err, 0, sizeof(err));
+	if (rules_load(o->policies.v, o->policies.n, x.v, x.n, &vars, &s->policy, &err) < 0) {
+		char line[1536];
+
+		rules_error_format(&err, line, sizeof(line));
+		fprintf(stderr, "agenttrace: %s\n", line);
+		ret = AT_EXIT_FAILURE;
+	}
+	session_extras_free(&x);
+	free(root_abs);
+	return ret;
+}
+
+static int session_open_log(struct session *s, const char *log_abs)
+{
+	/* O_APPEND: each record is one write() at the end, so that lines of
+	 * concurrent writers (two sessions, one log) never interleave.
+	 * O_CLOEXEC: the command never holds the log open. */
+	s->log_fd = open(log_abs, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	if (s->log_fd < 0) {
+		fprintf(stderr, "agenttrace: cannot open the log %s: %s\n", s->opt->log,
+			strerror(errno));
+		return AT_EXIT_FAILURE;
+	}
+	return -1;
+}
+
+/* A user or group given by name or number. */
+static bool session_parse_id(const char *s, unsigned long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return !errno && !*end && *out < (unsigned long)(uid_t)-1;
+}
+
+/* --user USER[:GROUP], resolved here (NSS lookups do not belong between
+ * fork and exec): uid, primary gid, supplementary groups. */
+static int session_resolve_user(struct session *s)
+{
+	char *spec = xstrdup(s->opt->user), *group = strchr(spec, ':');
+	struct passwd *pw;
+	unsigned long id;
+	int ret = AT_EXIT_FAILURE, n;
+
+	if (group)
+		*group++ = 0;
+	if (geteuid() != 0) {
+		fprintf(stderr, "agenttrace: --user needs agenttrace to run as root\n");
+		goto out;
+	}
+	pw = getpwnam(spec);
+	if (pw) {
+		s->uid = pw->pw_uid;
+		s->gid = pw->pw_gid;
+	} else if (session_parse_id(spec, &id)) {
+		s->uid = (uid_t)id;
+		s->gid = (gid_t)id;
+	} else {
+		fprintf(stderr, "agenttrace: --user %s: no such user\n", spec);
+		goto out;
+	}
+	if (group && *group) {
+		struct group *gr = getgrnam(group);
+
+		if (gr)
+			s->gid = gr->gr_gid;
+		else if (session_parse_id(group, &id))
+			s->gid = (gid_t)id;
+		else {
+			fprintf(stderr, "agenttrace: --user %s: no such group '%s'\n", s->opt->user,
+				group);
+			goto out;
+		}
+	}
+	n = 0;
+	if (pw) {
+		getgrouplist(pw->pw_name, s->gid, NULL, &n);
+		s->groups = xcalloc((size_t)n + 1, sizeof(gid_t));
+		if (getgrouplist(pw->pw_name, s->gid, s->groups, &n) < 0)
+			n = 0;
+	}
+	if (n <= 0) {
+		free(s->groups);
+		s->groups = xcalloc(1, sizeof(gid_t));
+		s->groups[0] = s->gid;
+		n = 1;
+	}
+	s->n_groups = (size_t)n;
+	s->switch_user = true;
+	ret = -1;
+out:
+	free(spec);
+	return ret;
+}
+
+/* What survives (survive.h): writes beneath ${ROOT} and the temp dirs
+ * are the session's business; the rest is listed in the summary. */
+static void session_survive_setup(struct session *s)
+{
+	const char *dirs[] = { s->opt->root ? s->opt->root : s->cwd, getenv("TMPDIR"), "/tmp",
+			       "/var/tmp", "/dev/shm" };
+
+	s->survive = survive_new(dirs, sizeof(dirs) / sizeof(dirs[0]));
+}
+
+static uint64_t session_pick(uint64_t cmdline, uint64_t policy)
+{
+	return cmdline ? cmdline : policy;
+}
+
+int session_start(struct session *s, struct options *opt)
+{
+	char *log_abs = NULL;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->opt = opt;
+	s->log_fd = -1;
+	s->child_pipe = -1;
+	s->channel_fd = -1;
+	clock_gettime(CLOCK_MONOTONIC, &s->started);
+	clock_gettime(CLOCK_REALTIME, &s->started_real);
+	session_token(s->id);
+	s->context = opt->context ? xstrdup(opt->context) : context_default();
+	notify_init(&s->notify, opt->syslog);
+	s->self_exe = realpath("/proc/self/exe", NULL);
+	s->cwd = getcwd(NULL, 0);
+	tracee_table_init(&s->tasks);
+	/* Test hook (tests/valgrind.sh): registers by PTRACE_GETREGS, which
+	 * memcheck understands, rather than PTRACE_GET_SYSCALL_INFO. */
+	if (getenv("AGENTTRACE_TEST_REGS_FALLBACK"))
+		arch_force_fallback(true);
+
+	if (opt->user) {
+		ret = session_resolve_user(s);
+		if (ret >= 0)
+			goto out;
+	}
+	if (opt->private_tmp && !opt->explain) {
+		ret = privtmp_create(s);
+		if (ret >= 0)
+			goto out;
+	}
+	if (opt->log)
+		log_abs = session_abspath(opt->log);
+	s->preload_only = opt->backend == OPTIONS_BACKEND_PRELOAD;
+	if (channel_prepare(s) < 0) {
+		fprintf(stderr, "agenttrace: --backend preload: %s\n", s->preload_lib ?
+			"cannot create the run dir" : "the shim " CHANNEL_PRELOAD_NAME " was not found");
+		ret = AT_EXIT_FAILURE;
+		goto out;
+	}
+	ret = session_load_policy(s, log_abs);
+	if (ret >= 0)
+		goto out;
+	if (opt->mode >= 0)
+		s->policy->mode = (uint8_t)opt->mode;
+	if (opt->explain) {
+		char *text = rules_explain(s->policy);
+
+		if (!text) {
+			warn_msg("cannot print the policy (out of memory?)");
+			ret = AT_EXIT_FAILURE;
+			goto out;
+		}
+		fputs(text, stdout);
+		free(text);
+		ret = fflush(stdout) == 0 ? AT_EXIT_OK : AT_EXIT_FAILURE;
+		goto out;
+	}
+	s->record_all = opt->record || s->policy->record;
+	s->max_procs = session_pick(opt->max_procs, s->policy->limits.max_procs);
+	s->timeout_ms = opt->timeout_ms ? opt->timeout_ms : s->policy->limits.timeout_sec * 1000u;
+	s->max_memory = session_pick(opt->max_memory, s->policy->limits.max_memory);
+	s->max_cpu = session_pick(opt->max_cpu, s->policy->limits.max_cpu_sec);
+	if (log_abs) {
+		ret = session_open_log(s, log_abs);
+		if (ret >= 0)
+			goto out;
+	}
+	s->call = xmalloc(sizeof(*s->call));
+	ret = channel_open(s);
+	if (ret < 0 && s->preload_only) {
+		fprintf(stderr, "agenttrace: --backend preload: cannot set up the channel: %s\n",
+			strerror(-ret));
+		ret = AT_EXIT_FAILURE;
+		goto out;
+	}
+	if (ret < 0)
+		warn_msg("no preload shim (channel: %s); host names come from agenttrace's own lookups",
+			 strerror(-ret));
+	if (s->preload_only)
+		info_msg("backend preload only (%s): decisions inside the programs; bypassable by "
+			 "static binaries and raw syscalls", s->preload_lib);
+	else
+		info_msg("backend ptrace (seccomp-bpf + ptrace, authoritative); preload shim: %s",
+			 s->preload_lib ? s->preload_lib : "none (host names from agenttrace's lookups)");
+	info_msg("policy %s, mode %s%s", rules_string(s->policy, s->policy->layers),
+		 s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce",
+		 s->record_all ? ", recording every event" : "");
+	session_survive_setup(s);
+	/* From here on the supervisor sees the command's /tmp... */
+	privtmp_isolate(s);
+	/* ...which Landlock must grant: its rules bind to inodes. */
+	ret = landlock_setup(s);
+	if (ret >= 0)
+		goto out;
+	if (s->switch_user)
+		info_msg("the command runs as uid %u gid %u", (unsigned)s->uid, (unsigned)s->gid);
+	if (s->max_procs || s->timeout_ms || s->max_memory || s->max_cpu)
+		info_msg("limits: max-procs %llu, timeout %llu ms, max-memory %llu bytes, max-cpu %llu s (0 = none)",
+			 (unsigned long long)s->max_procs, (unsigned long long)s->timeout_ms,
+			 (unsigned long long)s->max_memory, (unsigned long long)s->max_cpu);
+	ret = -1;
+out:
+	free(log_abs);
+	return ret;
+}
+
+void session_summary(struct session *s, int exit_code, int signal, const pid_t *left,
+		     size_t n_left)
+{
+	struct summary_facts f = {
+		.exit_code = exit_code,
+		.signal = signal,
+		.left = left,
+		.n_left = n_left,
+		.changed_outside_collapsed = survive_collapsed(s->survive),
+		.as_root = s->switch_user ? s->uid == 0 : geteuid() == 0,
+		.landlock_abi = landlock_abi_in_force(s->landlock),
+		.private_tmp = s->private_tmp,
+		.preload_note = s->preload_only ? PRELOAD_MODE_NOTE : NULL,
+		.unseen = s->unseen,
+		.n_unseen = s->n_unseen,
+	};
+	char **changed = survive_list(s->survive, &f.n_changed_outside);
+
+	f.changed_outside = changed;
+	record_summary(s, &f);
+	survive_list_free(changed, f.n_changed_outside);
+}
+
+void session_end(struct session *s)
+{
+	if (s->log_fd >= 0)
+		close(s->log_fd);
+	if (s->child_pipe >= 0)
+		close(s->child_pipe);
+	privtmp_remove(s->privtmp);
+	free(s->private_tmp);
+	landlock_free(s->landlock);
+	survive_free(s->survive);
+	free(s->groups);
+	channel_close(s);
+	tracee_info_unref(s->main_info);
+	tracee_table_free(&s->tasks);
+	backtrace_forget_all();
+	elfinfo_forget_all();
+	notify_close(&s->notify);
+	free(s->call);
+	free(s->policy);
+	rules_anchors_free(&s->anchors);
+	free(s->context);
+	free(s->self_exe);
+	free(s->command_exe);
+	free(s->cwd);
+	memset(s, 0, sizeof(*s));
+	s->log_fd = -1;
+	s->child_pipe = -1;
+}
