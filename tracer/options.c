@@ -31,7 +31,6 @@ enum {
 	OPT_LANDLOCK,
 	OPT_EXPLAIN,
 	OPT_CONTEXT,
-	OPT_VERSION,
 };
 
 static const struct option options_table[] = {
@@ -58,7 +57,7 @@ static const struct option options_table[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -97,8 +96,8 @@ static void options_usage(FILE *f)
 	      "      --context TEXT        label copied into every record\n"
 	      "  -q, --quiet               no summary line (and no alert lines with --log)\n"
 	      "  -v, --verbose             say which backend and policy layers are active\n"
-	      "      --help                this text\n"
-	      "      --version             the version\n"
+	      "  -h, --help                this text\n"
+	      "  -V, --version             the version\n"
 	      "\n"
 	      "Exit status: the command's; 128+N when it was killed by signal N;\n"
 	      "124 with --fail-on-alert; 125 agenttrace failed; 126 command not\n"
@@ -204,7 +203,7 @@ int options_parse(int argc, char **argv, struct options *o)
 	 * options need no "--" (as env(1) and timeout(1)). */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:p:m:o:qvh", options_table, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:m:o:qvhV", options_table, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!*optarg)
@@ -315,7 +314,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		case 'h':
 			options_usage(stdout);
 			return 0;
-		case OPT_VERSION:
+		case 'V':
 			printf("agenttrace %s\n", PACKAGE_VERSION);
 			return 0;
 		case ':':

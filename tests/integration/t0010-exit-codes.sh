@@ -115,3 +115,25 @@ assert_eq "--help exits 0" 0 $?
 "$AGENTTRACE" --version >"$OUT" 2>&1
 assert_eq "--version exits 0" 0 $?
 assert_match "--version prints a version" "[0-9]+\.[0-9]+" "$(cat "$OUT")"
+version=$(cat "$OUT")
+
+# -V and -h are the short forms, as in agenttrace-policy and
+# agenttrace-report; --help and agenttrace(1) list them.
+"$AGENTTRACE" -V >"$OUT" 2>&1
+assert_eq "-V exits 0" 0 $?
+assert_eq "-V prints what --version prints" "$version" "$(cat "$OUT")"
+"$AGENTTRACE" -h >"$OUT" 2>&1
+assert_eq "-h exits 0" 0 $?
+assert_match "-h prints the usage" "^Usage: agenttrace " "$(cat "$OUT")"
+assert_match "--help lists -V, --version" "-V, --version" "$("$AGENTTRACE" --help)"
+assert_match "--help lists -h, --help" "-h, --help" "$("$AGENTTRACE" --help)"
+assert_match "agenttrace(1) documents -V" '^\.BR \\-V ", " \\-\\-version$' \
+	"$(grep -e '-V' "$top_srcdir/man/agenttrace.1")"
+for tool in agenttrace-policy agenttrace-report; do
+	if [ -x "$top_builddir/$tool" ]; then
+		assert_eq "$tool -V names the same version" "${version#agenttrace }" \
+			"$("$top_builddir/$tool" -V 2>&1 | sed 's/^[^ ]* //')"
+	else
+		skip "$tool -V names the same version" "$tool not built"
+	fi
+done
