@@ -1,8 +1,16 @@
-/* Exit codes are API (SPEC §3): one enum, one test each. */
+/* Exit codes are API (agenttrace(1), EXIT STATUS): one enum, one test
+ * each.
+ *
+ * The one convention for status returns: a function that may end the run
+ * (a start-up stage: options, the session's start, spawning the command)
+ * returns AT_GO_ON to go on, or the exit status after it has said why.
+ * Every other function returns 0 (or a count, a descriptor) on success
+ * and -errno on failure. */
 #ifndef AGENTTRACE_EXITCODE_H
 #define AGENTTRACE_EXITCODE_H
 
 enum at_exit {
+	AT_GO_ON = -1,             /* not an exit status: the run goes on */
 	AT_EXIT_OK = 0,
 	/* --fail-on-alert: the command exited 0 but something was denied or
 	 * alerted.  Chosen below 125 and outside the 128+N signal range. */

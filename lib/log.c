@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ static void vmsg(const char *tag, int errnum, const char *fmt, va_list ap)
 		errno = saved;                                   \
 	}
 
+DEFINE_MSG(error_msg, "", INT_MIN, 0)
+DEFINE_MSG(out_msg, "", INT_MIN, 0)
 DEFINE_MSG(warn_msg, "warning: ", 0, 0)
 DEFINE_MSG(warn_errno, "warning: ", 0, 1)
 DEFINE_MSG(info_msg, "", 2, 0)

@@ -11,6 +11,11 @@ void log_set_program(const char *name);
 void log_set_level(int level);
 int log_level(void);
 
+/* "agenttrace: TEXT" whatever the level: an error (before exit 125, or a
+ * call that failed), or a line of agenttrace's own output on stderr (an
+ * alert's human line, the summary at -v). */
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void out_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,18 +25,18 @@ int main(int argc, char **argv)
 
 	log_set_program("agenttrace");
 	ret = options_parse(argc, argv, &opt);
-	if (ret >= 0)
+	if (ret != AT_GO_ON)
 		goto out_options;
 	log_set_level(opt.verbosity);
 
 	ret = session_start(&s, &opt);
-	if (ret >= 0)
+	if (ret != AT_GO_ON)
 		goto out_session;
 
 	s.channel_handler = preload_mode_event;
 	signals_setup();
 	ret = spawn_command(&s);
-	if (ret >= 0) {
+	if (ret != AT_GO_ON) {
 		if (s.command_refused)
 			session_summary(&s, ret, 0, NULL, 0);
 		goto out_session;
@@ -51,10 +51,10 @@ int main(int argc, char **argv)
 	ret = spawn_outcome(&s);
 	if (WIFSIGNALED(s.main_status))
 		sig = WTERMSIG(s.main_status);
-	code = ret >= 0 ? ret : WIFEXITED(s.main_status) ? WEXITSTATUS(s.main_status) :
+	code = ret != AT_GO_ON ? ret : WIFEXITED(s.main_status) ? WEXITSTATUS(s.main_status) :
 	       sig ? AT_EXIT_SIGNAL_BASE + sig : AT_EXIT_FAILURE;
 	session_summary(&s, code, sig, left, n_left);
-	if (ret < 0)
+	if (ret == AT_GO_ON)
 		ret = session_exit_status(&s);
 	else if (s.lost)
 		ret = AT_EXIT_FAILURE;

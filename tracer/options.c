@@ -108,13 +108,14 @@ static void options_usage(FILE *f)
 static int options_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int options_bad(const char *fmt, ...)
 {
+	char text[1024];
 	va_list ap;
 
-	fputs("agenttrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'agenttrace --help' for more information.\n", stderr);
+	error_msg("%s", text);
+	fputs("Try 'agenttrace --help' for more information.\n", stderr);
 	return AT_EXIT_FAILURE;
 }
 
@@ -332,12 +333,12 @@ int options_parse(int argc, char **argv, struct options *o)
 	if (o->explain) {
 		if (optind < argc)
 			return options_bad("--explain takes no command (got '%s')", argv[optind]);
-		return -1;
+		return AT_GO_ON;
 	}
 	if (optind >= argc)
 		return options_bad("missing COMMAND");
 	o->command = argv + optind;
-	return -1;
+	return AT_GO_ON;
 }
 
 void options_free(struct options *o)

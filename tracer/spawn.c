@@ -57,19 +57,6 @@ struct spawn_report {
 
 extern char **environ;
 
-/* An error that ends the run (unlike warn_msg, no "warning:" tag). */
-static void spawn_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void spawn_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("agenttrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void spawn_child_fail(int fd, enum session_child_stage stage, int err, int code)
 {
 	struct spawn_report r = { stage, err };
@@ -286,7 +273,7 @@ int spawn_command(struct session *s)
 
 	if (s->preload_only) {
 		e = preload_mode_decide_command(s);
-		if (e >= 0)
+		if (e != AT_GO_ON)
 			return e;
 	}
 	/* Orphans of the command are reparented to agenttrace rather than to
@@ -296,13 +283,13 @@ int spawn_command(struct session *s)
 		debug_msg("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	limits_prepare(s);
 	if (pipe2(sync_fds, O_CLOEXEC) < 0 || pipe2(report_fds, O_CLOEXEC) < 0) {
-		spawn_error("cannot create a pipe: %s", strerror(errno));
+		error_msg("cannot create a pipe: %s", strerror(errno));
 		return AT_EXIT_FAILURE;
 	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		spawn_error("cannot fork: %s", strerror(errno));
+		error_msg("cannot fork: %s", strerror(errno));
 		close(sync_fds[0]);
 		close(sync_fds[1]);
 		close(report_fds[0]);
@@ -327,7 +314,7 @@ int spawn_command(struct session *s)
 		/* --backend auto: the shim alone rather than nothing (SPEC §2). */
 		fallback = s->opt->backend == OPTIONS_BACKEND_AUTO && channel_to_preload(s) == 0;
 		if (!fallback) {
-			spawn_error("cannot trace the command: %s", strerror(e));
+			error_msg("cannot trace the command: %s", strerror(e));
 			spawn_ptrace_hint(pid, e);
 		}
 		kill(pid, SIGKILL);
@@ -345,7 +332,7 @@ int spawn_command(struct session *s)
 	/* Before the sync byte: the command's first instruction counts. */
 	e = limits_attach(s, pid);
 	if (e < 0) {
-		spawn_error("cannot put the command into the session's cgroup: %s", strerror(-e));
+		error_msg("cannot put the command into the session's cgroup: %s", strerror(-e));
 		kill(pid, SIGKILL);
 		close(sync_fds[1]);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
@@ -368,12 +355,12 @@ int spawn_command(struct session *s)
 	s->processes_seen = 1;
 
 	if (write(sync_fds[1], &b, 1) != 1) {
-		spawn_error("cannot start the command: %s", strerror(errno));
+		error_msg("cannot start the command: %s", strerror(errno));
 		close(sync_fds[1]);
 		return AT_EXIT_FAILURE;
 	}
 	close(sync_fds[1]);
-	return -1;
+	return AT_GO_ON;
 }
 
 int spawn_outcome(struct session *s)
@@ -383,39 +370,39 @@ int spawn_outcome(struct session *s)
 	ssize_t n;
 
 	if (s->child_pipe < 0)
-		return -1;
+		return AT_GO_ON;
 	do
 		n = read(s->child_pipe, &r, sizeof(r));
 	while (n < 0 && errno == EINTR);
 	close(s->child_pipe);
 	s->child_pipe = -1;
 	if (n != (ssize_t)sizeof(r))
-		return -1; /* EOF: the exec succeeded */
+		return AT_GO_ON; /* EOF: the exec succeeded */
 	switch (r.stage) {
 	case SESSION_CHILD_SYNC:
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_FILTER:
-		spawn_error("cannot install the seccomp filter: %s", strerror(r.err));
+		error_msg("cannot install the seccomp filter: %s", strerror(r.err));
 		hint_msg("agenttrace needs a kernel with CONFIG_SECCOMP_FILTER and seccomp "
 			 "allowed in this container");
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_CANARY:
-		spawn_error("the supervisor is not in force (the canary call was not refused: %s); "
+		error_msg("the supervisor is not in force (the canary call was not refused: %s); "
 			 "not running the command unsupervised", strerror(r.err));
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_RLIMIT:
-		spawn_error("cannot set the resource limits: %s", strerror(r.err));
+		error_msg("cannot set the resource limits: %s", strerror(r.err));
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_LANDLOCK:
-		spawn_error("cannot put the Landlock backstop in force: %s", strerror(r.err));
+		error_msg("cannot put the Landlock backstop in force: %s", strerror(r.err));
 		hint_msg("--landlock off runs without it (the supervisor still enforces the policy)");
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_USER:
-		spawn_error("--user %s: cannot switch to uid %u gid %u: %s", s->opt->user,
+		error_msg("--user %s: cannot switch to uid %u gid %u: %s", s->opt->user,
 			    (unsigned)s->uid, (unsigned)s->gid, strerror(r.err));
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_EXEC:
-		spawn_error("'%s': %s", cmd, strerror(r.err));
+		error_msg("'%s': %s", cmd, strerror(r.err));
 		return r.err == ENOENT ? AT_EXIT_NOTFOUND : AT_EXIT_NOEXEC;
 	default:
 		return AT_EXIT_FAILURE;

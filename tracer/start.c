@@ -164,14 +164,14 @@ static int session_load_policy(struct session *s, const char *log_abs)
 	struct rules_vars vars;
 	struct rules_error err;
 	char *root_abs = NULL;
-	int ret = -1;
+	int ret = AT_GO_ON;
 
 	if (o->root) {
 		struct stat st;
 
 		root_abs = realpath(o->root, NULL);
 		if (!root_abs || stat(root_abs, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "agenttrace: --root %s: %s\n", o->root,
+			error_msg("--root %s: %s", o->root,
 				root_abs ? "Not a directory" : strerror(errno));
 			free(root_abs);
 			return AT_EXIT_FAILURE;
@@ -198,7 +198,7 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		char line[1536];
 
 		rules_error_format(&err, line, sizeof(line));
-		fprintf(stderr, "agenttrace: %s\n", line);
+		error_msg("%s", line);
 		ret = AT_EXIT_FAILURE;
 	}
 	session_extras_free(&x);
@@ -213,11 +213,11 @@ static int session_open_log(struct session *s, const char *log_abs)
 	 * O_CLOEXEC: the command never holds the log open. */
 	s->log_fd = open(log_abs, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
 	if (s->log_fd < 0) {
-		fprintf(stderr, "agenttrace: cannot open the log %s: %s\n", s->opt->log,
+		error_msg("cannot open the log %s: %s", s->opt->log,
 			strerror(errno));
 		return AT_EXIT_FAILURE;
 	}
-	return -1;
+	return AT_GO_ON;
 }
 
 /* A user or group given by name or number. */
@@ -244,7 +244,7 @@ static int session_resolve_user(struct session *s)
 	if (group)
 		*group++ = 0;
 	if (geteuid() != 0) {
-		fprintf(stderr, "agenttrace: --user needs agenttrace to run as root\n");
+		error_msg("--user needs agenttrace to run as root");
 		goto out;
 	}
 	pw = getpwnam(spec);
@@ -255,7 +255,7 @@ static int session_resolve_user(struct session *s)
 		s->uid = (uid_t)id;
 		s->gid = (gid_t)id;
 	} else {
-		fprintf(stderr, "agenttrace: --user %s: no such user\n", spec);
+		error_msg("--user %s: no such user", spec);
 		goto out;
 	}
 	if (group && *group) {
@@ -266,7 +266,7 @@ static int session_resolve_user(struct session *s)
 		else if (session_parse_id(group, &id))
 			s->gid = (gid_t)id;
 		else {
-			fprintf(stderr, "agenttrace: --user %s: no such group '%s'\n", s->opt->user,
+			error_msg("--user %s: no such group '%s'", s->opt->user,
 				group);
 			goto out;
 		}
@@ -286,7 +286,7 @@ static int session_resolve_user(struct session *s)
 	}
 	s->n_groups = (size_t)n;
 	s->switch_user = true;
-	ret = -1;
+	ret = AT_GO_ON;
 out:
 	free(spec);
 	return ret;
@@ -332,25 +332,25 @@ int session_start(struct session *s, struct options *opt)
 
 	if (opt->user) {
 		ret = session_resolve_user(s);
-		if (ret >= 0)
+		if (ret != AT_GO_ON)
 			goto out;
 	}
 	if (opt->private_tmp && !opt->explain) {
 		ret = privtmp_create(s);
-		if (ret >= 0)
+		if (ret != AT_GO_ON)
 			goto out;
 	}
 	if (opt->log)
 		log_abs = session_abspath(opt->log);
 	s->preload_only = opt->backend == OPTIONS_BACKEND_PRELOAD;
 	if (channel_prepare(s) < 0) {
-		fprintf(stderr, "agenttrace: --backend preload: %s\n", s->preload_lib ?
+		error_msg("--backend preload: %s", s->preload_lib ?
 			"cannot create the run dir" : "the shim " CHANNEL_PRELOAD_NAME " was not found");
 		ret = AT_EXIT_FAILURE;
 		goto out;
 	}
 	ret = session_load_policy(s, log_abs);
-	if (ret >= 0)
+	if (ret != AT_GO_ON)
 		goto out;
 	if (opt->mode >= 0)
 		s->policy->mode = (uint8_t)opt->mode;
@@ -374,13 +374,13 @@ int session_start(struct session *s, struct options *opt)
 	s->max_cpu = session_pick(opt->max_cpu, s->policy->limits.max_cpu_sec);
 	if (log_abs) {
 		ret = session_open_log(s, log_abs);
-		if (ret >= 0)
+		if (ret != AT_GO_ON)
 			goto out;
 	}
 	s->call = xmalloc(sizeof(*s->call));
 	ret = channel_open(s);
 	if (ret < 0 && s->preload_only) {
-		fprintf(stderr, "agenttrace: --backend preload: cannot set up the channel: %s\n",
+		error_msg("--backend preload: cannot set up the channel: %s",
 			strerror(-ret));
 		ret = AT_EXIT_FAILURE;
 		goto out;
@@ -402,7 +402,7 @@ int session_start(struct session *s, struct options *opt)
 	privtmp_isolate(s);
 	/* ...which Landlock must grant: its rules bind to inodes. */
 	ret = landlock_setup(s);
-	if (ret >= 0)
+	if (ret != AT_GO_ON)
 		goto out;
 	if (s->switch_user)
 		info_msg("the command runs as uid %u gid %u", (unsigned)s->uid, (unsigned)s->gid);
@@ -410,7 +410,7 @@ int session_start(struct session *s, struct options *opt)
 		info_msg("limits: max-procs %llu, timeout %llu ms, max-memory %llu bytes, max-cpu %llu s (0 = none)",
 			 (unsigned long long)s->max_procs, (unsigned long long)s->timeout_ms,
 			 (unsigned long long)s->max_memory, (unsigned long long)s->max_cpu);
-	ret = -1;
+	ret = AT_GO_ON;
 out:
 	free(log_abs);
 	return ret;

@@ -306,48 +306,48 @@ int landlock_setup(struct session *s)
 	s->landlock = NULL;
 	if (want == OPTIONS_LANDLOCK_OFF) {
 		info_msg("landlock: off (--landlock off)");
-		return -1;
+		return AT_GO_ON;
 	}
 	if (s->preload_only) {
 		/* Without the supervisor nothing would explain the kernel's
 		 * refusals (no outside-roots or race records). */
 		if (want == OPTIONS_LANDLOCK_ON) {
-			fprintf(stderr, "agenttrace: --landlock on needs the ptrace backend\n");
+			error_msg("--landlock on needs the ptrace backend");
 			return AT_EXIT_FAILURE;
 		}
 		info_msg("landlock: not used with the preload backend alone");
-		return -1;
+		return AT_GO_ON;
 	}
 	if (s->policy->mode == RULES_MODE_AUDIT) {
 		/* Audit mode lets every write through; a kernel refusal would
 		 * change what the command does. */
 		if (want == OPTIONS_LANDLOCK_ON) {
-			fprintf(stderr, "agenttrace: --landlock on cannot be used in audit mode "
-				"(audit lets every write through)\n");
+			error_msg("--landlock on cannot be used in audit mode "
+				"(audit lets every write through)");
 			return AT_EXIT_FAILURE;
 		}
 		info_msg("landlock: not used in audit mode");
-		return -1;
+		return AT_GO_ON;
 	}
 	abi = landlock_abi();
 	if (abi <= 0) {
 		if (want == OPTIONS_LANDLOCK_ON) {
-			fprintf(stderr, "agenttrace: --landlock on: Landlock is not available "
-				"on this kernel: %s\n", strerror(-abi));
+			error_msg("--landlock on: Landlock is not available "
+				"on this kernel: %s", strerror(-abi));
 			hint_msg("Landlock needs Linux 5.13+ with CONFIG_SECURITY_LANDLOCK and "
 				 "\"landlock\" in the lsm= boot list; --landlock auto runs without it");
 			return AT_EXIT_FAILURE;
 		}
 		info_msg("landlock: not available on this kernel (%s); the supervisor alone "
 			 "enforces the write rules", strerror(-abi));
-		return -1;
+		return AT_GO_ON;
 	}
 	if (abi < 2 && want == OPTIONS_LANDLOCK_AUTO) {
 		/* ABI 1 refuses every rename or link across directories
 		 * (no LANDLOCK_ACCESS_FS_REFER): too many programs break. */
 		info_msg("landlock: ABI 1 only (no cross-directory rename); not used "
 			 "(--landlock on forces it)");
-		return -1;
+		return AT_GO_ON;
 	}
 	l = xcalloc(1, sizeof(*l));
 	l->abi = abi;
@@ -355,17 +355,17 @@ int landlock_setup(struct session *s)
 	if (e < 0) {
 		landlock_free(l);
 		if (want == OPTIONS_LANDLOCK_ON) {
-			fprintf(stderr, "agenttrace: --landlock on: cannot build the ruleset: %s\n",
+			error_msg("--landlock on: cannot build the ruleset: %s",
 				strerror(-e));
 			return AT_EXIT_FAILURE;
 		}
 		warn_msg("landlock: cannot build the ruleset (%s); running without it",
 			 strerror(-e));
-		return -1;
+		return AT_GO_ON;
 	}
 	s->landlock = l;
 	landlock_say(l);
-	return -1;
+	return AT_GO_ON;
 }
 
 int landlock_child_apply(const struct session *s)

@@ -29,7 +29,7 @@ int privtmp_create(struct session *s)
 		base = "/tmp";
 	tmpl = xasprintf("%s/agenttrace-tmp.XXXXXX", base);
 	if (!mkdtemp(tmpl)) {
-		fprintf(stderr, "agenttrace: --private-tmp: cannot create %s: %s\n", tmpl,
+		error_msg("--private-tmp: cannot create %s: %s", tmpl,
 			strerror(errno));
 		free(tmpl);
 		return AT_EXIT_FAILURE;
@@ -48,17 +48,17 @@ int privtmp_create(struct session *s)
 	s->privtmp = p;
 	s->private_tmp = xstrdup(p->dir);
 	if (p->parent_fd < 0) {
-		fprintf(stderr, "agenttrace: --private-tmp: cannot open the parent of %s: %s\n",
+		error_msg("--private-tmp: cannot open the parent of %s: %s",
 			p->dir, strerror(errno));
 		return AT_EXIT_FAILURE;
 	}
 	if (s->switch_user && chown(p->dir, s->uid, s->gid) < 0) {
-		fprintf(stderr, "agenttrace: --private-tmp: cannot give %s to the user: %s\n",
+		error_msg("--private-tmp: cannot give %s to the user: %s",
 			p->dir, strerror(errno));
 		return AT_EXIT_FAILURE;
 	}
 	setenv("TMPDIR", p->dir, 1);
-	return -1;
+	return AT_GO_ON;
 }
 
 static bool privtmp_beneath(const char *path, const char *dir)

@@ -305,7 +305,7 @@ void record_emit(struct session *s, const struct record *r)
 
 		record_human_line(r, line, sizeof(line));
 		if (s->log_fd < 0 || s->opt->verbosity > 0)
-			fprintf(stderr, "agenttrace: %s\n", line);
+			out_msg("%s", line);
 		notify_alert(&s->notify, r->action && strcmp(r->action, "deny") == 0, r->rule, line);
 	}
 	if (s->log_fd < 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "tracer/record/record.h"
 #include "tracer/record/writer.h"
 
@@ -20,15 +21,18 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 
 	if (!o) {
 		if (n) {
-			fprintf(stderr, "agenttrace: changed outside the project and temp dirs:");
-			for (size_t i = 0; i < n && i < 10; i++)
-				fprintf(stderr, " %s", list[i]);
-			if (n > 10)
-				fprintf(stderr, " (and %zu more, see the log)", n - 10);
-			fputc('\n', stderr);
+			char line[4096];
+			size_t len = 0;
+
+			for (size_t i = 0; i < n && i < 10 && len < sizeof(line); i++)
+				len += (size_t)snprintf(line + len, sizeof(line) - len, " %s", list[i]);
+			if (n > 10 && len < sizeof(line))
+				snprintf(line + len, sizeof(line) - len, " (and %zu more, see the log)",
+					 n - 10);
+			out_msg("changed outside the project and temp dirs:%s", line);
 		}
 		if (as_root && !s->preload_only)
-			fprintf(stderr, "agenttrace: the command ran as root (no --user)\n");
+			out_msg("the command ran as root (no --user)");
 	} else {
 		json_t *a = json_array();
 
@@ -70,7 +74,7 @@ static void summary_notify(struct session *s, int exit_code)
 	}
 	rc = notify_summary(&s->notify, &c);
 	if (rc < 0)
-		fprintf(stderr, "agenttrace: cannot append to GITHUB_STEP_SUMMARY %s: %s\n",
+		error_msg("cannot append to GITHUB_STEP_SUMMARY %s: %s",
 			s->notify.step_summary, strerror(-rc));
 }
 
@@ -91,13 +95,13 @@ void record_summary(struct session *s, const struct summary_facts *f)
 
 		if (n_left)
 			snprintf(more, sizeof(more), "; %zu left running, killed", n_left);
-		fprintf(stderr, "agenttrace: %" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d\n",
+		out_msg("%" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d",
 			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
 		summary_hardening(s, f, NULL);
 		if (f->preload_note) {
-			fprintf(stderr, "agenttrace: %s\n", f->preload_note);
+			out_msg("%s", f->preload_note);
 			for (size_t i = 0; i < f->n_unseen; i++)
-				fprintf(stderr, "agenttrace: unseen (static, the shim cannot load): %s\n",
+				out_msg("unseen (static, the shim cannot load): %s",
 					f->unseen[i]);
 		}
 	}

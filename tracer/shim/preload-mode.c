@@ -493,7 +493,7 @@ int preload_mode_decide_command(struct session *s)
 	size_t argc = 0;
 
 	if (!cmd || !*cmd)
-		return -1;
+		return AT_GO_ON;
 	while (argv[argc])
 		argc++;
 	exe[0] = '\0';
@@ -516,7 +516,7 @@ int preload_mode_decide_command(struct session *s)
 		}
 	}
 	if (!exe[0])
-		return -1; /* not found: execvp reports 127 as usual */
+		return AT_GO_ON; /* not found: execvp reports 127 as usual */
 	free(s->command_exe);
 	s->command_exe = xstrdup(exe);
 	ev.exe = exe;
@@ -527,8 +527,8 @@ int preload_mode_decide_command(struct session *s)
 	w.argc = argc;
 	judge_record(s, &w, &c, &v);
 	if (!v.err)
-		return -1;
-	fprintf(stderr, "agenttrace: %s: %s\n", cmd, strerror(v.err));
+		return AT_GO_ON;
+	error_msg("%s: %s", cmd, strerror(v.err));
 	s->command_refused = true;
 	return AT_EXIT_NOEXEC;
 }
