@@ -30,6 +30,7 @@
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
+#include "tracer/ptrace/signal-scope.h"
 #include "tracer/confine/survive.h"
 #include "tracer/shim/channel.h"
 #include "tracer/shim/hosts.h"
@@ -361,6 +362,10 @@ static void loop_seccomp(struct session *s, struct tracee *t)
 	}
 	if (c->bypass) {
 		loop_bypass(s, t, c);
+		return;
+	}
+	if (c->signal_scope) {
+		signal_scope_run(s, t, c); /* kill(-1), kill(0), kill(-pgrp): signal-scope.h */
 		return;
 	}
 	if (c->spawns) {
