@@ -30,6 +30,7 @@
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
+#include "tracer/ptrace/spawn.h"
 #include "tracer/ptrace/signal-scope.h"
 #include "tracer/confine/survive.h"
 #include "tracer/shim/channel.h"
@@ -473,7 +474,7 @@ static void loop_warn_root(struct session *s, struct tracee *t)
 	r.kind = -1;
 	r.port = -1;
 	r.rule = "user.root";
-	r.why = "the command runs as root; --user USER would run it unprivileged";
+	r.why = spawn_root_warning(s); /* names the capabilities it kept */
 	record_emit(s, &r);
 }
 
