@@ -11,6 +11,7 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "rules/rules.h"
+#include "tracer/confine/caps.h"
 #include "tracer/options.h"
 
 enum {
@@ -27,6 +28,7 @@ enum {
 	OPT_MAX_MEMORY,
 	OPT_MAX_CPU,
 	OPT_USER,
+	OPT_KEEP_CAPS,
 	OPT_PRIVATE_TMP,
 	OPT_LANDLOCK,
 	OPT_EXPLAIN,
@@ -50,6 +52,7 @@ static const struct option options_table[] = {
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "keep-caps", required_argument, NULL, OPT_KEEP_CAPS },
 	{ "private-tmp", no_argument, NULL, OPT_PRIVATE_TMP },
 	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
@@ -89,6 +92,8 @@ static void options_usage(FILE *f)
 	      "      --max-memory SIZE     address space per process (K, M, G suffixes)\n"
 	      "      --max-cpu SEC         CPU seconds per process\n"
 	      "      --user USER[:GROUP]   run the command as USER (agenttrace run as root)\n"
+	      "      --keep-caps LIST|all  capabilities a root command keeps beyond the\n"
+	      "                            default set (names, comma-separated)\n"
 	      "      --private-tmp         a fresh TMPDIR for the command, removed at the end\n"
 	      "      --landlock auto|on|off  kernel backstop (Landlock) for the write roots;\n"
 	      "                            on: fail (125) where the kernel lacks it\n"
@@ -287,6 +292,17 @@ int options_parse(int argc, char **argv, struct options *o)
 				return options_bad("invalid --user '%s' (USER[:GROUP])", optarg);
 			o->user = optarg;
 			break;
+		case OPT_KEEP_CAPS: {
+			caps_set set;
+			char bad[80];
+
+			if (caps_parse(optarg, &set, bad, sizeof(bad)) < 0)
+				return options_bad("invalid --keep-caps '%s': unknown capability '%s' "
+						   "(names as in capabilities(7), such as sys_ptrace, "
+						   "comma-separated, or all)", optarg, bad);
+			o->keep_caps |= set;
+			break;
+		}
 		case OPT_PRIVATE_TMP:
 			o->private_tmp = true;
 			break;

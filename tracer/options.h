@@ -43,6 +43,7 @@ struct options {
 	uint64_t max_memory;             /* bytes */
 	uint64_t max_cpu;                /* seconds */
 	const char *user;
+	uint64_t keep_caps;              /* --keep-caps: 0 = the default set (caps.h) */
 	bool private_tmp;
 	enum options_landlock landlock;
 	bool explain;

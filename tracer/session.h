@@ -43,6 +43,7 @@ enum session_child_stage {
 	SESSION_CHILD_USER,     /* --user: setgroups/setgid/setuid failed */
 	SESSION_CHILD_LANDLOCK, /* landlock_restrict_self() failed */
 	SESSION_CHILD_EXEC,     /* execvp() failed */
+	SESSION_CHILD_CAPS,     /* a root command's capabilities could not be dropped */
 };
 
 struct cgroup_session;

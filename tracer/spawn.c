@@ -39,6 +39,7 @@
 #include "tracer/signals.h"
 #include "tracer/syscall/call.h"
 #include "tracer/shim/channel.h"
+#include "tracer/confine/caps.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
@@ -173,6 +174,28 @@ next:
 	errno = eacces ? EACCES : last;
 }
 
+bool spawn_runs_as_root(const struct session *s)
+{
+	return s->switch_user ? s->uid == 0 : geteuid() == 0;
+}
+
+caps_set spawn_caps_kept(const struct session *s)
+{
+	return s->opt->keep_caps ? s->opt->keep_caps : caps_default_keep();
+}
+
+const char *spawn_root_warning(const struct session *s)
+{
+	static char why[1024];
+	char names[768];
+
+	caps_text(spawn_caps_kept(s), names, sizeof(names));
+	snprintf(why, sizeof(why),
+		 "the command runs as root, keeping the capabilities %s; "
+		 "--user USER would run it unprivileged", names);
+	return why;
+}
+
 static void spawn_child(struct session *s, int sync_fd, int report_fd)
 {
 	char **argv = s->opt->command;
@@ -217,6 +240,16 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd)
 	r = limits_apply_rlimits(s);
 	if (r < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_RLIMIT, -r, AT_EXIT_FAILURE);
+	/* Root without root's powers, last (the rlimits above may need
+	 * CAP_SYS_RESOURCE, the switch of --user CAP_SETUID): the bounding set
+	 * keeps the exec as root from giving the dropped ones back, and
+	 * NO_NEW_PRIVS the set-id programs the command may run.  A --user
+	 * other than root lost every capability in setresuid() already. */
+	if (spawn_runs_as_root(s)) {
+		r = caps_drop_child(spawn_caps_kept(s));
+		if (r < 0)
+			spawn_child_fail(report_fd, SESSION_CHILD_CAPS, -r, AT_EXIT_FAILURE);
+	}
 	spawn_exec(argv);
 	e = errno;
 	/* As env(1): 127 when the program does not exist, 126 when it exists
@@ -400,6 +433,10 @@ int spawn_outcome(struct session *s)
 	case SESSION_CHILD_USER:
 		error_msg("--user %s: cannot switch to uid %u gid %u: %s", s->opt->user,
 			    (unsigned)s->uid, (unsigned)s->gid, strerror(r.err));
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_CAPS:
+		error_msg("cannot drop the capabilities of a root command: %s", strerror(r.err));
+		hint_msg("--keep-caps all keeps them all; --user USER runs the command unprivileged");
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_EXEC:
 		error_msg("'%s': %s", cmd, strerror(r.err));

@@ -75,8 +75,10 @@ else
 fi
 # The command's parent is agenttrace; its maps show what it loaded.  A
 # linker without --as-needed (the sanitizer build's) keeps libelf linked
-# though unused: nothing to see in the maps then.
-at -- sh -c 'cat /proc/$PPID/maps' >"$OUT" 2>"$ERR"
+# though unused: nothing to see in the maps then.  A root command keeps
+# fewer capabilities than the supervisor, and so may not read its maps
+# (ptrace access mode): this one keeps them all.
+at --keep-caps all -- sh -c 'cat /proc/$PPID/maps' >"$OUT" 2>"$ERR"
 assert_eq "auto: the supervisor's maps are readable" 0 $?
 if ! { have readelf && readelf -d "$AGENTTRACE" | grep -q 'NEEDED.*libelf'; }; then
 	if grep -q 'libelf' "$OUT"; then

@@ -83,8 +83,9 @@ assert_rec "the denial has a backtrace from the calling program" \
 	"$(deny_expr write write. "$bashrc") and len(backtrace or []) >= 2 and any(f['sym'] == 'main' and f['object'] == '$TRY' for f in backtrace)"
 
 # --- a run without denials: never loaded ----------------------------------
-# The command's parent is agenttrace.
-at -- sh -c 'cat /proc/$PPID/maps' >"$OUT" 2>"$ERR"
+# The command's parent is agenttrace (a root command reads its maps only
+# with the supervisor's capabilities: --keep-caps all).
+at --keep-caps all -- sh -c 'cat /proc/$PPID/maps' >"$OUT" 2>"$ERR"
 assert_eq "a run without denials: ok" 0 $?
 if grep -Eq "$UNW" "$OUT"; then
 	not_ok "a run without denials never maps libunwind" "$(grep -E "$UNW" "$OUT")"

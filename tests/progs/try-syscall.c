@@ -22,7 +22,10 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -547,6 +550,199 @@ static int op_fork_storm(char **argv)
 	return err;
 }
 
+/* ---- the kernel and the machine: every op is harmless when the call
+ * runs (a bad magic number, an invalid clock, a missing file), so that a
+ * supervisor that let it through changes nothing ---- */
+
+/* tiocsti TTY TEXT: type TEXT into TTY's input, byte by byte. */
+static int op_tiocsti(char **argv)
+{
+	int fd = open(argv[0], O_RDWR | O_NOCTTY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	for (const char *p = argv[1]; *p && !err; p++)
+		if (ioctl(fd, TIOCSTI, p) < 0)
+			err = errno;
+	close(fd);
+	return err;
+}
+
+/* tioclinux TTY: TIOCLINUX subcode 3 (paste the selection). */
+static int op_tioclinux(char **argv)
+{
+	char sub = 3;
+	int fd = open(argv[0], O_RDWR | O_NOCTTY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, TIOCLINUX, &sub) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* socket FAMILY TYPE PROTO (numbers; TYPE may add SOCK_CLOEXEC). */
+static int op_socket(char **argv)
+{
+	long fd = syscall(SYS_socket, atoi(argv[0]), atoi(argv[1]), atoi(argv[2]));
+
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+/* raw-send ADDR: an IPPROTO_RAW socket connected to 127.0.0.1 sends a
+ * header of its own for ADDR (the attack: the connect names loopback,
+ * the packet goes elsewhere). */
+static int op_raw_send(char **argv)
+{
+	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	unsigned char pkt[28] = { 0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17 };
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), err = 0;
+
+	if (fd < 0)
+		return errno;
+	inet_pton(AF_INET, "127.0.0.1", pkt + 12);
+	inet_pton(AF_INET, argv[0], pkt + 16);
+	if (connect(fd, (struct sockaddr *)&lo, sizeof(lo)) < 0 || send(fd, pkt, sizeof(pkt), 0) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* mknod PATH b|c|p|s [MAJOR MINOR] */
+static int op_mknod(char **argv)
+{
+	mode_t type = argv[1][0] == 'b' ? S_IFBLK : argv[1][0] == 'c' ? S_IFCHR :
+		      argv[1][0] == 'p' ? S_IFIFO : S_IFSOCK;
+	dev_t dev = argv[2] && argv[3] ? makedev(atoi(argv[2]), atoi(argv[3])) : 0;
+
+	return try_errno_of(syscall(SYS_mknodat, AT_FDCWD, argv[0], type | 0600, dev));
+}
+
+static int op_sethostname(char **argv)
+{
+	return try_errno_of(syscall(SYS_sethostname, argv[0], strlen(argv[0])));
+}
+
+static int op_setdomainname(char **argv)
+{
+	return try_errno_of(syscall(SYS_setdomainname, argv[0], strlen(argv[0])));
+}
+
+/* machine CALL: the machine-wide calls, each made so that it fails
+ * natively before it acts (EINVAL, ENOENT, EBADF) or changes nothing. */
+static int op_machine(char **argv)
+{
+	const char *c = argv[0];
+	struct timex tx = { .modes = 0x8000 }; /* ADJ_ADJTIME without SINGLESHOT: EINVAL */
+	struct timespec ts = { 0, 0 };
+
+	if (!strcmp(c, "reboot"))
+		return try_errno_of(syscall(SYS_reboot, 0, 0, 0, NULL)); /* bad magic */
+	if (!strcmp(c, "kexec_load"))
+		return try_errno_of(syscall(SYS_kexec_load, 0, 0, NULL, 0xffff0000UL));
+	if (!strcmp(c, "kexec_file_load"))
+		return try_errno_of(syscall(SYS_kexec_file_load, -1, -1, 0, "", 0xfffffff0UL));
+	if (!strcmp(c, "init_module"))
+		return try_errno_of(syscall(SYS_init_module, NULL, 0, ""));
+	if (!strcmp(c, "finit_module"))
+		return try_errno_of(syscall(SYS_finit_module, -1, "", 0));
+	if (!strcmp(c, "delete_module"))
+		return try_errno_of(syscall(SYS_delete_module, "agenttrace_no_such_module",
+					    O_NONBLOCK));
+	if (!strcmp(c, "swapon"))
+		return try_errno_of(syscall(SYS_swapon, "/nonexistent/agenttrace-swap", 0));
+	if (!strcmp(c, "swapoff"))
+		return try_errno_of(syscall(SYS_swapoff, "/nonexistent/agenttrace-swap"));
+	if (!strcmp(c, "clock_settime"))
+		return try_errno_of(syscall(SYS_clock_settime, 0x7fffffff, &ts)); /* no such clock */
+	if (!strcmp(c, "settimeofday"))
+		return try_errno_of(syscall(SYS_settimeofday, NULL, NULL)); /* sets nothing */
+	if (!strcmp(c, "adjtimex-set"))
+		return try_errno_of(syscall(SYS_adjtimex, &tx));
+	if (!strcmp(c, "clock_adjtime-set"))
+		return try_errno_of(syscall(SYS_clock_adjtime, CLOCK_REALTIME, &tx));
+	if (!strcmp(c, "adjtimex-read")) {
+		tx.modes = 0;
+		return try_errno_of(syscall(SYS_adjtimex, &tx));
+	}
+	if (!strcmp(c, "acct"))
+		return try_errno_of(syscall(SYS_acct, "/nonexistent/agenttrace-acct"));
+	if (!strcmp(c, "iopl"))
+		return try_errno_of(syscall(SYS_iopl, 0)); /* the level it has */
+	if (!strcmp(c, "ioperm"))
+		return try_errno_of(syscall(SYS_ioperm, 0, 0, 0)); /* EINVAL: no range */
+	return ENOTSUP;
+}
+
+/* ---- signals and pidfds ---- */
+
+/* signal CALL PID [TID] SIG: CALL is kill, tkill, tgkill or sigqueue. */
+static int op_signal(char **argv)
+{
+	const char *c = argv[0];
+	int a = atoi(argv[1]), b = argv[2] ? atoi(argv[2]) : 0;
+	siginfo_t si = { .si_code = SI_QUEUE };
+
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	if (!strcmp(c, "kill"))
+		return try_errno_of(syscall(SYS_kill, a, b));
+	if (!strcmp(c, "tkill"))
+		return try_errno_of(syscall(SYS_tkill, a, b));
+	if (!strcmp(c, "tgkill") && argv[2] && argv[3])
+		return try_errno_of(syscall(SYS_tgkill, a, b, atoi(argv[3])));
+	if (!strcmp(c, "sigqueue")) {
+		si.si_signo = b;
+		return try_errno_of(syscall(SYS_rt_sigqueueinfo, a, b, &si));
+	}
+	return ENOTSUP;
+}
+
+/* pidfd-open PID */
+static int op_pidfd_open(char **argv)
+{
+	long fd = syscall(SYS_pidfd_open, atoi(argv[0]), 0);
+
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+/* pidfd-signal FD SIG: a pidfd this process was given (inherited). */
+static int op_pidfd_signal(char **argv)
+{
+	return try_errno_of(syscall(SYS_pidfd_send_signal, atoi(argv[0]), atoi(argv[1]), NULL, 0));
+}
+
+/* pidfd-getfd PIDFD FD: PIDFD a descriptor given, or "parent" for a
+ * pidfd_open of the parent (the supervisor, for the command). */
+static int op_pidfd_getfd(char **argv)
+{
+	int pidfd = !strcmp(argv[0], "parent") ? (int)syscall(SYS_pidfd_open, getppid(), 0) :
+		    atoi(argv[0]);
+	long fd;
+
+	if (pidfd < 0)
+		return errno;
+	fd = syscall(SYS_pidfd_getfd, pidfd, atoi(argv[1]), 0);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+/* kill-all SIG: kill(-1, SIG) (kill(2) spares the caller itself).  Only
+ * ever run inside a PID namespace of the test's. */
+static int op_kill_all(char **argv)
+{
+	return try_errno_of(syscall(SYS_kill, -1, atoi(argv[0])));
+}
+
 static const struct try_op {
 	const char *name;
 	int nargs;        /* required arguments; more may follow */
@@ -591,6 +787,19 @@ static const struct try_op {
 	{ "sleep", 1, op_sleep },
 	{ "ignore-term", 1, op_ignore_term },
 	{ "fork-storm", 1, op_fork_storm },
+	{ "tiocsti", 2, op_tiocsti },
+	{ "tioclinux", 1, op_tioclinux },
+	{ "socket", 3, op_socket },
+	{ "raw-send", 1, op_raw_send },
+	{ "mknod", 2, op_mknod },
+	{ "sethostname", 1, op_sethostname },
+	{ "setdomainname", 1, op_setdomainname },
+	{ "machine", 1, op_machine },
+	{ "signal", 3, op_signal },
+	{ "pidfd-open", 1, op_pidfd_open },
+	{ "pidfd-signal", 2, op_pidfd_signal },
+	{ "pidfd-getfd", 2, op_pidfd_getfd },
+	{ "kill-all", 1, op_kill_all },
 };
 
 static void try_usage(FILE *f)

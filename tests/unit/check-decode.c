@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -777,6 +780,114 @@ START_TEST(filter_shape)
 }
 END_TEST
 
+/* The generated program, run on seccomp_data by a classic BPF
+ * interpreter of the instructions filter.c emits. */
+static uint32_t bpf_run(const struct sock_filter *prog, long n, const struct seccomp_data *d)
+{
+	uint32_t a = 0;
+
+	for (long pc = 0; pc < n; pc++) {
+		const struct sock_filter *f = &prog[pc];
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			memcpy(&a, (const char *)d + f->k, 4);
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= f->k;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (a & f->k) ? f->jt : f->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return f->k;
+		default:
+			ck_abort_msg("instruction %ld: code %#x not interpreted", pc, f->code);
+		}
+	}
+	ck_abort_msg("the program ran off its end");
+	return 0;
+}
+
+/* SYSCALL_BPF_BYPASS: the filter stops exactly the argument combinations
+ * the decoder calls a bypass (the same tests, table.h), and lets the rest
+ * run without a stop. */
+START_TEST(filter_bypass_tests_agree)
+{
+	static const struct {
+		long nr;
+		unsigned long a0, a1;
+		bool stops;
+	} cases[] = {
+		{ SYS_ioctl, 0, TIOCSTI, true },
+		{ SYS_ioctl, 0, TIOCLINUX, true },
+		{ SYS_ioctl, 0, TCGETS, false },
+		{ SYS_ioctl, 0, 0xffffffff00000000ul | TCGETS, false },
+		{ SYS_socket, AF_PACKET, SOCK_RAW, true },
+		{ SYS_socket, AF_INET, SOCK_RAW | SOCK_CLOEXEC, true },
+		{ SYS_socket, AF_INET6, SOCK_RAW, true },
+		{ SYS_socket, AF_INET, SOCK_PACKET, true },
+		{ SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, false },
+		{ SYS_socket, AF_INET6, SOCK_DGRAM, false },
+		{ SYS_socket, AF_UNIX, SOCK_DGRAM, false },
+		{ SYS_socket, AF_NETLINK, SOCK_RAW, false },
+		{ SYS_socket, AF_VSOCK, SOCK_STREAM, true },
+		{ SYS_socket, AF_ALG, SOCK_SEQPACKET, true },
+		{ SYS_unshare, CLONE_NEWNET, 0, true },
+		{ SYS_unshare, CLONE_FILES, 0, false },
+		{ SYS_clone, CLONE_UNTRACED, 0, true },
+		{ SYS_clone, CLONE_VM | CLONE_THREAD, 0, false },
+	};
+	struct sock_filter *prog = calloc(FILTER_MAX_INSNS, sizeof(*prog));
+	long n = filter_build(NULL, false, prog, FILTER_MAX_INSNS);
+
+	ck_assert_int_gt(n, 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct seccomp_data d = { .nr = (int)cases[i].nr, .arch = AUDIT_ARCH_X86_64 };
+		const struct syscall_entry *e = syscall_lookup(cases[i].nr);
+		bool holds = false;
+		uint32_t ret;
+
+		d.args[0] = cases[i].a0;
+		d.args[1] = cases[i].a1;
+		ret = bpf_run(prog, n, &d);
+		ck_assert_msg(((ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRACE) == cases[i].stops,
+			      "case %zu (%s): BPF %#x", i, e->name, ret);
+		for (size_t b = 0; b < 3; b++) {
+			bool all = e->bypass[b].id != NULL;
+
+			for (size_t t = 0; all && t < SYSCALL_BYPASS_TESTS; t++) {
+				const struct syscall_test *st = &e->bypass[b].test[t];
+
+				all = !st->arg || syscall_test_holds(st, st->arg == 1 ? d.args[0] : d.args[1]);
+			}
+			holds = holds || all;
+		}
+		ck_assert_msg(holds == cases[i].stops, "case %zu (%s): decoder", i, e->name);
+	}
+	{
+		/* mknod of a device stops as every mknod; the decoder refuses it. */
+		const struct syscall_entry *e = syscall_lookup(SYS_mknodat);
+
+		ck_assert(syscall_test_holds(&e->bypass[0].test[0], S_IFBLK | 0600));
+		ck_assert(syscall_test_holds(&e->bypass[0].test[0], S_IFCHR));
+		ck_assert(!syscall_test_holds(&e->bypass[0].test[0], S_IFIFO | 0600));
+		ck_assert(!syscall_test_holds(&e->bypass[0].test[0], S_IFSOCK));
+		ck_assert(!syscall_test_holds(&e->bypass[0].test[0], S_IFREG));
+	}
+	free(prog);
+}
+END_TEST
+
 /* ---- tracee memory ---- */
 
 START_TEST(mem_cross_page)
@@ -849,6 +960,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, no_tracer_fails_closed);
 	tcase_add_test(tc, spawn_stops_only_when_counted);
 	tcase_add_test(tc, filter_shape);
+	tcase_add_test(tc, filter_bypass_tests_agree);
 	tcase_add_test(tc, mem_cross_page);
 	suite_add_tcase(s, tc);
 	return s;

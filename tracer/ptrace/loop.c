@@ -32,6 +32,8 @@
 #include "tracer/judge.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
+#include "tracer/spawn.h"
+#include "tracer/ptrace/signal-scope.h"
 #include "tracer/confine/survive.h"
 #include "tracer/shim/channel.h"
 #include "tracer/shim/hosts.h"
@@ -198,6 +200,10 @@ static void loop_seccomp(struct session *s, struct tracee *t)
 		loop_bypass(s, t, c);
 		return;
 	}
+	if (c->signal_scope) {
+		signal_scope_run(s, t, c); /* kill(-1), kill(0), kill(-pgrp): signal-scope.h */
+		return;
+	}
 	if (c->spawns) {
 		if (!limits_spawn_allowed(s, t, c))
 			call_deny(t->pid, EAGAIN);
@@ -303,7 +309,7 @@ static void loop_warn_root(struct session *s, struct tracee *t)
 	r.kind = -1;
 	r.port = -1;
 	r.rule = "user.root";
-	r.why = "the command runs as root; --user USER would run it unprivileged";
+	r.why = spawn_root_warning(s); /* names the capabilities it kept */
 	record_emit(s, &r);
 }
 

@@ -34,11 +34,20 @@
 
 /* What the decoder may ask of the supervisor. */
 struct call_ctx {
-	/* True when PID is a process of this session: /proc/PID/... paths of
-	 * session processes are reported as /proc/self/... so that read rules
-	 * on /proc/[0-9]*&#47;environ only hit processes outside the session. */
+	/* True when PID (a process or a thread) is a task of this session:
+	 * /proc/PID/... paths of session processes are reported as
+	 * /proc/self/... so that read rules on /proc/[0-9]*&#47;environ only hit
+	 * processes outside the session, and signals and pidfds reach only
+	 * session tasks.  The supervisor, which is no task of the session,
+	 * is never in it. */
 	bool (*in_session)(pid_t pid, void *arg);
 	void *arg;
+};
+
+enum call_signal_scope {
+	CALL_SIGNAL_NONE = 0,
+	CALL_SIGNAL_GROUP,       /* every process of a process group */
+	CALL_SIGNAL_ALL,         /* kill(-1): every process the caller may signal */
 };
 
 struct call {
@@ -85,6 +94,19 @@ struct call {
 	bool spawns_thread;      /* clone with CLONE_THREAD */
 
 	bool canary;             /* the filter_canary() call: deny with CALL_CANARY_ERRNO, no record */
+
+	/* kill(0, sig), kill(-pgrp, sig), kill(-1, sig) and pidfd_send_signal
+	 * to a process group: which processes such a call reaches, and so
+	 * whether it stays in the session, is the supervisor's to work out
+	 * (tracer/ptrace/signal-scope.h).  CALL_SIGNAL_NONE for every other
+	 * call: a signal to one process or thread, and pidfd_open and
+	 * pidfd_getfd, are decided here (a bypass when the target is outside
+	 * the session, per call_ctx.in_session). */
+	int signal_scope;        /* enum call_signal_scope */
+	pid_t signal_pgrp;       /* CALL_SIGNAL_GROUP: the group; 0: signal_group_of's */
+	pid_t signal_group_of;   /* CALL_SIGNAL_GROUP with signal_pgrp 0 */
+	int signal_sig;
+	char why_buf[160];       /* bypass_why naming the target */
 
 	/* A call the decoder could not read (tracee gone: -ESRCH; bad pointer:
 	 * -EFAULT).  With -EFAULT the call is let through to fail on its own

@@ -19,8 +19,18 @@
  *                  // O_PATH descriptor reads nothing, an O_DIRECTORY one reads
  *                  // no file's bytes, doc/SYSCALLS.md)
  *     case sendto:  if (d.args[4] != 0) return TRACE; return ALLOW;
+ *     // SYSCALL_BPF_BYPASS: the entry's bypass tests, each a conjunction of
+ *     // argument tests (bits set, one of some values, none of them):
  *     case unshare: if (d.args[0] & CLONE_NEW*) return TRACE; return ALLOW;
  *     case seccomp: if (d.args[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER) return TRACE;
+ *                   return ALLOW;
+ *     case ioctl:   if (d.args[1] == TIOCSTI || d.args[1] == TIOCLINUX) return TRACE;
+ *                   return ALLOW;
+ *     case socket:  if (d.args[0] == AF_PACKET) return TRACE;
+ *                   if (d.args[0] in {AF_INET, AF_INET6} &&
+ *                       (d.args[1] & 0xf) in {SOCK_RAW, SOCK_PACKET}) return TRACE;
+ *                   if (d.args[0] not in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK})
+ *                           return TRACE;
  *                   return ALLOW;
  *     case clone3:  return ERRNO(ENOSYS);   // libc falls back to clone()
  *     default:      return ALLOW;
@@ -84,10 +94,10 @@ static bool filter_read_rules(const struct rules_policy *p)
 #define FILTER_OPEN_READ 100
 
 /* fork, vfork and clone with no ceiling on processes to keep: only a
- * clone with a bypass flag (CLONE_UNTRACED, a new namespace) stops; the
- * new process is learnt from its PTRACE_EVENT_FORK/VFORK/CLONE all the
- * same.  One stop less per process started. */
-#define FILTER_SPAWN_BYPASS 101
+ * clone with a bypass flag (CLONE_UNTRACED, a new namespace) stops (its
+ * bypass tests, SYSCALL_BPF_BYPASS); the new process is learnt from its
+ * PTRACE_EVENT_FORK/VFORK/CLONE all the same.  One stop less per process
+ * started. */
 
 /* The effective BPF action of E under this policy. */
 static int filter_action(const struct filter_gen *g, const struct syscall_entry *e)
@@ -95,36 +105,96 @@ static int filter_action(const struct filter_gen *g, const struct syscall_entry 
 	if (e->bpf == SYSCALL_BPF_OPEN_FLAGS && g->read_rules)
 		return FILTER_OPEN_READ;
 	if (e->cls == SYSCALL_SPAWN && e->bpf == SYSCALL_BPF_TRACE && !g->count_spawns)
-		return e->flags && e->bypass[0].id ? FILTER_SPAWN_BYPASS : SYSCALL_BPF_ALLOW;
+		return e->bypass[0].id ? SYSCALL_BPF_BYPASS : SYSCALL_BPF_ALLOW;
 	return e->bpf;
 }
 
-/* The flag bits of E's bypasses (all read from its flags argument). */
-static uint32_t filter_bypass_mask(const struct syscall_entry *e)
-{
-	uint32_t mask = 0;
+#define FILTER_N_BYPASS (sizeof(((struct syscall_entry *)0)->bypass) / \
+			 sizeof(((struct syscall_entry *)0)->bypass[0]))
 
-	for (size_t i = 0; i < sizeof(e->bypass) / sizeof(e->bypass[0]); i++)
-		if (e->bypass[i].id && e->bypass[i].arg == e->flags)
-			mask |= e->bypass[i].mask;
-	return mask;
+/* Instructions of one argument test (no test: none, it holds). */
+static size_t filter_test_len(const struct syscall_test *t)
+{
+	if (!t->arg)
+		return 0;
+	if (t->op == SYSCALL_TEST_BITS)
+		return 2; /* ld, jset */
+	return 1 + (t->mask != 0xffffffffu) + t->n; /* ld, [and], jeq per value */
+}
+
+/* Instructions of one bypass: its tests, then TRACE. */
+static size_t filter_bypass_len(const struct syscall_bypass *b)
+{
+	size_t n = 1;
+
+	for (size_t i = 0; i < SYSCALL_BYPASS_TESTS; i++)
+		n += filter_test_len(&b->test[i]);
+	return n;
 }
 
 /* Instructions of the per-syscall block (every path ends in a return). */
-static size_t filter_block_len(int action)
+static size_t filter_block_len(const struct syscall_entry *e, int action)
 {
+	size_t n = 1;
+
 	switch (action) {
 	case SYSCALL_BPF_OPEN_FLAGS:
-	case SYSCALL_BPF_ARG_BITS:
-	case FILTER_SPAWN_BYPASS:
 		return 4;
 	case SYSCALL_BPF_ARG_NONZERO:
 		return 6;
 	case FILTER_OPEN_READ:
 		return 5;
+	case SYSCALL_BPF_BYPASS:
+		for (size_t i = 0; i < FILTER_N_BYPASS; i++)
+			if (e->bypass[i].id)
+				n += filter_bypass_len(&e->bypass[i]);
+		return n; /* ... and ALLOW when none holds */
 	default:
 		return 1;
 	}
+}
+
+/* Bypass B as BPF: each test that fails jumps past B's TRACE to what
+ * follows (the next bypass, or ALLOW); all holding reach the TRACE.  The
+ * tests mean what syscall_test_holds() says, on the low 32 bits. */
+static void filter_bypass(struct filter_gen *g, const struct syscall_bypass *b)
+{
+	const size_t len = filter_bypass_len(b);
+	size_t pos = 0;
+
+	for (size_t i = 0; i < SYSCALL_BYPASS_TESTS; i++) {
+		const struct syscall_test *t = &b->test[i];
+
+		if (!t->arg)
+			continue;
+		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(t->arg - 1u), 0, 0);
+		pos++;
+		if (t->op == SYSCALL_TEST_BITS) {
+			filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, t->mask, 0,
+				    (uint8_t)(len - pos - 1));
+			pos++;
+			continue;
+		}
+		if (t->mask != 0xffffffffu) {
+			filter_emit(g, BPF_ALU | BPF_AND | BPF_K, t->mask, 0, 0);
+			pos++;
+		}
+		for (unsigned k = 0; k < t->n; k++) {
+			bool last = k + 1 == t->n;
+
+			if (t->op == SYSCALL_TEST_IN)
+				/* equal: past the other values, the test holds;
+				 * none equal: the bypass does not hold */
+				filter_emit(g, BPF_JMP | BPF_JEQ | BPF_K, t->values[k],
+					    (uint8_t)(t->n - 1 - k),
+					    last ? (uint8_t)(len - pos - 1) : 0);
+			else
+				filter_emit(g, BPF_JMP | BPF_JEQ | BPF_K, t->values[k],
+					    (uint8_t)(len - pos - 1), 0);
+			pos++;
+		}
+	}
+	filter_ret(g, SECCOMP_RET_TRACE | ARCH_TRACE_NATIVE);
 }
 
 static void filter_block(struct filter_gen *g, const struct syscall_entry *e, int action)
@@ -140,18 +210,15 @@ static void filter_block(struct filter_gen *g, const struct syscall_entry *e, in
 		filter_ret(g, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
 		break;
 	case SYSCALL_BPF_OPEN_FLAGS:
-	case SYSCALL_BPF_ARG_BITS:
 		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(arg), 0, 0);
-		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K,
-			    action == SYSCALL_BPF_OPEN_FLAGS ? SYSCALL_OPEN_WRITE_FLAGS : e->bpf_mask,
-			    0, 1);
+		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, SYSCALL_OPEN_WRITE_FLAGS, 0, 1);
 		filter_ret(g, trace);
 		filter_ret(g, SECCOMP_RET_ALLOW);
 		break;
-	case FILTER_SPAWN_BYPASS:
-		filter_emit(g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARG_LO(e->flags - 1u), 0, 0);
-		filter_emit(g, BPF_JMP | BPF_JSET | BPF_K, filter_bypass_mask(e), 0, 1);
-		filter_ret(g, trace);
+	case SYSCALL_BPF_BYPASS:
+		for (size_t i = 0; i < FILTER_N_BYPASS; i++)
+			if (e->bypass[i].id)
+				filter_bypass(g, &e->bypass[i]);
 		filter_ret(g, SECCOMP_RET_ALLOW);
 		break;
 	case FILTER_OPEN_READ:
@@ -184,7 +251,7 @@ static void filter_tree(struct filter_gen *g, const uint16_t *nrs, size_t lo, si
 			int action = filter_action(g, e);
 
 			filter_emit(g, BPF_JMP | BPF_JEQ | BPF_K, nrs[i], 0,
-				    (uint8_t)filter_block_len(action));
+				    (uint8_t)filter_block_len(e, action));
 			filter_block(g, e, action);
 		}
 		filter_ret(g, SECCOMP_RET_ALLOW);

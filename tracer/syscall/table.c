@@ -4,9 +4,13 @@
  * arch/x86/entry/syscalls/syscall_64.tbl. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "tracer/syscall/table.h"
@@ -59,10 +63,37 @@ _Static_assert(__NR_file_setattr < SYSCALL_TABLE_SIZE, "table too small");
 #define WHY_HANDLE "open_by_handle_at opens files by inode handle, with no path to check"
 #define WHY_UNTRACED "CLONE_UNTRACED starts a process the supervisor would not trace"
 #define WHY_LISTENER "a seccomp user-notification listener would outrank the supervisor's filter"
+#define WHY_TTY "TIOCSTI and TIOCLINUX type into a terminal: the user's shell would run the text after the session"
+#define WHY_SOCKET_RAW "a packet or raw IP socket writes its own headers: its packets go past every net rule"
+#define WHY_SOCKET_FAMILY "a socket of a family the policy cannot judge (only unix, inet, inet6 and netlink are)"
+#define WHY_DEVICE "a device node reaches the hardware or the file system underneath, past every path rule"
+#define WHY_HOSTNAME "the host name and NIS domain name are the machine's, not the session's"
+#define WHY_REBOOT "reboot and kexec end or replace the running kernel"
+#define WHY_MODULE "kernel modules run code in the kernel"
+#define WHY_SWAP "swap areas are the machine's"
+#define WHY_CLOCK "the system clock is the machine's"
+#define WHY_ACCT "process accounting is the machine's"
+#define WHY_IOPORT "I/O port access reaches the hardware directly"
+
+/* Tests of one argument (table.h): bits, or one of N values, of args[a] & m. */
+#define TEST_BITS(a, m) { A(a), SYSCALL_TEST_BITS, 0, (m), { 0 } }
+#define TEST_IN(a, m, n, ...) { A(a), SYSCALL_TEST_IN, (n), (m), { __VA_ARGS__ } }
+#define TEST_NOT_IN(a, m, n, ...) { A(a), SYSCALL_TEST_NOT_IN, (n), (m), { __VA_ARGS__ } }
+#define ALL_BITS 0xffffffffu
 
 #define BYPASS(name_, id_, why_) \
 	[__NR_##name_] = { .name = #name_, .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_TRACE, \
-			   .bypass = {{ id_, why_, 0, 0 }} }
+			   .bypass = {{ .id = id_, .why = why_ }} }
+
+#define SIGNAL(name_, how_) \
+	[__NR_##name_] = { .name = #name_, .cls = SYSCALL_SIGNAL, .bpf = SYSCALL_BPF_TRACE, \
+			   .signal = SYSCALL_SIGNAL_##how_ }
+
+/* mknod/mknodat of a block or character device (FIFOs, sockets and
+ * regular files stay writes like any other). */
+#define DEVICE_NODE(a) \
+	{ { .id = "syscall.device-node", .why = WHY_DEVICE, \
+	    .test = { TEST_IN(a, S_IFMT, 2, S_IFCHR, S_IFBLK) } } }
 
 static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	/* exec */
@@ -101,9 +132,11 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	[__NR_mkdirat] = { .name = "mkdirat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
 			   .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) } },
 	[__NR_mknod] = { .name = "mknod", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			 .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) } },
+			 .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) },
+			 .bypass = DEVICE_NODE(1) },
 	[__NR_mknodat] = { .name = "mknodat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			   .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) } },
+			   .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) },
+			   .bypass = DEVICE_NODE(2) },
 
 	/* metadata writes */
 	[__NR_chmod] = { .name = "chmod", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
@@ -205,8 +238,10 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	[__NR_vfork] = { .name = "vfork", .cls = SYSCALL_SPAWN, .bpf = SYSCALL_BPF_TRACE },
 	[__NR_clone] = { .name = "clone", .cls = SYSCALL_SPAWN, .bpf = SYSCALL_BPF_TRACE,
 			 .flags = A(0),
-			 .bypass = { { "syscall.clone_untraced", WHY_UNTRACED, A(0), CLONE_UNTRACED },
-				     { "syscall.namespace", WHY_NAMESPACE, A(0), NS_FLAGS_CLONE } } },
+			 .bypass = { { "syscall.clone_untraced", WHY_UNTRACED,
+				       { TEST_BITS(0, CLONE_UNTRACED) }, 0 },
+				     { "syscall.namespace", WHY_NAMESPACE,
+				       { TEST_BITS(0, NS_FLAGS_CLONE) }, 0 } } },
 	/* clone3 passes its flags in memory, out of BPF's reach: ENOSYS makes
 	 * libc fall back to clone(), which the filter can read. */
 	[__NR_clone3] = { .name = "clone3", .cls = SYSCALL_SPAWN, .bpf = SYSCALL_BPF_ENOSYS },
@@ -231,28 +266,89 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	BYPASS(pivot_root, "syscall.mount", WHY_MOUNT),
 	BYPASS(chroot, "syscall.mount", WHY_MOUNT),
 	BYPASS(setns, "syscall.namespace", WHY_NAMESPACE),
-	[__NR_unshare] = { .name = "unshare", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_ARG_BITS,
-			   .bpf_arg = A(0), .bpf_mask = NS_FLAGS_UNSHARE, .flags = A(0),
-			   .bypass = { { "syscall.namespace", WHY_NAMESPACE, A(0),
-					 NS_FLAGS_UNSHARE } } },
+	[__NR_unshare] = { .name = "unshare", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_BYPASS,
+			   .flags = A(0),
+			   .bypass = { { "syscall.namespace", WHY_NAMESPACE,
+					 { TEST_BITS(0, NS_FLAGS_UNSHARE) }, 0 } } },
 	BYPASS(open_by_handle_at, "syscall.open_by_handle", WHY_HANDLE),
-	[__NR_seccomp] = { .name = "seccomp", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_ARG_BITS,
-			   .bpf_arg = A(1), .bpf_mask = SECCOMP_FILTER_FLAG_NEW_LISTENER,
+	[__NR_seccomp] = { .name = "seccomp", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_BYPASS,
 			   .flags = A(1),
-			   .bypass = { { "syscall.seccomp_listener", WHY_LISTENER, A(1),
-					 SECCOMP_FILTER_FLAG_NEW_LISTENER } } },
+			   .bypass = { { "syscall.seccomp_listener", WHY_LISTENER,
+					 { TEST_BITS(1, SECCOMP_FILTER_FLAG_NEW_LISTENER) }, 0 } } },
+
+	/* the kernel and the machine: what registers show, refused in BPF's
+	 * terms (only the refused combinations stop, to be recorded) */
+	[__NR_ioctl] = { .name = "ioctl", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_BYPASS,
+			 .bypass = { { "syscall.tty-inject", WHY_TTY,
+				       { TEST_IN(1, ALL_BITS, 2, TIOCSTI, TIOCLINUX) }, 0 } } },
+	/* socket(2) families: unix, inet and inet6 are judged by the net
+	 * rules, netlink talks to the local kernel only (ip(8), glibc's
+	 * getaddrinfo with AI_ADDRCONFIG).  The type's low 4 bits are the
+	 * kind (SOCK_NONBLOCK and SOCK_CLOEXEC lie above); inet with the
+	 * obsolete SOCK_PACKET is made a packet socket by the kernel. */
+	[__NR_socket] = { .name = "socket", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_BYPASS,
+			  .bypass = {
+				  { "syscall.socket-raw", WHY_SOCKET_RAW,
+				    { TEST_IN(0, ALL_BITS, 1, AF_PACKET) }, 0 },
+				  { "syscall.socket-raw", WHY_SOCKET_RAW,
+				    { TEST_IN(0, ALL_BITS, 2, AF_INET, AF_INET6),
+				      TEST_IN(1, 0xf, 2, SOCK_RAW, SOCK_PACKET) }, 0 },
+				  { "syscall.socket-family", WHY_SOCKET_FAMILY,
+				    { TEST_NOT_IN(0, ALL_BITS, 4, AF_UNIX, AF_INET, AF_INET6,
+						  AF_NETLINK) }, EAFNOSUPPORT } } },
+	BYPASS(sethostname, "syscall.hostname", WHY_HOSTNAME),
+	BYPASS(setdomainname, "syscall.hostname", WHY_HOSTNAME),
+	BYPASS(reboot, "syscall.reboot", WHY_REBOOT),
+	BYPASS(kexec_load, "syscall.reboot", WHY_REBOOT),
+	BYPASS(kexec_file_load, "syscall.reboot", WHY_REBOOT),
+	BYPASS(init_module, "syscall.module", WHY_MODULE),
+	BYPASS(finit_module, "syscall.module", WHY_MODULE),
+	BYPASS(delete_module, "syscall.module", WHY_MODULE),
+	BYPASS(swapon, "syscall.swap", WHY_SWAP),
+	BYPASS(swapoff, "syscall.swap", WHY_SWAP),
+	BYPASS(clock_settime, "syscall.clock", WHY_CLOCK),
+	BYPASS(settimeofday, "syscall.clock", WHY_CLOCK),
+	/* Reading the clock's state (modes 0) is ordinary (ntp_gettime(3),
+	 * adjtime(3) with a NULL delta); the modes are in memory. */
+	[__NR_adjtimex] = { .name = "adjtimex", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_TRACE,
+			    .opts = SYSCALL_OPT_TIMEX, .addr = A(0),
+			    .bypass = {{ .id = "syscall.clock", .why = WHY_CLOCK }} },
+	[__NR_clock_adjtime] = { .name = "clock_adjtime", .cls = SYSCALL_BYPASS,
+				 .bpf = SYSCALL_BPF_TRACE, .opts = SYSCALL_OPT_TIMEX, .addr = A(1),
+				 .bypass = {{ .id = "syscall.clock", .why = WHY_CLOCK }} },
+	BYPASS(acct, "syscall.acct", WHY_ACCT),
+	BYPASS(iopl, "syscall.ioport", WHY_IOPORT),
+	BYPASS(ioperm, "syscall.ioport", WHY_IOPORT),
+
+	/* signals and reaching into a process: the session's own only */
+	SIGNAL(kill, KILL),
+	SIGNAL(tkill, TKILL),
+	SIGNAL(tgkill, TGKILL),
+	SIGNAL(rt_sigqueueinfo, SIGQUEUE),
+	SIGNAL(rt_tgsigqueueinfo, TGKILL),
+	SIGNAL(pidfd_send_signal, PIDFD_SEND),
+	SIGNAL(pidfd_open, PIDFD_OPEN),
+	SIGNAL(pidfd_getfd, PIDFD_GETFD),
 };
 
 const struct syscall_bypass syscall_bypass_abi = {
-	"syscall.abi",
-	"32-bit and x32 system calls use another numbering that the filter does not judge",
-	0, 0,
+	.id = "syscall.abi",
+	.why = "32-bit and x32 system calls use another numbering that the filter does not judge",
 };
 
 const struct syscall_bypass syscall_bypass_unresolvable = {
-	"syscall.unresolvable",
-	"the path could not be resolved as the kernel would (too long, or too many symlinks)",
-	0, 0,
+	.id = "syscall.unresolvable",
+	.why = "the path could not be resolved as the kernel would (too long, or too many symlinks)",
+};
+
+const struct syscall_bypass syscall_bypass_signal_outside = {
+	.id = "syscall.signal-outside",
+	.why = "signals reach only the session's own processes",
+};
+
+const struct syscall_bypass syscall_bypass_pidfd_outside = {
+	.id = "syscall.pidfd-outside",
+	.why = "pidfds reach only the session's own processes",
 };
 
 const struct syscall_entry *syscall_lookup(long nr)

@@ -22,6 +22,7 @@ enum syscall_class {
 	SYSCALL_NET,    /* connect/send to an address; bind of a UNIX path */
 	SYSCALL_SPAWN,  /* a new process or thread */
 	SYSCALL_BYPASS, /* would step around the supervisor: denied */
+	SYSCALL_SIGNAL, /* signals or reaches into a process: only the session's */
 };
 
 /* What the BPF filter decides alone. */
@@ -32,8 +33,10 @@ enum syscall_bpf {
 				   * intent, or always when the policy has
 				   * read rules */
 	SYSCALL_BPF_ARG_NONZERO,  /* stop when the bpf_arg argument != 0 (a pointer) */
-	SYSCALL_BPF_ARG_BITS,     /* stop when the bpf_arg argument & bpf_mask */
 	SYSCALL_BPF_ENOSYS,       /* fail with ENOSYS, no stop */
+	SYSCALL_BPF_BYPASS,       /* stop exactly when one of the entry's bypass
+				   * tests holds: the registers tell the refused
+				   * combinations, every other call runs unstopped */
 };
 
 /* How the last component of a path is looked up. */
@@ -65,6 +68,8 @@ struct syscall_path {
 				 * from the directory of the link paths[0] */
 #define SYSCALL_OPT_OPENAT2 0x2 /* open flags in struct open_how at args[2], size args[3] */
 #define SYSCALL_OPT_CREAT 0x4   /* open flags are O_CREAT|O_WRONLY|O_TRUNC */
+#define SYSCALL_OPT_TIMEX 0x8   /* a struct timex at args[addr]: the bypass holds only
+				 * when its modes set something (adjtimex, clock_adjtime) */
 
 enum syscall_net {
 	SYSCALL_NET_NONE = 0,
@@ -75,21 +80,68 @@ enum syscall_net {
 	SYSCALL_NET_BIND,     /* AF_UNIX path: a write of that path */
 };
 
-/* A call that steps around the supervisor when args[arg] & mask (arg 0:
- * always). */
+/* A test of one argument's low 32 bits (the kernel's view of an int
+ * flag, an ioctl number, a mode), shared by the BPF filter and the
+ * decoder so that both judge the same bits. */
+enum syscall_test_op {
+	SYSCALL_TEST_BITS = 0, /* args[arg] & mask is not 0 */
+	SYSCALL_TEST_IN,       /* args[arg] & mask is one of values[0..n) */
+	SYSCALL_TEST_NOT_IN,   /* args[arg] & mask is none of values[0..n) */
+};
+
+#define SYSCALL_TEST_VALUES 4
+
+struct syscall_test {
+	uint8_t arg;  /* SYSCALL_ARG; 0: no test (true) */
+	uint8_t op;   /* enum syscall_test_op */
+	uint8_t n;    /* values used by IN and NOT_IN */
+	uint32_t mask;
+	uint32_t values[SYSCALL_TEST_VALUES];
+};
+
+#define SYSCALL_BYPASS_TESTS 2
+
+/* A call that steps around the supervisor when every one of its tests
+ * holds (no test: always). */
 struct syscall_bypass {
 	const char *id;  /* "syscall.io_uring", ... (SPEC §5); NULL: none */
 	const char *why;
-	uint8_t arg;     /* SYSCALL_ARG */
-	uint32_t mask;
+	struct syscall_test test[SYSCALL_BYPASS_TESTS];
+	int err;         /* errno the caller sees; 0: EPERM */
+};
+
+/* Whether the low 32 bits of V pass test T (the decoder's half; filter.c
+ * compiles the same test into BPF). */
+static inline bool syscall_test_holds(const struct syscall_test *t, unsigned long v)
+{
+	uint32_t x = (uint32_t)v & t->mask;
+	bool in = false;
+
+	if (!t->arg)
+		return true;
+	if (t->op == SYSCALL_TEST_BITS)
+		return x != 0;
+	for (unsigned i = 0; i < t->n && i < SYSCALL_TEST_VALUES; i++)
+		in = in || x == t->values[i];
+	return t->op == SYSCALL_TEST_IN ? in : !in;
+}
+
+/* What a call of class SYSCALL_SIGNAL names (tracer/syscall/decode-signal.c). */
+enum syscall_signal {
+	SYSCALL_SIGNAL_KILL = 1,    /* kill(pid, sig): >0 a process, 0 and <-1 a group, -1 all */
+	SYSCALL_SIGNAL_TKILL,       /* tkill(tid, sig) */
+	SYSCALL_SIGNAL_TGKILL,      /* tgkill(tgid, tid, sig), rt_tgsigqueueinfo(tgid, tid, sig, info) */
+	SYSCALL_SIGNAL_SIGQUEUE,    /* rt_sigqueueinfo(tgid, sig, info) */
+	SYSCALL_SIGNAL_PIDFD_SEND,  /* pidfd_send_signal(pidfd, sig, info, flags) */
+	SYSCALL_SIGNAL_PIDFD_OPEN,  /* pidfd_open(pid, flags) */
+	SYSCALL_SIGNAL_PIDFD_GETFD, /* pidfd_getfd(pidfd, fd, flags) */
 };
 
 struct syscall_entry {
 	const char *name; /* NULL: not in the table */
 	uint8_t cls;      /* enum syscall_class */
 	uint8_t bpf;      /* enum syscall_bpf */
-	uint8_t bpf_arg;  /* SYSCALL_ARG */
-	uint32_t bpf_mask;
+	uint8_t bpf_arg;  /* SYSCALL_ARG of OPEN_FLAGS and ARG_NONZERO */
 	uint8_t flags;    /* SYSCALL_ARG of the call's flags (open, AT_*, clone); 0: none */
 	uint8_t opts;     /* SYSCALL_OPT_* */
 	uint8_t n_paths;
@@ -97,7 +149,8 @@ struct syscall_entry {
 	uint8_t argv;     /* exec: SYSCALL_ARG of argv */
 	uint8_t net;      /* enum syscall_net */
 	uint8_t addr, addrlen; /* SYSCALL_ARG */
-	struct syscall_bypass bypass[2];
+	uint8_t signal;   /* enum syscall_signal (class SYSCALL_SIGNAL) */
+	struct syscall_bypass bypass[3];
 };
 
 /* One past the highest native syscall number in the table. */
@@ -111,6 +164,9 @@ extern const struct syscall_bypass syscall_bypass_abi;
 /* A path the supervisor cannot judge (longer than PATH_MAX once resolved,
  * more than 40 symlinks): denied with the kernel's own errno. */
 extern const struct syscall_bypass syscall_bypass_unresolvable;
+/* A signal, or a pidfd, to a process outside the session. */
+extern const struct syscall_bypass syscall_bypass_signal_outside;
+extern const struct syscall_bypass syscall_bypass_pidfd_outside;
 
 /* ---- generated from this table (filter.c) ---- */
 

@@ -1,0 +1,186 @@
+/* Signals and pidfds stay in the session: kill, tkill, tgkill,
+ * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, pidfd_open and
+ * pidfd_getfd reach only the session's own tasks (call_ctx.in_session),
+ * never the supervisor, its helpers or anything else on the machine.
+ *
+ * A target named by number is looked up in the session's task table,
+ * which holds a task from its creator's fork/clone event (before the
+ * creator learns its id) until the supervisor reaps it: a number in the
+ * table cannot have been reused by another process.  A target named by a
+ * pidfd (a pidfd of the session's or one passed in from outside, or a
+ * /proc/PID directory descriptor, which pidfd_send_signal(2) takes too)
+ * is the process the kernel's fdinfo names.
+ *
+ * Signal 0 delivers nothing and only tells whether a process exists,
+ * which /proc tells too: it goes anywhere.  A target that does not exist
+ * is made one that cannot exist (INT_MAX, above PID_MAX_LIMIT) so that
+ * the kernel answers ESRCH itself, with no race against a new process
+ * taking the number and no record for what is only a stale pid. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracer/syscall/arch.h"
+#include "tracer/syscall/decode.h"
+
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2)
+#endif
+
+/* What kill(pid) means by its sign (kill(2)). */
+#define SIGNAL_NO_PID INT_MAX
+
+static bool signal_in_session(const struct call_ctx *ctx, pid_t target)
+{
+	return ctx && ctx->in_session && ctx->in_session(target, ctx->arg);
+}
+
+static bool signal_exists(pid_t target)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)target);
+	/* /proc/TID is there for threads too, though not listed. */
+	return stat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* The process a descriptor of task PID refers to: a pidfd (fdinfo's
+ * "Pid:", -1 once the process is gone) or a /proc/PID directory.
+ * -ENOENT when FD is neither (the kernel refuses the call itself). */
+static int signal_pidfd_target(pid_t pid, int fd, pid_t *out)
+{
+	char path[64], text[1024], *p, *end;
+	ssize_t n;
+	long v;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(path, text, sizeof(text) - 1);
+	if (n < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	text[n] = '\0';
+	if (strncmp(text, "/proc/", 6) == 0) {
+		v = strtol(text + 6, &end, 10);
+		if (end != text + 6 && *end == '\0' && v > 0) {
+			*out = (pid_t)v;
+			return 0;
+		}
+		return -ENOENT;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -ENOENT;
+	n = read(f, text, sizeof(text) - 1);
+	close(f);
+	if (n <= 0)
+		return -ENOENT;
+	text[n] = '\0';
+	p = strstr(text, "\nPid:");
+	if (!p)
+		return -ENOENT;
+	v = strtol(p + 5, &end, 10);
+	if (end == p + 5)
+		return -ENOENT;
+	*out = (pid_t)v;
+	return 0;
+}
+
+/* Refuse C: TARGET is outside the session. */
+static void signal_refuse(struct call *c, const struct syscall_bypass *b, pid_t target, int sig)
+{
+	decode_set_bypass(c, b, EPERM);
+	if (b == &syscall_bypass_signal_outside)
+		snprintf(c->why_buf, sizeof(c->why_buf),
+			 "signal %d to pid %d, outside the session: %s", sig, (int)target, b->why);
+	else
+		snprintf(c->why_buf, sizeof(c->why_buf), "a pidfd of pid %d, outside the session: %s",
+			 (int)target, b->why);
+	c->bypass_why = c->why_buf;
+}
+
+/* One task named by number in argument ARG (0-based; -1: by a pidfd, not
+ * rewritable).  0 or -errno. */
+static int signal_one(pid_t pid, const struct call_ctx *ctx, struct call *c, pid_t target,
+		      int arg, int sig, const struct syscall_bypass *b)
+{
+	if (target <= 0 || signal_in_session(ctx, target))
+		return 0; /* the kernel's EINVAL or ESRCH, or our own */
+	if (b == &syscall_bypass_signal_outside && sig == 0)
+		return 0;
+	if (!signal_exists(target)) {
+		if (arg < 0)
+			return 0;
+		c->args[arg] = SIGNAL_NO_PID;
+		return arch_stop_set_arg(pid, (unsigned)arg, SIGNAL_NO_PID);
+	}
+	signal_refuse(c, b, target, sig);
+	return 0;
+}
+
+int decode_signal(pid_t pid, const struct call_ctx *ctx, const struct syscall_entry *e,
+		  struct call *c)
+{
+	const struct syscall_bypass *sig_b = &syscall_bypass_signal_outside;
+	const struct syscall_bypass *fd_b = &syscall_bypass_pidfd_outside;
+	int a0 = (int)c->args[0], a1 = (int)c->args[1], a2 = (int)c->args[2];
+	pid_t target = 0;
+	int rc;
+
+	switch (e->signal) {
+	case SYSCALL_SIGNAL_KILL:
+		if (a0 > 0)
+			return signal_one(pid, ctx, c, a0, 0, a1, sig_b);
+		if (a1 == 0 || a0 == INT_MIN)
+			return 0; /* a probe; INT_MIN: the kernel's ESRCH */
+		c->signal_sig = a1;
+		if (a0 == -1) {
+			c->signal_scope = CALL_SIGNAL_ALL;
+		} else {
+			c->signal_scope = CALL_SIGNAL_GROUP;
+			c->signal_pgrp = a0 == 0 ? 0 : -a0;
+			c->signal_group_of = pid;
+		}
+		return 0;
+	case SYSCALL_SIGNAL_TKILL:
+		return signal_one(pid, ctx, c, a0, 0, a1, sig_b);
+	case SYSCALL_SIGNAL_TGKILL:
+		/* The thread decides: the kernel refuses a tgid that is not
+		 * the thread's own (ESRCH). */
+		return signal_one(pid, ctx, c, a1, 1, a2, sig_b);
+	case SYSCALL_SIGNAL_SIGQUEUE:
+		return signal_one(pid, ctx, c, a0, 0, a1, sig_b);
+	case SYSCALL_SIGNAL_PIDFD_SEND:
+		rc = signal_pidfd_target(pid, a0, &target);
+		if (rc == -ESRCH)
+			return rc;
+		if (rc < 0 || target <= 0 || a1 == 0)
+			return 0;
+		if (c->args[3] & PIDFD_SIGNAL_PROCESS_GROUP) {
+			c->signal_scope = CALL_SIGNAL_GROUP;
+			c->signal_sig = a1;
+			c->signal_group_of = target;
+			return 0;
+		}
+		return signal_one(pid, ctx, c, target, -1, a1, sig_b);
+	case SYSCALL_SIGNAL_PIDFD_OPEN:
+		return signal_one(pid, ctx, c, a0, 0, -1, fd_b);
+	case SYSCALL_SIGNAL_PIDFD_GETFD:
+		rc = signal_pidfd_target(pid, a0, &target);
+		if (rc == -ESRCH)
+			return rc;
+		if (rc < 0 || target <= 0)
+			return 0;
+		return signal_one(pid, ctx, c, target, -1, -1, fd_b);
+	default:
+		return 0;
+	}
+}
