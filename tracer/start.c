@@ -325,10 +325,6 @@ int session_start(struct session *s, struct options *opt)
 	s->self_exe = realpath("/proc/self/exe", NULL);
 	s->cwd = getcwd(NULL, 0);
 	tracee_table_init(&s->tasks);
-	/* Test hook (tests/valgrind.sh): registers by PTRACE_GETREGS, which
-	 * memcheck understands, rather than PTRACE_GET_SYSCALL_INFO. */
-	if (getenv("AGENTTRACE_TEST_REGS_FALLBACK"))
-		arch_force_fallback(true);
 
 	if (opt->user) {
 		ret = session_resolve_user(s);

@@ -41,6 +41,7 @@
 #include "tracer/confine/landlock.h"
 #include "tracer/judge.h"
 #include "tracer/syscall/mem.h"
+#include "tracer/syscall/probe.h"
 #include "tracer/record/record.h"
 #include "tracer/syscall/table.h"
 
@@ -67,26 +68,6 @@ static int landlock_sys_add(int fd, const struct landlock_path_beneath_attr *att
 static int landlock_sys_restrict(int fd)
 {
 	return (int)syscall(SYS_landlock_restrict_self, fd, 0);
-}
-
-int landlock_abi(void)
-{
-	static int cached;
-	const char *force;
-
-	if (cached)
-		return cached;
-	force = getenv("AGENTTRACE_TEST_LANDLOCK_ABI");
-	if (force && *force) {
-		int v = atoi(force);
-
-		cached = v > 0 ? v : -EOPNOTSUPP;
-		return cached;
-	}
-	cached = landlock_sys_create(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	if (cached <= 0)
-		cached = errno ? -errno : -EOPNOTSUPP;
-	return cached;
 }
 
 static uint64_t landlock_dir_rights(int abi)
@@ -329,7 +310,7 @@ int landlock_setup(struct session *s)
 		info_msg("landlock: not used in audit mode");
 		return AT_GO_ON;
 	}
-	abi = landlock_abi();
+	abi = probe_landlock_abi();
 	if (abi <= 0) {
 		if (want == OPTIONS_LANDLOCK_ON) {
 			error_msg("--landlock on: Landlock is not available "

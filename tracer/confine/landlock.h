@@ -32,12 +32,6 @@ struct landlock {
 	char **missing;
 };
 
-/* The Landlock ABI version of this kernel, probed once
- * (LANDLOCK_CREATE_RULESET_VERSION): > 0, or -errno when Landlock is not
- * available (-ENOSYS: not built in, -EOPNOTSUPP: disabled at boot).
- * AGENTTRACE_TEST_LANDLOCK_ABI=N overrides the probe for the tests
- * (0: "not available"). */
-int landlock_abi(void);
 
 /* Decides whether the session uses Landlock (--landlock, the probed ABI,
  * the mode) and builds the ruleset from the policy's write roots into

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/testknob.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/inspect/proc.h"
 
@@ -498,8 +499,7 @@ static int bt_test_budget_us(void)
 	static int us = -1;
 
 	if (us < 0) {
-		const char *v = getenv("AGENTTRACE_TEST_BACKTRACE_BUDGET_MS");
-		long ms = v ? strtol(v, NULL, 10) : 0;
+		long ms = test_knob("BACKTRACE_BUDGET_MS", 0, 0, 60000);
 
 		us = ms > 0 && ms <= 60000 ? (int)ms * 1000 : 0;
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/testknob.h"
 #include "rules/rules.h"
 #include "tracer/session.h"
 #include "tracer/shim/channel.h"
@@ -128,13 +129,11 @@ int resolver_run(struct session *s)
 	}
 	/* The tests make a slow resolver, to show that the command's events
 	 * that arrive meanwhile are kept (t0210). */
-	const char *delay = getenv("AGENTTRACE_TEST_RESOLVER_DELAY_MS");
-	if (delay) {
-		long ms = strtol(delay, NULL, 10);
+	long ms = test_knob("RESOLVER_DELAY_MS", 0, 0, 9999);
+	if (ms > 0) {
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-		if (ms > 0 && ms < 10000)
-			nanosleep(&ts, NULL);
+		nanosleep(&ts, NULL);
 	}
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)

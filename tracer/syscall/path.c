@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "tracer/syscall/path.h"
+#include "tracer/syscall/probe.h"
 
 #define PATH_WORK (2 * PATH_MAX + 2)
 
@@ -322,8 +323,6 @@ static int path_walk(pid_t pid, const char *base, const char *path, int flags, c
 	return 0;
 }
 
-/* openat2(2) is probed once: ENOSYS before Linux 5.6. */
-static bool path_no_openat2;
 static bool path_walk_only; /* test hook: path_force_walk() */
 
 void path_force_walk(bool on)
@@ -341,14 +340,11 @@ static int path_open(int dirfd, const char *name, int extra, unsigned long long 
 	};
 	long fd;
 
-	if (path_no_openat2)
+	if (!probe_openat2())
 		return -ENOSYS;
 	fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
-	if (fd < 0) {
-		if (errno == ENOSYS)
-			path_no_openat2 = true;
+	if (fd < 0)
 		return -errno;
-	}
 	return (int)fd;
 }
 
@@ -502,7 +498,7 @@ static int path_fast(pid_t pid, const char *base, const char *path, int flags, c
 	enum path_top top;
 	int fd;
 
-	if (path_walk_only || path_no_openat2)
+	if (path_walk_only || !probe_openat2())
 		return 1;
 	follow = !(flags & PATH_NOFOLLOW) || path[pl - 1] == '/';
 	top = path_top_get(path[0] == '/' || !base ? path : base);

@@ -15,6 +15,7 @@
 #include <sys/user.h>
 
 #include "tracer/syscall/arch.h"
+#include "tracer/syscall/probe.h"
 
 #define X32_BIT 0x40000000UL
 
@@ -89,7 +90,7 @@ int arch_stop_read(pid_t pid, struct arch_stop *st)
 	struct __ptrace_syscall_info info;
 	long n;
 
-	if (arch_fallback)
+	if (arch_fallback || !probe_syscall_info())
 		return arch_stop_read_regs(pid, st);
 	n = ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info);
 	if (n < 0) {

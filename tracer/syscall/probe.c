@@ -1,0 +1,49 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/testknob.h"
+#include "tracer/syscall/probe.h"
+
+int probe_landlock_abi(void)
+{
+	static int abi;
+
+	if (abi)
+		return abi;
+	if (test_knob_set("LANDLOCK_ABI")) {
+		long v = test_knob("LANDLOCK_ABI", 0, 0, 1000);
+
+		abi = v > 0 ? (int)v : -EOPNOTSUPP;
+		return abi;
+	}
+	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi <= 0)
+		abi = errno ? -errno : -EOPNOTSUPP;
+	return abi;
+}
+
+bool probe_openat2(void)
+{
+	static int known; /* 0 not yet, 1 yes, -1 no */
+
+	if (!known) {
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC };
+		long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+
+		known = fd >= 0 || errno != ENOSYS ? 1 : -1;
+		if (fd >= 0)
+			close((int)fd);
+	}
+	return known > 0;
+}
+
+bool probe_syscall_info(void)
+{
+	/* The kernel's answer needs a stopped tracee; arch_stop_read() falls
+	 * back to the registers at its first EIO. */
+	return !test_knob_set("REGS_FALLBACK");
+}

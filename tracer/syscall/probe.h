@@ -1,0 +1,25 @@
+/* What this kernel offers the supervisor, probed once each, at first use:
+ * the one place where agenttrace asks the kernel which features it has.
+ * Each answer has a fallback in its user (doc/INTERNALS.md, "Kernel
+ * features"); the test knobs that pretend a feature is missing are read
+ * here too. */
+#ifndef AGENTTRACE_PROBE_H
+#define AGENTTRACE_PROBE_H
+
+#include <stdbool.h>
+
+/* The Landlock ABI version (1 and up), or -errno when Landlock is not
+ * available (not built in, disabled at boot: -EOPNOTSUPP).  Test knob
+ * LANDLOCK_ABI=N pretends ABI N (0: none). */
+int probe_landlock_abi(void);
+
+/* openat2(2) (Linux 5.6): path resolution in one call, else a component
+ * walk (tracer/syscall/path.c). */
+bool probe_openat2(void);
+
+/* PTRACE_GET_SYSCALL_INFO (Linux 5.3), else the registers by
+ * PTRACE_GETREGS.  Test knob REGS_FALLBACK=1: the registers, which
+ * valgrind's memcheck understands (tests/valgrind.sh). */
+bool probe_syscall_info(void);
+
+#endif
