@@ -16,7 +16,7 @@
  * (SECCOMP_RET_USER_NOTIF) instead of a ptrace stop: a second thread
  * receives each notification and answers "continue"
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE), while ptrace still follows fork,
- * clone and exec, as a supervisor built that way would (issue 7, item 4).
+ * clone and exec, as a supervisor built that way would.
  *
  * clone3 answers ENOSYS, as under agenttrace, so that libc falls back to
  * clone and thread creation costs the same stop in both.

@@ -1137,8 +1137,8 @@ static void comp_extras(struct comp *c, const struct rules_extra *extras, size_t
 	}
 }
 
-/* SPEC §5: "git init ... need --allow-write '${ROOT}/.git/config'".  A
- * command-line allow is the user's explicit exception, so what it matches
+/* `--allow-write '${ROOT}/.git/config'` must admit what the default
+ * policy denies (agenttrace-policy(5), LAYERING).  A command-line allow is the user's explicit exception, so what it matches
  * is exempted from the policy's deny rules of the same kind (added to
  * their "unless").  Command-line denies (the supervisor protecting its
  * own files) are never exempted, and alerts stay. */
@@ -1169,7 +1169,7 @@ static void comp_exempt_extras(struct comp *c)
 	}
 }
 
-/* SPEC §4: the exec section is an allow-list when the POLICY has exec
+/* agenttrace-policy(5): the exec section is an allow-list when the POLICY has exec
  * allow rules.  --allow-exec adds exceptions; it must not turn a policy
  * without an allow-list (default) into one that refuses every program. */
 static bool comp_policy_has_exec_allow(const struct comp *c)

@@ -13,7 +13,7 @@
  *    validated, layered, variable-expanded -> compiled block.  Programs
  *    only.
  *
- * Semantics are SPEC §4; the language is documented in
+ * Semantics are agenttrace-policy(5); the language is documented in
  * agenttrace-policy(5).
  */
 #ifndef AGENTTRACE_RULES_H
@@ -139,7 +139,7 @@ struct rules_policy {
 	uint32_t rules_count;
 	struct rules_span span[RULES_KIND_COUNT][RULES_ACTION_COUNT];
 	/* One synthetic rule per kind, for events that no rule matched: its
-	 * action is the section's fallback (SPEC §4) and its id reads
+	 * action is the section's fallback (agenttrace-policy(5)) and its id reads
 	 * "write.fallback", "net.fallback", "exec.not-allowed", "read.fallback". */
 	uint32_t fallback[RULES_KIND_COUNT];
 

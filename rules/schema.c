@@ -1,4 +1,4 @@
-/* The structure of the policy language (SPEC §4, agenttrace-policy(5)):
+/* The structure of the policy language (agenttrace-policy(5)):
  * which keys exist where and what type each value has.  Pattern syntax
  * is checked after variable expansion, in compile.c. */
 #include <ctype.h>

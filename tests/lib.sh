@@ -359,7 +359,7 @@ assert_no_alert() {
 	fi
 }
 
-# The shape of a denial record (SPEC §6 and the lead's errno table).
+# The shape of a denial record (doc/RECORDS.md; the errnos of agenttrace(1)).
 # deny_expr KIND RULE_PREFIX [PATH]
 deny_expr() {
 	local e="event == \"alert\" and action == \"deny\" and kind == \"$1\" and pre(rule_id, \"$2\")"
@@ -472,7 +472,7 @@ assert_no_needed() {
 # description of each case: "" for auto (the names the cases always had),
 # "preload: " else.
 
-# The summary of a preload-only run says that it was bypassable (SPEC §8).
+# The summary of a preload-only run says that it was bypassable (doc/THREAT-MODEL.md).
 BYPASSABLE="event == 'summary' and backend == 'preload' and bypassable == True"
 
 # backend_use B: the `bk` runs that follow use --backend B (none for auto).

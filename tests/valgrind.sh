@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/valgrind.sh [TEST...]: the integration suite with the supervisor
-# under valgrind memcheck (issue 6): no invalid access, no definite leak.
+# under valgrind memcheck: no invalid access, no definite leak.
 #
 # tests/lib.sh runs "$AGENTTRACE" as one program, so AGENTTRACE becomes a
 # wrapper that execs valgrind on the real binary.  Each run writes its

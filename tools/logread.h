@@ -1,7 +1,7 @@
 /* The JSON Lines reader shared by agenttrace-report and agenttrace-policy
  * learn / replay.  A log may be cut short (a killed run), hold lines from
  * another program, or be appended to while it is read: every line that is
- * not a record (SPEC §6: a JSON object with "v": 1 and an "event") is
+ * not a record (doc/RECORDS.md: a JSON object with "v": 1 and an "event") is
  * counted and passed to the caller's report callback, then skipped.  A
  * line longer than LOGREAD_MAX_LINE is skipped without being held in
  * memory.  Nothing here exits or prints. */

@@ -12,7 +12,7 @@
 
 #define REPORT_NONE ((size_t)-1)
 
-/* Record kinds of SPEC §6, plus one for kinds this build does not know. */
+/* Record kinds of doc/RECORDS.md, plus one for kinds this build does not know. */
 enum report_kind {
 	REPORT_KIND_EXEC = 0,
 	REPORT_KIND_WRITE,

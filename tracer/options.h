@@ -1,4 +1,4 @@
-/* The command line of agenttrace (SPEC §2), parsed and validated.  Kept in
+/* The command line of agenttrace (agenttrace(1)), parsed and validated.  Kept in
  * sync with man/agenttrace.1. */
 #ifndef AGENTTRACE_OPTIONS_H
 #define AGENTTRACE_OPTIONS_H
@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* --backend (SPEC §2). */
+/* --backend (agenttrace(1)). */
 enum options_backend {
 	OPTIONS_BACKEND_AUTO = 0,  /* ptrace, with the shim for host names */
 	OPTIONS_BACKEND_PTRACE,    /* ptrace alone, no shim */

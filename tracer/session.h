@@ -135,7 +135,7 @@ struct session {
 	uint64_t alerts;
 };
 
-/* The exit status of agenttrace after the command ended (SPEC §3). */
+/* The exit status of agenttrace after the command ended (agenttrace(1), EXIT STATUS). */
 int session_exit_status(const struct session *s);
 
 

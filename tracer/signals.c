@@ -7,7 +7,7 @@
  * waitpid(WNOHANG) rounds, where a stop after the last empty waitpid()
  * leaves SIGCHLD pending, so no wakeup is lost either way.
  *
- * Forwarding (SPEC §2: the command's signals are untouched): SIGINT,
+ * Forwarding (agenttrace(1): the command's signals are untouched): SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT sent to agenttrace by a process (si_code
  * SI_USER/SI_QUEUE/SI_TKILL) are passed to the command's main process.
  * When the terminal sent them (si_code SI_KERNEL), the command, which is

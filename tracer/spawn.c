@@ -218,7 +218,7 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd)
 	r = s->preload_only ? 0 : filter_install(s->policy, s->max_procs > 0);
 	if (r < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, -r, AT_EXIT_FAILURE);
-	/* SPEC §1, fails closed: the command runs only once a call that the
+	/* doc/THREAT-MODEL.md, fails closed: the command runs only once a call that the
 	 * filter sends to the supervisor was refused by the supervisor. */
 	r = s->preload_only ? 0 : filter_canary();
 	if (r != 0)
@@ -344,7 +344,7 @@ int spawn_command(struct session *s)
 		bool fallback;
 
 		e = errno;
-		/* --backend auto: the shim alone rather than nothing (SPEC §2). */
+		/* --backend auto: the shim alone rather than nothing (agenttrace(1)). */
 		fallback = s->opt->backend == OPTIONS_BACKEND_AUTO && channel_to_preload(s) == 0;
 		if (!fallback) {
 			error_msg("cannot trace the command: %s", strerror(e));

@@ -120,7 +120,7 @@ static void session_protect_preload(struct session *s, struct session_extras *x)
 	free(lib);
 }
 
-/* SPEC §1: nothing inside the session can switch the supervision off, so
+/* doc/THREAT-MODEL.md: nothing inside the session can switch the supervision off, so
  * the log, the policy files and agenttrace's own binary are protected
  * from the command by deny rules of their own. */
 static void session_protect(struct session *s, struct session_extras *x, const char *log_abs)

@@ -1,5 +1,5 @@
 /* libFuzzer target for the tools' record reader, tools/logread.c
- * (issue 6): JSON lines with garbage, truncation, huge lines, NUL bytes,
+ * JSON lines with garbage, truncation, huge lines, NUL bytes,
  * records of the wrong shape.  Every input is one log, read from a
  * memory stream to the end; each record's fields are touched the way the
  * report and learn code touch them.  The reader must neither crash, nor

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §3: the command's own status, 128+N for signal N, and agenttrace's
+# agenttrace(1), EXIT STATUS: the command's own status, 128+N for signal N, and agenttrace's
 # own failures as 125 (cannot run), 126 (not executable), 127 (not found).
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace

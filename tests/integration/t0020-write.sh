@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §4/§5 write rules under the default policy: allowed under ROOT,
+# Write rules (agenttrace-policy(5)) of the default policy (rules/default.json): allowed under ROOT,
 # denied for HOME dotfiles and for code that runs later (.git/hooks, CI
 # definitions), whatever way the path is reached.
 . "${top_srcdir:-.}/tests/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §5 read rules: credentials are denied, everything else is readable.
+# Read rules of the default policy (rules/default.json): credentials are denied, everything else is readable.
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 

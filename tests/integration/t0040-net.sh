@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §5 net rules: loopback and UNIX sockets allowed, container engine
+# Net rules of the default policy (rules/default.json): loopback and UNIX sockets allowed, container engine
 # sockets and every other address denied.  Denied destinations are tested
 # only inside a fresh network namespace (unshare -n) where the address sits
 # on the namespace's own lo, so that no packet can leave the machine.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §5 exec rules: reverse-shell and download-and-run shapes, privilege
+# Exec rules of the default policy (rules/default.json): reverse-shell and download-and-run shapes, privilege
 # changes and fileless or /dev/shm programs are denied; package installs
 # alert and still run.  Exec identity is the program actually run.
 . "${top_srcdir:-.}/tests/lib.sh"

@@ -1,8 +1,8 @@
 #!/bin/bash
-# SPEC §1/§5: the ptrace backend cannot be stepped around: static binaries,
+# doc/THREAT-MODEL.md: the ptrace backend cannot be stepped around: static binaries,
 # raw syscalls, other ABIs, threads, vfork, CLONE_UNTRACED, a cleared
 # environment, and the syscalls that would blind the supervisor.  The same
-# attempts under --backend preload (SPEC §8): what goes through libc is
+# attempts under --backend preload (doc/THREAT-MODEL.md): what goes through libc is
 # caught, the rest is shown happening and the summary says the run was
 # bypassable.
 . "${top_srcdir:-.}/tests/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §2: the command's streams, exit status and behaviour are untouched.
+# agenttrace(1): the command's streams, exit status and behaviour are untouched.
 # Real programs under supervision must do what they do natively, down to a
 # real project's own test suite (CPython's).
 . "${top_srcdir:-.}/tests/lib.sh"

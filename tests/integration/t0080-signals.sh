@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §2: signals are untouched: SIGTERM/SIGINT sent to agenttrace reach
+# agenttrace(1): signals are untouched: SIGTERM/SIGINT sent to agenttrace reach
 # the command, Ctrl-Z and fg work at a terminal, kill -STOP/-CONT of the
 # command stop and resume it.
 . "${top_srcdir:-.}/tests/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §2 resource ceilings: --timeout and --max-procs end or refuse cleanly
+# agenttrace(1) resource ceilings: --timeout and --max-procs end or refuse cleanly
 # with a limit record; many short processes are no problem.
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §6 records and the options around them: JSON lines with stable keys,
+# Records (doc/RECORDS.md) and the options around them: JSON lines with stable keys,
 # "v":1 first, increasing seq, a summary last, bytes escaped not dropped;
 # --record, --context, --mode audit, --fail-on-alert, --explain; the log is
 # out of the command's reach.
@@ -92,7 +92,7 @@ for B in auto preload; do
 	# A run with a denial, an alert and a clean exit.
 	bk --context step-42 -- sh -c '"$0" open-write "$HOME/.bashrc"; "$1" install x; exit 0' "$TRY" "$ROOT/bin/pip" >"$OUT" 2>"$ERR"
 	assert_eq "${BK}a run with a denial and an alert exits 0" 0 $?
-	assert_eq "${BK}records are valid JSON lines with the SPEC §6 keys, v:1 first, seq increasing, summary last" ok "$(validate "$LOG")"
+	assert_eq "${BK}records are valid JSON lines with the doc/RECORDS.md keys, v:1 first, seq increasing, summary last" ok "$(validate "$LOG")"
 	assert_rec "${BK}the denial record" "$(deny_expr write write. "$bashrc") and errno == 'EACCES' and backend == '${B/auto/ptrace}' and mode == 'enforce'"
 	assert_rec "${BK}the denial record has why and suggest" "event == 'alert' and action == 'deny' and why and suggest"
 	assert_rec "${BK}the alert record (pip install)" "event == 'alert' and action == 'alert' and kind == 'exec'$(bk_rec_backend)"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 5 items 1-2: a denial's backtrace names the functions of the code
+# A denial's backtrace names the functions of the code
 # that made the call (libunwind-ptrace, names from libelf), and exec records
 # carry ELF facts (static or dynamic, interpreter, build-id, set-id bits).
 . "${top_srcdir:-.}/tests/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §7 / issue 5 item 5: in GitHub Actions (GITHUB_ACTIONS=true) alerts
+# doc/CI.md: in GitHub Actions (GITHUB_ACTIONS=true) alerts
 # become workflow annotations and a Markdown summary is appended to
 # $GITHUB_STEP_SUMMARY; --syslog sends alerts to syslog as well.
 . "${top_srcdir:-.}/tests/lib.sh"

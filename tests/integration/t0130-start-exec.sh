@@ -1,5 +1,5 @@
 #!/bin/bash
-# What every process of a session pays for the preload shim (issue 7).
+# What every process of a session pays for the preload shim.
 # The shim does not depend on libunwind: every exec of an auto-mode session
 # would otherwise open and map libunwind and liblzma too (two more seccomp
 # stops).  It opens libunwind at the first backtrace of a preload-mode

@@ -1,5 +1,5 @@
 #!/bin/bash
-# What agenttrace's own start costs (issue 7): the supervisor does not link
+# What agenttrace's own start costs: the supervisor does not link
 # libunwind.  tracer/inspect/backtrace.c opens libunwind-x86_64 and libunwind-ptrace
 # at the first backtrace (a denial or an alert), so a run that takes none
 # never maps them, nor liblzma that they need: at every start the loader

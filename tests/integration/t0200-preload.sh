@@ -1,5 +1,5 @@
 #!/bin/bash
-# The preload backend (issue 4): every case class of the supervisor
+# The preload backend: every case class of the supervisor
 # (write, read, net, exec) under --backend preload, where dynamic programs
 # are caught in-process and the static helper's escape is shown and
 # reported by the summary; programs that start others (python subprocess

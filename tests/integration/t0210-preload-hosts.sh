@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host names in net rules (issue 4): the shim reports what getaddrinfo
+# Host names in net rules: the shim reports what getaddrinfo
 # answered, agenttrace matches "net" rules written with host names ("*."
 # wildcards included) and records carry "host"; for a program without the
 # shim (static) agenttrace's own lookup of the allow rules is used.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 4: --max-procs through the shim's SPAWN_ASK (agenttrace(1),
+# --max-procs through the shim's SPAWN_ASK (agenttrace(1),
 # BACKENDS): the cases of the preload backend that have no counterpart in
 # t0090.  Every other case of t0010-t0120 runs under --backend preload in
 # its own file, next to the ptrace expectation (lib.sh: backend_use, bk_*).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 4: --backend auto falls back to the preload backend when ptrace
+# --backend auto falls back to the preload backend when ptrace
 # cannot start, and says so; --backend ptrace refuses to run instead.
 # Forced for real: agenttrace runs under `strace -f`, which attaches to
 # every child agenttrace forks, so that agenttrace's PTRACE_SEIZE of the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §2 --landlock and §8: the kernel backstop for the coarse write roots.
+# agenttrace(1) --landlock and doc/THREAT-MODEL.md: the kernel backstop for the coarse write roots.
 # A write outside them fails even when another thread rewrote the path
 # after the supervisor's check; the race is recorded.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -67,7 +67,7 @@ at_q --landlock on -- mkdir -p "$HOME/.cache/a/b"
 assert_eq "mkdir -p beneath an existing root" 0 $?
 assert_no_rec "mkdir -p: no landlock.outside-roots record" "rule_id == 'landlock.outside-roots'"
 
-# --- the race (SPEC §8) --------------------------------------------------------
+# --- the race (doc/THREAT-MODEL.md) --------------------------------------------------------
 # GOOD and BAD differ in one byte: ROOT/a/.bashrc (allowed) and
 # ROOT/b/.bashrc, where ROOT/b is a symlink to HOME.
 mkdir -p "$ROOT/a"
@@ -82,7 +82,7 @@ assert_eq "race without Landlock: the helper ran" 0 $?
 won=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$OUT")
 diag "without Landlock: $(cat "$OUT")"
 if [ "${won:-0}" -gt 0 ]; then
-	ok "without Landlock the race is won (${won} writes reached HOME/.bashrc): the TOCTOU of SPEC §8 is real"
+	ok "without Landlock the race is won (${won} writes reached HOME/.bashrc): the TOCTOU of doc/THREAT-MODEL.md is real"
 	assert_rec "race won: race.toctou record names HOME/.bashrc" "event == 'alert' and rule_id == 'race.toctou' and path == '$HOME/.bashrc'"
 else
 	skip "without Landlock the race is won" "no win in $N tries on this machine"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §2 --user: started as root, the command runs as USER (supplementary
+# agenttrace(1) --user: started as root, the command runs as USER (supplementary
 # groups dropped, after the filter is in place); the log stays the
 # supervisor's.  Without --user a command about to run as root gets a
 # warning record (rule user.root) and a line in the summary.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §2 --private-tmp: a fresh TMPDIR per session (and a private /tmp
+# agenttrace(1) --private-tmp: a fresh TMPDIR per session (and a private /tmp
 # where a mount namespace is allowed), ${TMPDIR} in the policy names it,
 # removed at the end without ever following a link out of it.
 . "${top_srcdir:-.}/tests/lib.sh"

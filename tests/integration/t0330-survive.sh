@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 6, "what survives the session": the summary record (and the stderr
+# What survives the session: the summary record (and the stderr
 # summary line) lists the paths changed outside ${ROOT} and the temp dirs,
 # deduplicated and collapsed to directories when many, and the processes
 # still running when the command exited (killed, reaped).

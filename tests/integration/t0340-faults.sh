@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 6, faults: a dead supervisor, a log that cannot be written, a
+# Faults: a dead supervisor, a log that cannot be written, a
 # command that ignores SIGTERM, argv at ARG_MAX, 4095-byte paths, bytes
 # that are not UTF-8.  Each: no crash, no hang, no lost record (or a loud
 # failure), the right exit status.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 6, floods: a fork bomb against --max-procs, 10,000 short processes
+# Floods: a fork bomb against --max-procs, 10,000 short processes
 # (processes per second and the supervisor's peak RSS reported), 200
 # threads opening files at once, a SIGCHLD storm, a chain of 100 execs,
 # zombies left by the command.  No crash, no hang, no lost record.

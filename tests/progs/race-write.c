@@ -1,4 +1,4 @@
-/* race-write GOOD BAD N: the time-of-check/time-of-use race of SPEC §8.
+/* race-write GOOD BAD N: the time-of-check/time-of-use race of doc/THREAT-MODEL.md.
  *
  * A second thread flips the bytes in which GOOD and BAD differ (same
  * length; one differing byte makes each flip atomic) while the main

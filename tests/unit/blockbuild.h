@@ -35,7 +35,7 @@ struct bb_policy {
 };
 
 /* A malloc'ed block (free() it); *size gets its length when size != NULL.
- * Fallbacks follow SPEC §4: write and net deny, read allow, exec allow
+ * Fallbacks follow agenttrace-policy(5): write and net deny, read allow, exec allow
  * unless there is an exec allow rule. */
 struct rules_policy *bb_build(const struct bb_policy *def, size_t *size);
 

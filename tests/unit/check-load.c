@@ -390,7 +390,7 @@ START_TEST(test_extras)
 	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
 	ck_assert_int_eq(v.action, RULES_ACTION_ALLOW);
 	/* a command-line allow exempts exactly what it matches from the
-	 * policy's denies (SPEC: git init needs --allow-write '${ROOT}/.git/config') */
+	 * policy's denies (git init needs --allow-write '${ROOT}/.git/config') */
 	ck_assert_int_eq(decide_write(p, "/home/u/proj/.git/config"), RULES_ACTION_ALLOW);
 	ck_assert_int_eq(decide_write(p, "/home/u/proj/sub/.git/config"), RULES_ACTION_DENY);
 	ck_assert_int_eq(decide_write(p, "/home/u/proj/.git/hooks/x"), RULES_ACTION_DENY);

@@ -1,5 +1,5 @@
 /* A cgroup of the session (cgroup.c), for the ceilings that are the
- * session's and not each process's: --max-memory and --max-cpu (SPEC §2
+ * session's and not each process's: --max-memory and --max-cpu (agenttrace(1)
  * "resource ceilings for the whole session").  cgroup v2 when the memory
  * controller can be enabled below agenttrace's own cgroup, else the v1
  * memory and cpuacct hierarchies; neither: the caller falls back to

@@ -1,4 +1,4 @@
-/* The kernel-enforced backstop (SPEC §8, --landlock auto|on|off): a
+/* The kernel-enforced backstop (doc/THREAT-MODEL.md, --landlock auto|on|off): a
  * Landlock ruleset that handles the write-class file-system accesses and
  * grants them only beneath the policy's coarse write roots, so that a
  * write outside them fails in the kernel even when another thread

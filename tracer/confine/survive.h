@@ -1,4 +1,4 @@
-/* What survives the session (issue 6): the paths the command created or
+/* What survives the session: the paths the command created or
  * changed outside ${ROOT} and the temp dirs (caches under $HOME, say),
  * from the write events the supervisor allowed.  A bounded, deduplicated
  * set: past SURVIVE_MAX entries the deepest ones collapse into their

@@ -1,5 +1,5 @@
 /* Backtraces of a stopped tracee (libunwind-ptrace), for alert records
- * (SPEC §6 "backtrace": frames of pc, sym, offset, object).
+ * (doc/RECORDS.md "backtrace": frames of pc, sym, offset, object).
  *
  * One libunwind address space per traced process (tgid), with libunwind's
  * caching on, kept between backtraces and flushed when the process's

@@ -294,7 +294,7 @@ static void loop_spawned(struct session *s, struct tracee *t)
 
 /* ---- exec ---- */
 
-/* SPEC §2: a command about to run as root without --user gets a warning
+/* agenttrace(1): a command about to run as root without --user gets a warning
  * record (in the log; on stderr with -v), once, at its first exec. */
 static void loop_warn_root(struct session *s, struct tracee *t)
 {

@@ -1,4 +1,4 @@
-/* Where alerts go besides the log (SPEC §7): GitHub Actions workflow
+/* Where alerts go besides the log (doc/CI.md): GitHub Actions workflow
  * annotations and the job's step summary when GITHUB_ACTIONS=true, and
  * syslog with --syslog (journald collects it). */
 #ifndef AGENTTRACE_NOTIFY_H

@@ -1,4 +1,4 @@
-/* The one writer of records (SPEC §6): JSON Lines to the log (jansson), or
+/* The one writer of records (doc/RECORDS.md): JSON Lines to the log (jansson), or
  * one short human line per alert on stderr.  Keys in a fixed order, "v":1
  * first.  Strings that are not valid UTF-8 keep every byte: each invalid
  * byte becomes the four characters "\xHH" (a literal backslash), since

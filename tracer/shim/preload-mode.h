@@ -19,7 +19,7 @@ void preload_mode_run(struct session *s, pid_t **left, size_t *n_left);
 /* One EVENT message -> one record. */
 void preload_mode_event(struct session *s, const struct channel_msg *m);
 
-/* The text every preload-only summary carries (SPEC §8). */
+/* The text every preload-only summary carries (doc/THREAT-MODEL.md). */
 #define PRELOAD_MODE_NOTE                                                           \
 	"preload-only: decisions were taken inside the programs by an LD_PRELOAD "   \
 	"library, which static binaries, raw syscalls and libc-internal calls "      \

@@ -58,7 +58,7 @@ struct call {
 	const char *name;        /* "openat", or "syscall_NNN" for unknown ones */
 	unsigned long args[6];
 
-	/* A call that would step around the supervisor (SPEC §5 syscall list,
+	/* A call that would step around the supervisor (doc/SYSCALLS.md,
 	 * another ABI, clone with CLONE_UNTRACED, seccomp with a listener,
 	 * unshare/setns of new namespaces, ...): deny it with bypass_errno,
 	 * record kind "syscall" with bypass_id / bypass_why. */
@@ -135,7 +135,7 @@ int call_deny(pid_t pid, int err);
  * Returns 0 or -errno. */
 int filter_install(const struct rules_policy *policy, bool count_spawns);
 
-/* SPEC §1: before the command runs, the filter and the supervisor must be
+/* doc/THREAT-MODEL.md: before the command runs, the filter and the supervisor must be
  * proven in force end to end.  The child, after filter_install() and once
  * traced, calls filter_canary(): an openat(AT_FDCWD, CALL_CANARY_PATH,
  * O_WRONLY) that the filter sends to the supervisor; call_decode() sets

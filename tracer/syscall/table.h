@@ -104,7 +104,7 @@ struct syscall_test {
 /* A call that steps around the supervisor when every one of its tests
  * holds (no test: always). */
 struct syscall_bypass {
-	const char *id;  /* "syscall.io_uring", ... (SPEC §5); NULL: none */
+	const char *id;  /* "syscall.io_uring", ... (doc/SYSCALLS.md); NULL: none */
 	const char *why;
 	struct syscall_test test[SYSCALL_BYPASS_TESTS];
 	int err;         /* errno the caller sees; 0: EPERM */
