@@ -100,8 +100,18 @@ void judge_shim_verdict(const struct session *s, const struct judge_call *c, uin
 	v->action = action < RULES_ACTION_COUNT ? (enum rules_action)action : RULES_ACTION_DENY;
 	v->effective = effective < RULES_ACTION_COUNT ? (enum rules_action)effective :
 			RULES_ACTION_DENY;
-	v->kind = c->n_events ? (int)c->events[0].kind : -1;
 	v->rule = rule < s->policy->rules_count ? rules_rule_at(s->policy, rule) : NULL;
+	/* The shim names the rule, not the event: the first event that rule
+	 * decides is the one rules_decide_call() reported. */
+	for (size_t i = 0; v->rule && i < c->n_events && i < RULES_CALL_EVENTS; i++) {
+		struct rules_verdict ev;
+
+		if (rules_decide(s->policy, &c->events[i], &ev) == 0 && ev.rule == v->rule) {
+			v->event = i;
+			break;
+		}
+	}
+	v->kind = c->n_events ? (int)c->events[v->event].kind : -1;
 	if (!v->rule) {
 		v->rule_id = "engine.error";
 		v->why = "the policy engine could not decide this event";

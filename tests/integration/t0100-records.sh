@@ -10,9 +10,10 @@ need_agenttrace
 # preload also: every alert but a limit says backend "preload", and the
 # summary says the run was bypassable.
 validate() {
-	"$PYTHON" - "$1" "$B" <<'PY'
+	"$PYTHON" - "$1" "$B" "$top_srcdir/doc/RECORDS.md" <<'PY'
 import json, re, sys
 preload = sys.argv[2] == "preload"
+documented = set(re.findall(r"`([a-z_0-9]+)`", open(sys.argv[3]).read()))
 lines = open(sys.argv[1], "rb").read().split(b"\n")
 if lines and lines[-1] == b"":
     lines.pop()
@@ -58,6 +59,11 @@ for n, r in enumerate(recs, 1):
         print("line %d: a denial without errno" % n); sys.exit()
     if preload and r.get("event") == "alert" and r.get("kind") != "limit" and r.get("backend") != "preload":
         print("line %d: backend %r" % (n, r.get("backend"))); sys.exit()
+# Every key agenttrace writes is in the schema page, events and kinds too.
+for n, r in enumerate(recs, 1):
+    for k in list(r) + [r.get("event"), r.get("kind")] + [k for k, _ in (r.get("elf") or [])]:
+        if k is not None and k not in documented:
+            print("line %d: %r is not in doc/RECORDS.md" % (n, k)); sys.exit()
 seqs = [r.get("seq") for r in recs]
 if any(not isinstance(s, int) for s in seqs) or any(b <= a for a, b in zip(seqs, seqs[1:])):
     print("seq is not increasing: %r" % seqs); sys.exit()
