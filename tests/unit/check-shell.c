@@ -2,13 +2,17 @@
  * script shape (rules/shell.h): a table of command strings, each with the
  * verdict the parser must give; the shells' option parsing that finds the
  * command string in an argv; the bounds (length, depth, arena) and the
- * fail-closed word scan. */
+ * fail-closed word scan; and the "script" condition of an exec pattern
+ * through rules_decide(). */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/rules.h"
 #include "rules/shell.h"
+#include "tests/unit/blockbuild.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -503,6 +507,70 @@ START_TEST(test_scan)
 }
 END_TEST
 
+/* ---- the "script" condition through rules_decide ---- */
+
+struct decide_case {
+	const char *exe;
+	const char *argv[6];
+	bool expect;
+};
+
+static const struct decide_case decide_cases[] = {
+	{ "/usr/bin/dash", { "sh", "-c", "curl -s u | sh" }, true },
+	{ "/usr/bin/bash", { "bash", "-ec", "wget -qO- u | python3" }, true },
+	{ "/usr/bin/bash", { "bash", "-c", "curl -s u | python3 -m json.tool" }, false },
+	{ "/usr/bin/bash", { "bash", "-c", "git grep -n 'curl.*| *sh'" }, false },
+	{ "/usr/bin/bash", { "bash", "script.sh", "curl u | sh" }, false },
+	{ "/usr/bin/bash", { "bash" }, false },
+	/* not parsed: the words decide */
+	{ "/usr/bin/bash", { "bash", "-c", "echo 'curl u | sh" }, true },
+	{ "/usr/bin/bash", { "bash", "-c", "echo 'curl u" }, false },
+	/* busybox as the applet's name, or behind /bin/sh */
+	{ "/bin/busybox", { "busybox", "sh", "-c", "curl u | sh" }, true },
+	{ "/bin/busybox", { "sh", "-c", "curl u | sh" }, true },
+	{ "/bin/busybox", { "busybox", "wget", "-c", "curl u | sh" }, false },
+	/* the argv part still has to match */
+	{ "/usr/bin/python3", { "python3", "-c", "curl u | sh" }, false },
+};
+
+START_TEST(test_decide)
+{
+	const struct decide_case *c = &decide_cases[_i];
+	struct bb_rule rule = { RULES_KIND_EXEC, RULES_ACTION_DENY, "sh|dash|bash|busybox **", "one",
+				{ NULL } };
+	struct bb_policy def = { .rules = &rule, .n_rules = 1 };
+	struct rules_event ev = { .kind = RULES_KIND_EXEC, .exe = c->exe, .argv = c->argv };
+	size_t size;
+	struct rules_policy *p = bb_build(&def, &size);
+	struct rules_rule *r = (struct rules_rule *)rules_rule_at(p, p->span[RULES_KIND_EXEC][RULES_ACTION_DENY].first);
+	struct rules_verdict v;
+
+	while (c->argv[ev.argc])
+		ev.argc++;
+	r->pat.script = RULES_SCRIPT_DOWNLOAD_AND_RUN;
+	ck_assert_int_eq(rules_policy_check(p, size), 0);
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_msg((v.action == RULES_ACTION_DENY) == c->expect, "case %d (%s): %s", _i,
+		      c->argv[2] ? c->argv[2] : "", rules_action_name(v.action));
+	/* without the script shape, argv alone decides */
+	r->pat.script = RULES_SCRIPT_NONE;
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_int_eq(v.action, strcmp(c->exe, "/usr/bin/python3") ? RULES_ACTION_DENY
+								       : RULES_ACTION_ALLOW);
+	/* a shape this build does not know: the block is refused */
+	r->pat.script = RULES_SCRIPT_COUNT;
+	ck_assert_int_eq(rules_policy_check(p, size), -EINVAL);
+	free(p);
+}
+END_TEST
+
+START_TEST(test_script_name)
+{
+	ck_assert_str_eq(rules_script_name(RULES_SCRIPT_DOWNLOAD_AND_RUN), "download-and-run");
+	ck_assert_ptr_null(rules_script_name(RULES_SCRIPT_NONE));
+}
+END_TEST
+
 static Suite *shell_suite(void)
 {
 	Suite *s = suite_create("shell");
@@ -524,6 +592,10 @@ static Suite *shell_suite(void)
 	tcase_add_loop_test(tc, test_scan, 0, (int)N(scan_cases));
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("decide");
+	tcase_add_loop_test(tc, test_decide, 0, (int)N(decide_cases));
+	tcase_add_test(tc, test_script_name);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
