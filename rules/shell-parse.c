@@ -21,7 +21,10 @@
  *    "`curl x`", source <(curl x), python3 <(curl x));
  *  - the program text of a shell (sh -c TEXT, eval TEXT, a here-string
  *    or here-document a shell reads as its program) is parsed in turn,
- *    with the stdin it inherits.
+ *    with the stdin it inherits;
+ *  - a variable assigned a download (x=$(curl u), for x in $(curl u),
+ *    read x from a download) carries it where it is expanded ("$x"),
+ *    in the order of the text, whatever the scope.
  *
  * Fixed-size state only (struct parser, on the caller's stack, and the
  * caller's arena), recursion bounded by SHELL_MAX_DEPTH.  The parse stops
@@ -58,6 +61,12 @@ struct parser {
 	bool out_taint;    /* what the command being read writes carries one (>(...)) */
 	struct heredoc hd[SHELL_HEREDOCS];
 	unsigned n_hd, hd_base; /* pending here-documents of this text: [hd_base, n_hd) */
+	/* Variables that hold a download; when more than SHELL_VARS do (or
+	 * a name is too long), every variable is taken to. */
+	char var[SHELL_VARS][SHELL_VAR_NAME_MAX];
+	uint8_t var_len[SHELL_VARS];
+	unsigned n_var;
+	bool var_all;
 };
 
 /* A word as read: its raw span in the text, its value after quote
@@ -159,6 +168,44 @@ static bool judge_words(struct parser *p, const char *text, size_t len)
 	if (downloads && interprets)
 		p->match = true;
 	return downloads;
+}
+
+/* ---- variables that hold a download ---- */
+
+static int var_find(const struct parser *p, const char *name, size_t n)
+{
+	for (unsigned k = 0; k < p->n_var; k++)
+		if (p->var_len[k] == n && memcmp(p->var[k], name, n) == 0)
+			return (int)k;
+	return -1;
+}
+
+static bool var_tainted(const struct parser *p, const char *name, size_t n)
+{
+	return p->var_all || var_find(p, name, n) >= 0;
+}
+
+/* NAME (N bytes) now holds a download (TAINT), or a value of its own. */
+static void var_set(struct parser *p, const char *name, size_t n, bool taint)
+{
+	int k = var_find(p, name, n);
+
+	if (!taint) {
+		if (k >= 0) {
+			p->n_var--;
+			memcpy(p->var[k], p->var[p->n_var], p->var_len[p->n_var]);
+			p->var_len[k] = p->var_len[p->n_var];
+		}
+		return;
+	}
+	if (k >= 0)
+		return;
+	if (p->n_var >= SHELL_VARS || n >= SHELL_VAR_NAME_MAX || n == 0) {
+		p->var_all = true;
+		return;
+	}
+	memcpy(p->var[p->n_var], name, n);
+	p->var_len[p->n_var++] = (uint8_t)n;
 }
 
 /* ---- word values in the arena ---- */
@@ -627,8 +674,16 @@ static void lex_param(struct parser *p, struct word *w, bool in_dq, size_t start
 	size_t keep = w->len;
 	bool keep_over = w->overflow;
 	int depth = 0;
+	size_t name;
 
 	p->i = start + 2;
+	if (cur(p) == '!' || cur(p) == '#')
+		p->i++; /* ${!name} ${#name} */
+	name = p->i;
+	while (is_name(cur(p)))
+		p->i++;
+	if (p->i > name)
+		w->dl |= var_tainted(p, p->s + name, p->i - name);
 	while (!stop(p)) {
 		int c = cur(p);
 
@@ -698,6 +753,7 @@ static void lex_dollar(struct parser *p, struct word *w, bool in_dq)
 		p->i++;
 		while (is_name(cur(p)))
 			p->i++;
+		w->dl |= var_tainted(p, p->s + start + 1, p->i - start - 1);
 		w->literal = false;
 		put_raw(p, w, start, p->i);
 	} else if (c1 >= 0 && (is_digit(c1) || strchr("@*#?$!-", c1))) {
@@ -1062,13 +1118,22 @@ static bool compound_tail(struct parser *p)
 	return d;
 }
 
+/* Builtins that store what they read in the variables they name. */
+static bool is_reader(const char *v, size_t n)
+{
+	return (n == 4 && !memcmp(v, "read", 4)) || (n == 7 && !memcmp(v, "mapfile", 7)) ||
+	       (n == 9 && !memcmp(v, "readarray", 9));
+}
+
 static bool parse_simple(struct parser *p)
 {
 	struct shell_cmd c;
 	struct redirs r;
 	struct word w;
 	size_t mark = p->top, eval_from = 0, eval_to = 0;
-	bool d = false, first = true, eval = false, eval_over = false;
+	bool d = false, first = true, eval = false, eval_over = false, reads = false;
+	struct word names[4]; /* read's operands (unquoted: their text is their name) */
+	unsigned n_names = 0;
 
 	shell_cmd_init(&c);
 	memset(&r, 0, sizeof(r));
@@ -1088,6 +1153,13 @@ static bool parse_simple(struct parser *p)
 		if (stop(p))
 			break;
 		d |= w.dl;
+		/* x=$(curl u), also as export/local/declare's argument */
+		if (w.assign)
+			var_set(p, p->s + w.start, w.assign_end - 1 - w.start -
+				(p->s[w.assign_end - 2] == '+'), w.dl);
+		else if (reads && n_names < sizeof(names) / sizeof(names[0]) && w.literal &&
+			 !w.quoted && p->s[w.start] != '-')
+			names[n_names++] = w;
 		if (first && w.literal && !w.assign) {
 			skip_blanks(p);
 			if (cur(p) == '(') {
@@ -1105,6 +1177,9 @@ static bool parse_simple(struct parser *p)
 		first = false;
 		role = shell_cmd_word(&c, w.literal && !w.overflow ? p->arena + w.off : NULL, w.len,
 				      w.assign);
+		/* read NAME...: the names hold what stdin gives */
+		if (role == SHELL_ROLE_COMMAND && w.literal && !w.overflow)
+			reads = is_reader(p->arena + w.off, w.len);
 		if ((role == SHELL_ROLE_TEXT || role == SHELL_ROLE_FILE) && w.dl &&
 		    c.kind != SHELL_KIND_LOOKUP) {
 			p->match = true; /* sh -c "$(curl x)", source <(curl x) */
@@ -1137,6 +1212,9 @@ static bool parse_simple(struct parser *p)
 		}
 	}
 	p->top = mark;
+	if (r.stdin_set ? r.stdin_taint : p->stage_taint)
+		for (unsigned k = 0; k < n_names; k++)
+			var_set(p, p->s + names[k].start, names[k].end - names[k].start, true);
 	if (c.kind == SHELL_KIND_DOWNLOADER)
 		d = true;
 	if (shell_cmd_reads_program(&c) && (r.stdin_set ? r.stdin_taint : p->stage_taint))
@@ -1235,14 +1313,20 @@ static bool parse_for(struct parser *p, size_t kwlen)
 		fail(p, "for without a name");
 		return false;
 	} else {
+		struct word name = w;
+		bool words = false;
+
 		skip_linebreaks(p);
 		if (!stop(p) && peek(p, &len) == T_WORD && kw(p, "in")) {
 			p->i += 2;
 			while (!stop(p) && peek(p, &len) == T_WORD) {
 				lex_word(p, &w);
-				d |= w.dl;
+				words |= w.dl;
 			}
 		}
+		d |= words;
+		if (name.literal && !name.overflow)
+			var_set(p, p->s + name.start, name.end - name.start, words);
 	}
 	if (!stop(p) && peek(p, &len) == T_SEMI)
 		p->i++;

@@ -30,6 +30,8 @@
 #define SHELL_HEREDOCS 8           /* here-documents pending on one line */
 #define SHELL_DELIM_MAX 64         /* bytes of a here-document delimiter */
 #define SHELL_ARENA_SIZE 4096      /* what match-script.c lends the parser */
+#define SHELL_VARS 8               /* variables known to hold a download */
+#define SHELL_VAR_NAME_MAX 32      /* bytes of such a variable's name */
 
 /* ---- names (shell-names.c) ---- */
 
