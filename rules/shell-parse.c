@@ -1125,14 +1125,16 @@ static bool is_reader(const char *v, size_t n)
 	       (n == 9 && !memcmp(v, "readarray", 9));
 }
 
-static bool parse_simple(struct parser *p)
+/* Not inlined: its frame is paid only by simple commands, not by every
+ * level of nested compound commands. */
+static __attribute__((noinline)) bool parse_simple(struct parser *p)
 {
 	struct shell_cmd c;
 	struct redirs r;
 	struct word w;
 	size_t mark = p->top, eval_from = 0, eval_to = 0;
 	bool d = false, first = true, eval = false, eval_over = false, reads = false;
-	struct word names[4]; /* read's operands (unquoted: their text is their name) */
+	size_t names[4][2]; /* read's operands, unquoted: their spans are their names */
 	unsigned n_names = 0;
 
 	shell_cmd_init(&c);
@@ -1158,8 +1160,10 @@ static bool parse_simple(struct parser *p)
 			var_set(p, p->s + w.start, w.assign_end - 1 - w.start -
 				(p->s[w.assign_end - 2] == '+'), w.dl);
 		else if (reads && n_names < sizeof(names) / sizeof(names[0]) && w.literal &&
-			 !w.quoted && p->s[w.start] != '-')
-			names[n_names++] = w;
+			 !w.quoted && p->s[w.start] != '-') {
+			names[n_names][0] = w.start;
+			names[n_names++][1] = w.end;
+		}
 		if (first && w.literal && !w.assign) {
 			skip_blanks(p);
 			if (cur(p) == '(') {
@@ -1214,7 +1218,7 @@ static bool parse_simple(struct parser *p)
 	p->top = mark;
 	if (r.stdin_set ? r.stdin_taint : p->stage_taint)
 		for (unsigned k = 0; k < n_names; k++)
-			var_set(p, p->s + names[k].start, names[k].end - names[k].start, true);
+			var_set(p, p->s + names[k][0], names[k][1] - names[k][0], true);
 	if (c.kind == SHELL_KIND_DOWNLOADER)
 		d = true;
 	if (shell_cmd_reads_program(&c) && (r.stdin_set ? r.stdin_taint : p->stage_taint))
