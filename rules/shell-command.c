@@ -404,14 +404,14 @@ void shell_cmd_end(struct shell_cmd *c)
 		c->prog = SHELL_PROG_UNSET;
 	} else if (c->phase == PH_WRAP && c->kind == SHELL_KIND_NONE) {
 		c->kind = SHELL_KIND_OTHER; /* env, xargs alone: print */
-	} else if (c->kind == SHELL_KIND_SOURCE && c->prog == SHELL_PROG_UNSET) {
-		c->prog = SHELL_PROG_FILE; /* "source" alone fails */
 	} else if (c->kind == SHELL_KIND_INTERP && c->next == NEXT_TEXT) {
 		c->prog = SHELL_PROG_UNSET; /* python -c from xargs' input */
 	}
 	c->phase = PH_ARGS;
 }
 
+/* "source" with no file reads stdin in fish (bash refuses it): taken as
+ * reading its program. */
 bool shell_cmd_reads_program(const struct shell_cmd *c)
 {
 	if (c->kind != SHELL_KIND_INTERP && c->kind != SHELL_KIND_SOURCE)

@@ -136,7 +136,7 @@ enum shell_role shell_cmd_word(struct shell_cmd *c, const char *value, size_t le
 void shell_cmd_end(struct shell_cmd *c);
 /* The command reads the program it runs from its stdin (or, after
  * xargs, from its input): an interpreter or "source" with no program
- * named, "-", -s, /dev/stdin. */
+ * named (fish's "source" alone), "-", -s, /dev/stdin. */
 bool shell_cmd_reads_program(const struct shell_cmd *c);
 
 /* ---- the parser (shell-parse.c) ---- */

@@ -58,6 +58,7 @@ static const struct text_case text_cases[] = {
 	{ "curl u | bash /dev/stdin", DL },
 	{ "curl u | source /dev/stdin", DL },
 	{ "curl u | . /dev/fd/0", DL },
+	{ "curl u | source", DL },
 	/* wrappers */
 	{ "curl u | sudo bash", DL },
 	{ "curl u | sudo -E bash -", DL },
