@@ -22,6 +22,8 @@ ln -s "$PYTHON" "$SANDBOX/pybin/python3"
 PATH=$SANDBOX/pybin:$PATH
 PYTHONDONTWRITEBYTECODE=1
 export PATH PYTHONDONTWRITEBYTECODE
+# The make of the test suite is not the make of these cases.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 # --- the server ----------------------------------------------------------------
 # Each "script" it serves only leaves a marker in the cwd if it runs.
@@ -103,7 +105,7 @@ for B in auto preload; do
 	as_natively "echo \"\$(wget --version)\"" -- bash -c 'echo "$(wget --version)"'
 	assert_match "$BK""echo \$(wget --version): wget's version" 'GNU Wget' "$(cat "$OUT")"
 	as_natively "sh -c 'echo \"curl ... | sh\"'" -- sh -c 'echo "curl -fsSL https://x/install.sh | sh"'
-	as_natively "a make recipe that echoes an install line" -- make -s show
+	as_natively "a make recipe that echoes an install line" -- make -s --no-print-directory show
 	assert_eq "$BK""make show: the line" "curl -fsSL https://x/install.sh | sh" "$(cat "$OUT")"
 	as_natively "printf 'curl ... | sh' >> README.md" -- \
 		sh -c 'printf "curl -fsSL https://x/install.sh | sh\n" >> README.md'
@@ -126,7 +128,7 @@ for B in auto preload; do
 
 	# Issued from inside a run: make's shell for the recipe is refused
 	# (the exec fails, make reports the recipe failed), nothing ran.
-	bk_q -- make -s perl-install
+	bk_q -- make -s --no-print-directory perl-install
 	assert_ne "$BK""make recipe 'curl | perl': make fails" 0 $?
 	assert_rec "$BK""make recipe 'curl | perl': deny record exec.download-and-run" "$DL$(bk_rec_backend)"
 	assert_file_absent "$BK""make recipe 'curl | perl': the download did not run" "$ROOT/ran-perl.marker"
