@@ -70,7 +70,8 @@ static bool check_pattern(const struct check_ctx *c, enum rules_kind k,
 		       !match_glob_has_magic(text, pat->prefix_len);
 	}
 	case RULES_KIND_EXEC:
-		return pat->argv_count > 0 && check_str_index(c, pat->argv_first, pat->argv_count);
+		return pat->argv_count > 0 && pat->script < RULES_SCRIPT_COUNT &&
+		       check_str_index(c, pat->argv_first, pat->argv_count);
 	case RULES_KIND_NET:
 		if (pat->port_lo > pat->port_hi)
 			return false;

@@ -26,6 +26,7 @@ struct cpat {
 	char *text;
 	char **argv;
 	size_t argc;
+	uint8_t script; /* exec: enum rules_script */
 	uint8_t net_type, family, prefix;
 	uint16_t port_lo, port_hi;
 	uint8_t addr[16];
@@ -131,6 +132,7 @@ static int cpat_copy(struct cpat *d, const struct cpat *s)
 {
 	*d = *s;
 	d->src = NULL;
+	d->script = RULES_SCRIPT_NONE; /* an exception is a program glob */
 	d->argv = NULL;
 	d->argc = 0;
 	d->text = s->text ? strdup(s->text) : NULL;
@@ -573,6 +575,7 @@ struct rule_in {
 	const json_t *argv;
 	char pat_kp[KP_SIZE];
 	bool implicit_args;              /* exec string rule: any arguments */
+	uint8_t script;                  /* exec: enum rules_script of "script" */
 	const json_t *unless;
 	char *origin;
 };
@@ -907,6 +910,7 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 			: strdup(in->kind == RULES_KIND_EXEC ? pats[i].argv[0]
 				 : pats[i].src ? pats[i].src : pats[i].text);
 		r->pat = pats[i];
+		r->pat.script = in->script;
 		memset(&pats[i], 0, sizeof(pats[i]));
 		c->n_rules++;
 		if (!r->id || (in->why && !r->why) || !r->origin || !r->source) {
@@ -999,6 +1003,9 @@ static bool rule_shape_ok(enum rules_kind k, const json_t *rule)
 		return false;
 	if ((v = json_object_get(rule, "unless")) && !string_list(v, false))
 		return false;
+	if ((v = json_object_get(rule, "script")) &&
+	    (k != RULES_KIND_EXEC || schema_script(json_string_value(v)) == RULES_SCRIPT_NONE))
+		return false;
 	return true;
 }
 
@@ -1040,6 +1047,8 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 					in.id = json_string_value(json_object_get(rule, "id"));
 					in.why = json_string_value(json_object_get(rule, "why"));
 					in.unless = json_object_get(rule, "unless");
+					in.script = (uint8_t)schema_script(
+						json_string_value(json_object_get(rule, "script")));
 					memcpy(in.pat_kp, in.kp, kp_len + 1);
 					error_kp_str(in.pat_kp, sizeof(in.pat_kp),
 						     error_kp_put(in.pat_kp, sizeof(in.pat_kp), kp_len,
@@ -1282,6 +1291,7 @@ static void build_pattern(struct builder *b, const struct cpat *s, struct rules_
 		for (size_t i = 0; i < s->argc; i++)
 			b->strs[b->n_strs++] = pool_add(&b->pool, s->argv[i]);
 	}
+	d->script = s->script;
 	d->net_type = s->net_type;
 	d->family = s->family;
 	d->prefix = s->prefix;

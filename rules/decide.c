@@ -205,6 +205,16 @@ const char *rules_kind_name(enum rules_kind k)
 	}
 }
 
+const char *rules_script_name(enum rules_script s)
+{
+	switch (s) {
+	case RULES_SCRIPT_DOWNLOAD_AND_RUN:
+		return "download-and-run";
+	default:
+		return NULL;
+	}
+}
+
 const char *rules_action_name(enum rules_action a)
 {
 	switch (a) {

@@ -43,6 +43,9 @@ static json_t *explain_rule(const struct rules_policy *p, const struct rules_rul
 		return NULL;
 	json_object_set_new(o, "id", json_string(rules_string(p, r->id)));
 	json_object_set_new(o, "pattern", explain_pattern(p, &r->pat, r->kind, r->source));
+	if (r->kind == RULES_KIND_EXEC && r->pat.script != RULES_SCRIPT_NONE)
+		json_object_set_new(o, "script",
+				    json_string(rules_script_name((enum rules_script)r->pat.script)));
 	if (r->why)
 		json_object_set_new(o, "why", json_string(rules_string(p, r->why)));
 	if (r->unless_count) {

@@ -7,7 +7,9 @@
  *
  * Elements 1..: "*" exactly one argument, "**" any number (zero
  * included, several allowed anywhere), anything else match_alternatives.
- * The whole argv must be consumed.  "**" uses the same single retry
+ * The whole argv must be consumed.  A pattern with a "script" shape
+ * matches only when match_script() says the shell's command string has
+ * it, after the argv matched (the parse is the dear part).  "**" uses the same single retry
  * point as the globs (each "**" can absorb anything, so only the latest
  * one ever needs to give more), which keeps the work at
  * O(elements * arguments). */
@@ -96,7 +98,7 @@ bool match_argv(const struct rules_policy *p, const struct rules_pattern *pat,
 
 		if (pi == pn) {
 			if (ai == an)
-				return true;
+				return pat->script == RULES_SCRIPT_NONE || match_script(p, pat, m);
 			goto retry;
 		}
 		e = argv_elem(p, pat->argv_first + pi);

@@ -80,6 +80,10 @@ bool match_argv(const struct rules_policy *p, const struct rules_pattern *pat,
 		const struct match_subject *m);
 bool match_net(const struct rules_policy *p, const struct rules_pattern *pat,
 	       const struct match_subject *m);
+/* The "script" condition of an exec pattern whose argv matched
+ * (match-script.c). */
+bool match_script(const struct rules_policy *p, const struct rules_pattern *pat,
+		  const struct match_subject *m);
 
 /* One pattern of a rule of kind k (the rule's own or an "unless" one). */
 bool match_pattern(const struct rules_policy *p, enum rules_kind k,

@@ -25,7 +25,7 @@
 #include <sys/types.h>
 
 #define RULES_MAGIC 0x50525441u /* "ATRP" little-endian */
-#define RULES_VERSION 1u
+#define RULES_VERSION 2u
 
 /* A string inside the block: the byte offset of a NUL-terminated string
  * from the start of the block.  0 means "none" (offset 0 is the header). */
@@ -61,6 +61,14 @@ enum rules_net_type {
 	RULES_NET_UNIX_ABSTRACT, /* "unix:@GLOB"; text holds the glob after '@' */
 };
 
+/* What an exec rule's "script" key asks of a shell's -c command string
+ * (agenttrace-policy(5), SCRIPT SHAPES; rules/shell.h parses it). */
+enum rules_script {
+	RULES_SCRIPT_NONE = 0,          /* no "script": argv alone decides */
+	RULES_SCRIPT_DOWNLOAD_AND_RUN,  /* "download-and-run" */
+	RULES_SCRIPT_COUNT
+};
+
 /* One compiled matcher.  Which fields count depends on the rule's kind:
  *
  *  write/read: text = absolute path glob ("*" one component, "**" any
@@ -71,7 +79,10 @@ enum rules_net_type {
  *              it contains '/', else the base name of the resolved
  *              executable), the rest match argv[1..]: "*" one element,
  *              "**" any number, "a|b" alternatives, globs inside an
- *              element, "\|" "\*" "\?" "\[" "\\" escapes.
+ *              element, "\|" "\*" "\?" "\[" "\\" escapes.  script
+ *              (enum rules_script), when set, must hold too: the
+ *              program is a shell whose -c command string has that
+ *              shape.  "unless" patterns have none.
  *  net:        net_type; IP: family (AF_INET/AF_INET6), addr (network
  *              order, IPv4 in the first 4 bytes), prefix bits; HOST/UNIX:
  *              text is the glob.  port_lo..port_hi inclusive, 0..65535
@@ -88,7 +99,7 @@ struct rules_pattern {
 	uint8_t net_type;
 	uint8_t family;
 	uint8_t prefix;
-	uint8_t pad_;
+	uint8_t script;        /* exec: enum rules_script */
 	uint16_t port_lo;
 	uint16_t port_hi;
 	uint8_t addr[16];
@@ -251,6 +262,7 @@ bool rules_env_dropped(const struct rules_policy *p, const char *name, size_t na
 /* Names for records and explain output. */
 const char *rules_kind_name(enum rules_kind k);     /* "exec" "write" "read" "net" */
 const char *rules_action_name(enum rules_action a); /* "allow" "alert" "deny" */
+const char *rules_script_name(enum rules_script s); /* "download-and-run"; NULL for none */
 
 /* ---- matchers (rules/match-*.c), exposed for the tests and the tools ---- */
 

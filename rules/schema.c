@@ -184,6 +184,33 @@ static const char *pattern_key(const char *section)
 	return "path";
 }
 
+/* "script": a shape of a shell's -c command string, exec rules only. */
+static void check_script(struct schema *sch, const char *section, const json_t *v,
+			 const char *kp)
+{
+	const char *s;
+
+	if (strcmp(section, "exec")) {
+		FAIL(sch, kp, true,
+		     "\"script\" is only valid in exec rules (it judges a shell's -c command string)");
+		return;
+	}
+	if (!want_type(sch, v, kp, JSON_STRING, "a string"))
+		return;
+	s = json_string_value(v);
+	if (schema_script(s) == RULES_SCRIPT_NONE)
+		FAIL(sch, kp, false, "unknown script shape \"%s\" (known: \"%s\")", s,
+		     rules_script_name(RULES_SCRIPT_DOWNLOAD_AND_RUN));
+}
+
+enum rules_script schema_script(const char *name)
+{
+	for (int s = RULES_SCRIPT_NONE + 1; s < RULES_SCRIPT_COUNT; s++)
+		if (name && !strcmp(name, rules_script_name((enum rules_script)s)))
+			return (enum rules_script)s;
+	return RULES_SCRIPT_NONE;
+}
+
 static void check_rule(struct schema *sch, const char *section, const json_t *rule,
 		       const char *kp)
 {
@@ -211,6 +238,8 @@ static void check_rule(struct schema *sch, const char *section, const json_t *ru
 			want_nonempty_string(sch, v, ckp);
 		} else if (!strcmp(key, "unless")) {
 			check_string_list(sch, v, ckp, false);
+		} else if (!strcmp(key, "script")) {
+			check_script(sch, section, v, ckp);
 		} else if (!strcmp(key, pkey)) {
 			have_pattern = true;
 			if (!strcmp(pkey, "argv"))

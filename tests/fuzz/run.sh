@@ -27,7 +27,7 @@ $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -I"$top" \
 	"$top"/rules/load.c "$top"/rules/jsonpos.c "$top"/rules/schema.c \
 	"$top"/rules/vars.c "$top"/rules/compile.c "$top"/rules/explain.c \
 	"$top"/rules/error.c "$work"/builtin.c \
-	"$top"/rules/match-*.c "$top"/rules/decide.c "$top"/rules/check.c \
+	"$top"/rules/match-*.c "$top"/rules/shell-*.c "$top"/rules/decide.c "$top"/rules/check.c \
 	$(pkg-config --libs jansson) \
 	-o "$work/fuzz-policy"
 
