@@ -11,8 +11,10 @@
 
 #define KP_SIZE 256
 
+/* "$schema" names the JSON Schema of the language for editors and
+ * validators (agenttrace-policy.schema.json); the engine ignores it. */
 static const char *const top_keys[] = {
-	"agenttrace", "name", "description", "extends", "mode", "record",
+	"$schema", "agenttrace", "name", "description", "extends", "mode", "record",
 	"exec", "write", "read", "net", "env", "limits", "tests", NULL,
 };
 static const char *const section_keys[] = { "allow", "alert", "deny", NULL };
@@ -413,7 +415,7 @@ size_t schema_check(struct load_ctx *ctx, const struct load_layer *layer)
 				FAIL(&sch, key, false, "must be 1 (the only policy format version)");
 		} else if (!strcmp(key, "name") || !strcmp(key, "extends")) {
 			want_nonempty_string(&sch, v, key);
-		} else if (!strcmp(key, "description")) {
+		} else if (!strcmp(key, "description") || !strcmp(key, "$schema")) {
 			want_type(&sch, v, key, JSON_STRING, "a string");
 		} else if (!strcmp(key, "mode")) {
 			if (want_type(&sch, v, key, JSON_STRING, "a string") &&

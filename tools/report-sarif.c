@@ -1,8 +1,18 @@
 /* SARIF 2.1.0 for code-scanning upload: one result per distinct finding
- * (rule + object), the rules that fired as reportingDescriptors.  A
- * write or read inside the project points at the file (relative to
- * %SRCROOT%, the run's directory); anything else points at the log line
- * that holds the evidence. */
+ * (rule + object), the rules that fired as reportingDescriptors described
+ * by tools/ruledoc.c (descriptions, help, security-severity, precision,
+ * tags).
+ *
+ * Where a result points (agenttrace-report(1), SARIF):
+ *  - a write, read or exec whose path is inside the workspace (--root,
+ *    else GITHUB_WORKSPACE, else the run's directory from the log) points
+ *    at that file, relative to %SRCROOT%;
+ *  - anything else (a dotfile in HOME, an address, a system call) has no
+ *    file in the repository: it points at the workflow file that ran the
+ *    job when GITHUB_WORKFLOW_REF names one, else at the line of the log
+ *    that holds the evidence (relative to %SRCROOT% when the log is in
+ *    the workspace).  The object itself is a logical location, and the
+ *    log line a related location, of every result. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +20,7 @@
 
 #include "lib/xalloc.h"
 #include "tools/report.h"
+#include "tools/ruledoc.h"
 
 #define SARIF_SCHEMA \
 	"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -45,65 +56,136 @@ static json_t *sarif_text(const char *s)
 	return json_pack("{s:s}", "text", s);
 }
 
-static uint64_t sarif_hash(const char *a, const char *b)
+static uint64_t sarif_hash(const char *const *parts, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 
-	for (const char *s = a; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	h = (h ^ 0x1f) * 1099511628211ull;
-	for (const char *s = b; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	for (size_t i = 0; i < n; i++) {
+		for (const char *s = parts[i]; s && *s; s++)
+			h = (h ^ (unsigned char)*s) * 1099511628211ull;
+		h = (h ^ 0x1f) * 1099511628211ull;
+	}
 	return h;
 }
 
-/* The project-relative path of a write/read object, or NULL. */
-static const char *sarif_in_root(const struct report *r, const struct report_alert *a)
+/* PATH relative to the workspace, or NULL when it is outside. */
+static const char *sarif_rel(const struct report *r, const char *path)
 {
 	size_t n;
 
-	if (!r->cwd || (a->kind != REPORT_KIND_WRITE && a->kind != REPORT_KIND_READ))
+	if (!r->workspace || !path)
 		return NULL;
-	if (strstr(a->object, " -> "))
+	n = strlen(r->workspace);
+	while (n > 1 && r->workspace[n - 1] == '/')
+		n--;
+	if (n < 2 || strncmp(path, r->workspace, n) != 0 || path[n] != '/' || !path[n + 1])
 		return NULL;
-	n = strlen(r->cwd);
-	if (n < 2 || strncmp(a->object, r->cwd, n) != 0 || a->object[n] != '/' || !a->object[n + 1])
-		return NULL;
-	return a->object + n + 1;
+	return path + n + 1;
 }
 
-static json_t *sarif_location(const struct report *r, const struct report_alert *a)
+/* The file in the workspace that a finding is about, or NULL: the second
+ * path of a rename or link (what it creates) before the first, the
+ * program of an exec. */
+static const char *sarif_file_of(const struct report *r, const struct report_alert *a)
 {
-	const char *rel = sarif_in_root(r, a);
-	json_t *art;
-	char *uri;
+	const char *rel;
 
-	if (rel) {
-		uri = sarif_uri_path("", rel);
-		art = json_pack("{s:s,s:s}", "uri", uri, "uriBaseId", "%SRCROOT%");
-		free(uri);
-		return json_pack("{s:{s:o}}", "physicalLocation", "artifactLocation", art);
+	switch (a->kind) {
+	case REPORT_KIND_WRITE:
+	case REPORT_KIND_READ:
+		rel = sarif_rel(r, a->path2);
+		return rel ? rel : sarif_rel(r, a->path);
+	case REPORT_KIND_EXEC:
+		return sarif_rel(r, a->target);
+	default:
+		return NULL;
 	}
-	uri = sarif_uri_path("", r->log_name);
-	art = json_pack("{s:s}", "uri", uri);
+}
+
+static json_t *sarif_artifact(const char *uri_path, bool in_workspace)
+{
+	char *uri = sarif_uri_path("", uri_path);
+	json_t *o = in_workspace ? json_pack("{s:s,s:s}", "uri", uri, "uriBaseId", "%SRCROOT%") :
+				   json_pack("{s:s}", "uri", uri);
+
 	free(uri);
-	return json_pack("{s:{s:o,s:{s:I}}}", "physicalLocation", "artifactLocation", art, "region",
-			 "startLine", (json_int_t)(a->line ? a->line : 1));
+	return o;
+}
+
+/* The log line of the evidence. */
+static json_t *sarif_log_location(const struct report *r, const struct report_alert *a)
+{
+	const char *rel = r->log_abs ? sarif_rel(r, r->log_abs) : NULL;
+
+	return json_pack("{s:{s:o,s:{s:I}}}", "physicalLocation",
+			 "artifactLocation", sarif_artifact(rel ? rel : r->log_name, rel != NULL),
+			 "region", "startLine", (json_int_t)(a->line ? a->line : 1));
+}
+
+static json_t *sarif_location(const struct report *r, const struct report_alert *a, bool *on_log)
+{
+	const char *rel = sarif_file_of(r, a);
+	json_t *loc;
+
+	*on_log = false;
+	if (rel)
+		loc = json_pack("{s:{s:o,s:{s:i}}}", "physicalLocation", "artifactLocation",
+				sarif_artifact(rel, true), "region", "startLine", 1);
+	else if (r->workflow && r->workspace)
+		loc = json_pack("{s:{s:o,s:{s:i}}}", "physicalLocation", "artifactLocation",
+				sarif_artifact(r->workflow, true), "region", "startLine", 1);
+	else {
+		*on_log = true;
+		loc = sarif_log_location(r, a);
+	}
+	if (a->action)
+		json_object_set_new(loc, "logicalLocations",
+				    json_pack("[{s:s,s:s}]", "fullyQualifiedName", a->object,
+					      "kind", "resource"));
+	return loc;
+}
+
+/* What identifies a finding across runs: the rule, the kind and the
+ * object without what changes from run to run (the checkout directory,
+ * the address a host name resolved to). */
+static void sarif_fingerprint(const struct report *r, const struct report_alert *a, char *fp,
+			      size_t size)
+{
+	const char *parts[4] = { a->rule, a->kind_name, a->object, NULL };
+	char *hostport = NULL;
+	const char *rel;
+
+	if (a->kind == REPORT_KIND_WRITE || a->kind == REPORT_KIND_READ) {
+		if ((rel = sarif_rel(r, a->path)))
+			parts[2] = rel;
+		if ((rel = sarif_rel(r, a->path2)))
+			parts[3] = rel;
+		else if (a->path2)
+			parts[3] = a->path2;
+	} else if (a->kind == REPORT_KIND_EXEC && (rel = sarif_rel(r, a->target))) {
+		parts[2] = rel;
+	} else if (a->kind == REPORT_KIND_NET && a->host && a->port >= 0) {
+		hostport = xasprintf("%s:%ld", a->host, a->port);
+		parts[2] = hostport;
+	}
+	snprintf(fp, size, "%016llx", (unsigned long long)sarif_hash(parts, 4));
+	free(hostport);
 }
 
 static json_t *sarif_result(const struct report *r, const struct report_finding *f,
 			    size_t rule_index)
 {
 	const struct report_alert *a = &r->alerts[f->first];
-	json_t *res, *props;
+	json_t *res, *props, *loc;
 	char *msg, fp[32];
+	bool on_log;
 
 	if (a->action)
 		msg = xasprintf("%s %s %s by pid %ld %s%s%s", report_verb(a), a->kind_name, a->object,
 				a->pid, a->exe ? a->exe : "?", a->why ? ": " : "", a->why ? a->why : "");
 	else
 		msg = xasprintf("%s: %s", a->rule, a->why ? a->why : "");
-	snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)sarif_hash(a->rule, a->object));
+	sarif_fingerprint(r, a, fp, sizeof(fp));
 	props = json_pack("{s:s,s:s,s:s,s:I,s:s,s:I}", "action", a->action ? a->action : "warning",
 			  "kind", a->kind_name, "object", a->object, "pid", (json_int_t)a->pid,
 			  "program", a->exe ? a->exe : "", "logLine", (json_int_t)a->line);
@@ -132,31 +214,45 @@ static json_t *sarif_result(const struct report *r, const struct report_finding 
 		}
 		json_object_set_new(props, "backtrace", bt);
 	}
+	loc = sarif_location(r, a, &on_log);
 	res = json_pack("{s:s,s:I,s:s,s:s,s:o,s:[o],s:{s:s},s:I,s:o}",
 			"ruleId", a->rule,
 			"ruleIndex", (json_int_t)rule_index,
 			"kind", "fail",
 			"level", sarif_level(a),
 			"message", sarif_text(msg),
-			"locations", sarif_location(r, a),
-			"partialFingerprints", "agenttraceFinding/v1", fp,
+			"locations", loc,
+			"partialFingerprints", "agenttraceFinding/v2", fp,
 			"occurrenceCount", (json_int_t)f->count,
 			"properties", props);
+	if (!on_log) {
+		json_t *rel = sarif_log_location(r, a);
+
+		json_object_set_new(rel, "id", json_integer(1));
+		json_object_set_new(rel, "message", sarif_text("the record in the agenttrace log"));
+		json_object_set_new(res, "relatedLocations", json_pack("[o]", rel));
+	}
 	free(msg);
 	return res;
 }
 
-static json_t *sarif_rule(const struct report_rule *ru, const char *level)
+static json_t *sarif_rule(const struct report_rule *ru, const struct report_alert *a)
 {
-	char *short_text = ru->why ? NULL : xasprintf("agenttrace rule %s", ru->id);
-	json_t *o;
+	struct ruledoc d;
+	json_t *o, *tags = json_array();
 
-	o = json_pack("{s:s,s:o,s:{s:s},s:{s:s,s:[s,s]}}",
+	ruledoc_describe(ru->id, ru->kind_name, ru->why, a->action, &d);
+	for (size_t i = 0; d.tags[i]; i++)
+		json_array_append_new(tags, json_string(d.tags[i]));
+	o = json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:s},s:{s:s,s:o,s:s,s:s}}",
 		      "id", ru->id,
-		      "shortDescription", sarif_text(ru->why ? ru->why : short_text),
-		      "defaultConfiguration", "level", level,
-		      "properties", "kind", ru->kind_name, "tags", "security", ru->kind_name);
-	free(short_text);
+		      "shortDescription", sarif_text(d.short_text),
+		      "fullDescription", sarif_text(d.full_text),
+		      "help", "text", d.help_text, "markdown", d.help_markdown,
+		      "defaultConfiguration", "level", sarif_level(a),
+		      "properties", "kind", ru->kind_name, "tags", tags,
+		      "security-severity", d.severity, "precision", d.precision);
+	ruledoc_free(&d);
 	return o;
 }
 
@@ -164,6 +260,7 @@ int report_sarif(const struct report *r, FILE *out)
 {
 	size_t *index = xmalloc((r->n_rules + 1) * sizeof(*index));
 	json_t *rules = json_array(), *results = json_array(), *run, *root, *inv;
+	const char *run_dir = r->cwd ? r->cwd : r->first_cwd;
 	size_t n_rules = 0;
 	int rc;
 
@@ -183,19 +280,22 @@ int report_sarif(const struct report *r, FILE *out)
 			continue;
 		if (index[ri] == REPORT_NONE) {
 			index[ri] = n_rules++;
-			json_array_append_new(rules, sarif_rule(&r->rules[ri], sarif_level(a)));
+			json_array_append_new(rules, sarif_rule(&r->rules[ri], a));
 		}
 		json_array_append_new(results, sarif_result(r, f, index[ri]));
 	}
 	free(index);
 
-	run = json_pack("{s:{s:{s:s,s:s,s:o}}}", "tool", "driver",
+	run = json_pack("{s:{s:{s:s,s:s,s:s,s:o}}}", "tool", "driver",
 			"name", "agenttrace",
+			"fullName", "agenttrace " PACKAGE_VERSION,
 			"version", PACKAGE_VERSION,
 			"rules", rules);
-	if (r->cwd) {
-		char *uri = sarif_uri_path("file://", r->cwd), *dir = xasprintf("%s/", uri);
+	if (r->workspace) {
+		char *uri = sarif_uri_path("file://", r->workspace), *dir;
+		size_t n = strlen(uri);
 
+		dir = xasprintf("%s%s", uri, n && uri[n - 1] == '/' ? "" : "/");
 		json_object_set_new(run, "originalUriBaseIds",
 				    json_pack("{s:{s:s}}", "%SRCROOT%", "uri", dir));
 		free(uri);
@@ -209,12 +309,12 @@ int report_sarif(const struct report *r, FILE *out)
 			json_object_set_new(inv, "exitSignalNumber", json_integer(r->signal));
 		else
 			json_object_set_new(inv, "exitCode", json_integer(r->exit_code));
-		if (r->cwd) {
-			char *uri = sarif_uri_path("file://", r->cwd);
+	}
+	if (run_dir) {
+		char *uri = sarif_uri_path("file://", run_dir);
 
-			json_object_set_new(inv, "workingDirectory", json_pack("{s:s}", "uri", uri));
-			free(uri);
-		}
+		json_object_set_new(inv, "workingDirectory", json_pack("{s:s}", "uri", uri));
+		free(uri);
 	}
 	json_object_set_new(inv, "properties",
 			    json_pack("{s:s,s:s,s:I}", "policy", r->policy ? r->policy : "",

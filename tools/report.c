@@ -479,6 +479,11 @@ static void report_alert_add(struct report_build *b, const struct logrec *rec, s
 	a->kind_name = xstrdup(warning ? "warning" : rec->kind ? rec->kind : "other");
 	a->syscall = report_dup(rec->syscall);
 	a->object = object;
+	a->path = report_dup(rec->path);
+	a->path2 = report_dup(rec->path2);
+	a->target = report_dup(rec->target);
+	a->host = report_dup(rec->host);
+	a->port = rec->port;
 	a->rule = xstrdup(rule);
 	a->why = rec->why && *rec->why ? xstrdup(rec->why) : NULL;
 	a->suggest = report_dup(rec->suggest);
@@ -585,6 +590,8 @@ int report_build(struct report *r, const char *log, char *err, size_t err_size)
 		}
 		if (!r->session && rec->session)
 			r->session = xstrdup(rec->session);
+		if (!r->first_cwd && rec->cwd)
+			r->first_cwd = xstrdup(rec->cwd);
 		if (strcmp(rec->event, "summary") == 0) {
 			report_summary(r, rec);
 			continue;
@@ -649,6 +656,10 @@ void report_free(struct report *r)
 		free(a->kind_name);
 		free(a->syscall);
 		free(a->object);
+		free(a->path);
+		free(a->path2);
+		free(a->target);
+		free(a->host);
 		free(a->rule);
 		free(a->why);
 		free(a->suggest);
@@ -676,6 +687,10 @@ void report_free(struct report *r)
 	free(r->context);
 	free(r->command);
 	free(r->cwd);
+	free(r->first_cwd);
+	free(r->workspace);
+	free(r->workflow);
+	free(r->log_abs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -739,6 +754,45 @@ void report_frame_text(const struct report_frame *f, size_t i, char *buf, size_t
 
 /* ---- main ---- */
 
+/* The workflow file of GITHUB_WORKFLOW_REF ("OWNER/REPO/PATH@REF"), or
+ * NULL when it is unset or not of that form. */
+static char *report_workflow_file(const char *ref)
+{
+	const char *p, *at;
+
+	if (!ref || !(p = strchr(ref, '/')) || !(p = strchr(p + 1, '/')))
+		return NULL;
+	p++;
+	at = strrchr(p, '@');
+	if (!at || at == p || *p == '/' || strstr(p, "..") || memchr(p, '\\', (size_t)(at - p)))
+		return NULL;
+	return xstrndup(p, (size_t)(at - p));
+}
+
+/* Where the SARIF report places results: the workspace is ROOT (the
+ * --root option), else $GITHUB_WORKSPACE, else the run's directory from
+ * the log; absolute, symbolic links resolved when it exists. */
+static void report_place(struct report *r, const char *root, const char *log)
+{
+	const char *ws = root, *env = getenv("GITHUB_WORKSPACE");
+	char *real;
+
+	if (!ws && env && env[0] == '/')
+		ws = env;
+	if (!ws)
+		ws = r->cwd ? r->cwd : r->first_cwd;
+	if (ws && *ws) {
+		real = realpath(ws, NULL);
+		if (real)
+			r->workspace = real;
+		else if (ws[0] == '/')
+			r->workspace = xstrdup(ws);
+	}
+	r->workflow = report_workflow_file(getenv("GITHUB_WORKFLOW_REF"));
+	if (strcmp(log, "-") != 0)
+		r->log_abs = realpath(log, NULL);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const struct report *r, FILE *out);
@@ -763,6 +817,9 @@ static void report_usage(FILE *f)
 		"options:\n"
 		"  -f, --format FORMAT  text (default), markdown, html, sarif, junit\n"
 		"  -o, --output FILE    write the report to FILE instead of standard output\n"
+		"      --root DIR       the repository's checkout, where SARIF locations are\n"
+		"                       relative to (default: $GITHUB_WORKSPACE, else the\n"
+		"                       run's directory from the log)\n"
 		"  -q, --quiet          no warnings about malformed lines on standard error\n"
 		"  -h, --help           show this help\n"
 		"  -V, --version        show the version\n"
@@ -791,13 +848,14 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "root", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int (*fn)(const struct report *r, FILE *out) = report_text;
-	const char *output = NULL, *log;
+	const char *output = NULL, *root = NULL, *log;
 	char err[512], buf[64];
 	struct report r;
 	FILE *out = stdout;
@@ -817,6 +875,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'r':
+			root = optarg;
 			break;
 		case 'q':
 			log_set_level(0);
@@ -841,6 +902,7 @@ int main(int argc, char **argv)
 		report_free(&r);
 		die("%s", err);
 	}
+	report_place(&r, root, log);
 	if (report_malformed_text(&r, buf, sizeof(buf)) && log_level() > 0)
 		warn_msg("%s: %s", log, buf);
 	if (output) {

@@ -44,6 +44,10 @@ struct report_alert {
 	char *kind_name;        /* as recorded ("write"), or "warning" */
 	char *syscall;
 	char *object;           /* "write /x": never NULL */
+	char *path, *path2;     /* write/read: the record's paths; may be NULL */
+	char *target;           /* exec: the program run; may be NULL */
+	char *host;             /* net: the host name; may be NULL */
+	long port;              /* net: -1 none */
 	char *rule;             /* never NULL ("?" when the record had none) */
 	char *why;
 	char *suggest;
@@ -132,6 +136,12 @@ struct report {
 	char *context;
 	char *command;          /* the command line */
 	char *cwd;
+	char *first_cwd;        /* the first record's cwd (a log without a summary) */
+
+	/* Not from the log: where the SARIF report places results (main). */
+	char *workspace;        /* --root, else GITHUB_WORKSPACE, else the run's directory */
+	char *workflow;         /* the workflow file of GITHUB_WORKFLOW_REF, relative */
+	char *log_abs;          /* the log's absolute path, NULL for standard input */
 };
 
 enum report_event {

@@ -40,3 +40,12 @@ need_apt_package() {
 	fi
 	return 1
 }
+
+# help_options PROGRAM [ARG...]: the options PROGRAM ARG... --help lists,
+# one a line, sorted: the "-x" and "--long" words of its option column
+# (lines starting with blanks then '-', cut at the first run of two
+# blanks that starts the description).
+help_options() {
+	"$@" --help 2>&1 | sed -n 's/^ \{1,\}\(-.*\)$/\1/p' | sed 's/  .*//' |
+		grep -oE '(^|[ ,])--?[A-Za-z][A-Za-z-]*' | sed 's/^[ ,]*//' | sort -u
+}
