@@ -116,6 +116,9 @@ static int run_traced(const struct rules_policy *pol, child_fn fn, stop_fn on_st
 			err = on_stop(&C, n_stops++);
 			if (err)
 				ck_assert_int_eq(call_deny(pid, err), 0);
+			else if (C.cut)
+				/* What the ptrace engine does with a cut call. */
+				ck_assert_int_eq(call_set_arg(pid, C.cut_arg, C.cut_vlen), 0);
 		} else if (WIFSTOPPED(st)) {
 			sig = WSTOPSIG(st);
 		}

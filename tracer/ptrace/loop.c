@@ -30,10 +30,11 @@
 #include "tracer/syscall/call.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/judge.h"
+#include "tracer/stop.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
 #include "tracer/spawn.h"
-#include "tracer/ptrace/signal-scope.h"
+#include "tracer/confine/signal-scope.h"
 #include "tracer/confine/survive.h"
 #include "tracer/shim/channel.h"
 #include "tracer/shim/hosts.h"
@@ -73,145 +74,22 @@ static void loop_resume(pid_t pid, int sig)
 		debug_msg("PTRACE_CONT %d: %s", (int)pid, strerror(errno));
 }
 
-static bool loop_in_session(pid_t pid, void *arg)
-{
-	struct session *s = arg;
-
-	return tracee_find(&s->tasks, pid) != NULL;
-}
-
 /* ---- seccomp stops ---- */
 
-static bool loop_is_open(const char *name)
-{
-	return name && (strncmp(name, "open", 4) == 0 || strcmp(name, "creat") == 0);
-}
-
-static void loop_bypass(struct session *s, struct tracee *t, struct call *c)
-{
-	struct judge_call jc = { .syscall = c->name };
-	struct judge_verdict v;
-	struct judge_who w;
-
-	judge_who_of_task(&w, t);
-	/* Denied also in audit mode: see agenttrace(1). */
-	judge_own(&v, SESSION_KIND_SYSCALL, 0, RULES_ACTION_DENY,
-		  c->bypass_id ? c->bypass_id : "syscall.bypass", c->bypass_why, c->bypass_errno);
-	judge_record(s, &w, &jc, &v);
-	call_deny(t->pid, c->bypass_errno);
-}
-
-/* The shim's own sendto to the channel: let through unrecorded, after
- * making room in the queue (the shim never waits for the supervisor).
- * Before an inet event is decided, the names the shim reported are read,
- * so that rules naming hosts match. */
-static bool loop_channel_first(struct session *s, const struct call *c)
-{
-	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
-		const struct rules_event *ev = &c->events[i];
-
-		if (ev->kind != RULES_KIND_NET)
-			continue;
-		if (ev->family == AF_UNIX && channel_is_self(s, ev->unix_path)) {
-			channel_drain(s);
-			return true;
-		}
-		if (ev->family != AF_INET && ev->family != AF_INET6)
-			continue;
-		channel_drain(s);
-		resolver_run(s);
-	}
-	return false;
-}
-
-static void loop_decide(struct session *s, struct tracee *t, struct call *c)
-{
-	struct judge_call jc = {
-		.syscall = c->name,
-		.events = c->events,
-		.n_events = c->n_events < RULES_CALL_EVENTS ? c->n_events : RULES_CALL_EVENTS,
-		.explicit_deny_only = c->explicit_deny_only,
-		.has_flags = loop_is_open(c->name),
-		.flags = c->flags,
-		.deny_errno = c->deny_errno,
-		.exec_recorded_later = true,
-	};
-	const struct rules_event *ev;
-	struct judge_verdict v;
-	struct judge_who w;
-
-	if (jc.n_events == 0 || loop_channel_first(s, c))
-		return;
-	judge_decide(s, &jc, &v);
-	ev = &c->events[v.event];
-
-	/* The Landlock backstop's coverage, what survives the session, the
-	 * race detector (landlock.h, survive.h). */
-	if (!v.quiet && v.effective != RULES_ACTION_DENY &&
-	    (c->events[0].kind == RULES_KIND_WRITE || ev->kind == RULES_KIND_WRITE)) {
-		int out = landlock_uncovered(s, c);
-
-		if (out >= 0) {
-			judge_own(&v, SESSION_KIND_WRITE, (size_t)out, RULES_ACTION_DENY,
-				  LANDLOCK_UNCOVERED_RULE, LANDLOCK_UNCOVERED_WHY, EACCES);
-		} else {
-			for (size_t i = 0; i < jc.n_events; i++)
-				if (c->events[i].kind == RULES_KIND_WRITE)
-					survive_note(s->survive, c->events[i].path);
-			landlock_race_arm(s, t->pid, c);
-		}
-	}
-
-	if (v.err)
-		call_deny(t->pid, v.err);
-	else if (!v.quiet && ev->kind == RULES_KIND_EXEC) {
-		/* The program this task becomes if the exec succeeds. */
-		tracee_info_unref(t->pending_exec);
-		t->pending_exec = tracee_info_new(ev->exe ? ev->exe : "", ev->argv, ev->argc);
-	}
-	judge_who_of_task(&w, t);
-	judge_record(s, &w, &jc, &v);
-}
-
+/* The ptrace engine's side of a call the filter sent: the shared handling
+ * (tracer/stop.h), then its answer carried out in the stopped registers. */
 static void loop_seccomp(struct session *s, struct tracee *t)
 {
-	struct call *c = s->call;
-	struct call_ctx ctx = { loop_in_session, s };
-	int r;
+	static const struct stop_engine engine = { .can_cut = true };
+	struct stop_answer a;
 
-	s->stops++;
-	/* A fork allowed earlier has returned by now (its new task was seen,
-	 * or the kernel failed it): it no longer counts as pending. */
-	tracee_set_spawn_pending(&s->tasks, t, false);
-	r = call_decode(t->pid, &ctx, c);
-	if (r < 0) {
-		/* ESRCH: gone.  EFAULT and the like: the kernel fails the call
-		 * on its own when it runs. */
-		if (r != -ESRCH)
-			debug_msg("pid %d: cannot decode %s: %s", (int)t->pid,
-				  c->name ? c->name : "a call", strerror(-r));
-		return;
-	}
-	if (c->canary) {
-		call_deny(t->pid, CALL_CANARY_ERRNO);
-		return;
-	}
-	if (c->bypass) {
-		loop_bypass(s, t, c);
-		return;
-	}
-	if (c->signal_scope) {
-		signal_scope_run(s, t, c); /* kill(-1), kill(0), kill(-pgrp): signal-scope.h */
-		return;
-	}
-	if (c->spawns) {
-		if (!limits_spawn_allowed(s, t, c))
-			call_deny(t->pid, EAGAIN);
-		else if (!c->spawns_thread)
-			tracee_set_spawn_pending(&s->tasks, t, true);
-		return;
-	}
-	loop_decide(s, t, c);
+	stop_handle(s, t, NULL, &engine, &a);
+	if (a.how == STOP_RETURN)
+		call_skip(t->pid, a.ret);
+	else if (a.cut)
+		call_set_arg(t->pid, a.cut_arg, a.cut_vlen);
+	if (a.how == STOP_RUN && a.race_watch)
+		landlock_race_arm(s, t->pid, s->call);
 }
 
 /* ---- new tasks ---- */

@@ -1,8 +1,9 @@
 /* The register interface of a seccomp stop: one implementation per
  * architecture (arch-x86_64.c), the only files that name registers.
  *
- * Every function is called on a tracee stopped at PTRACE_EVENT_SECCOMP and
- * returns 0 or -errno (-ESRCH: the tracee is gone). */
+ * Every function but arch_stop_from_seccomp() is called on a tracee stopped
+ * at PTRACE_EVENT_SECCOMP and returns 0 or -errno (-ESRCH: the tracee is
+ * gone). */
 #ifndef AGENTTRACE_ARCH_H
 #define AGENTTRACE_ARCH_H
 
@@ -36,10 +37,15 @@ unsigned long arch_x32_bit(void);
  * PTRACE_GETEVENTMSG on kernels older than 5.3). */
 int arch_stop_read(pid_t pid, struct arch_stop *st);
 
-/* Skip the stopped call and make it return -ERR (seccomp(2): a tracer
- * skips a call at a SECCOMP_RET_TRACE stop by setting the number to -1;
- * the return register then holds what the tracee sees). */
-int arch_stop_skip(pid_t pid, int err);
+/* The call a seccomp user notification carries (its seccomp_data). */
+struct seccomp_data;
+void arch_stop_from_seccomp(const struct seccomp_data *d, struct arch_stop *st);
+
+/* Skip the stopped call and make it return RET, a value or -errno
+ * (seccomp(2): a tracer skips a call at a SECCOMP_RET_TRACE stop by
+ * setting the number to -1; the return register then holds what the
+ * tracee sees). */
+int arch_stop_skip(pid_t pid, long ret);
 
 /* Change argument I (0..5) of the stopped call before it runs. */
 int arch_stop_set_arg(pid_t pid, unsigned i, unsigned long value);

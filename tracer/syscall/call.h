@@ -95,10 +95,23 @@ struct call {
 
 	bool canary;             /* the filter_canary() call: deny with CALL_CANARY_ERRNO, no record */
 
+	/* The kernel's own answer, given without running the call and without
+	 * a record: a signal to a process that does not exist (ESRCH). */
+	int kernel_errno;
+
+	/* sendmmsg naming more destinations than events[] holds: the call may
+	 * run with its message count (argument cut_arg) cut to cut_vlen, so
+	 * that the kernel sends the ones decided and the caller sends the
+	 * rest again.  Only an engine that can change a stopped call's
+	 * arguments (ptrace) can do that. */
+	bool cut;
+	unsigned cut_arg;
+	unsigned long cut_vlen;
+
 	/* kill(0, sig), kill(-pgrp, sig), kill(-1, sig) and pidfd_send_signal
 	 * to a process group: which processes such a call reaches, and so
 	 * whether it stays in the session, is the supervisor's to work out
-	 * (tracer/ptrace/signal-scope.h).  CALL_SIGNAL_NONE for every other
+	 * (tracer/confine/signal-scope.h).  CALL_SIGNAL_NONE for every other
 	 * call: a signal to one process or thread, and pidfd_open and
 	 * pidfd_getfd, are decided here (a bypass when the target is outside
 	 * the session, per call_ctx.in_session). */
@@ -119,13 +132,27 @@ struct call {
 	char name_buf[32];
 };
 
-/* Decode the call stopped at in PID (registers, strings, paths resolved in
- * the tracee's view).  Returns 0, or -errno as in c->error. */
+struct arch_stop;
+
+/* Decode the call ST of PID (its number and arguments, as a ptrace stop or
+ * a seccomp notification gives them: strings, paths resolved in the
+ * tracee's view).  Returns 0, or -errno as in c->error. */
+int call_decode_at(pid_t pid, const struct call_ctx *ctx, const struct arch_stop *st,
+		   struct call *c);
+
+/* call_decode_at() of the call PID is stopped at (ptrace). */
 int call_decode(pid_t pid, const struct call_ctx *ctx, struct call *c);
 
-/* Make the stopped call fail with -err without running it (nr := -1,
- * return := -err).  Returns 0 or -errno (ESRCH when the tracee died). */
+/* At a ptrace seccomp stop: skip the call and make it return RET (a value,
+ * or -errno) without running it (nr := -1).  Returns 0 or -errno (ESRCH
+ * when the tracee died). */
+int call_skip(pid_t pid, long ret);
+
+/* call_skip() of -ERR. */
 int call_deny(pid_t pid, int err);
+
+/* At a ptrace seccomp stop: run the call with argument I (0..5) := V. */
+int call_set_arg(pid_t pid, unsigned i, unsigned long v);
 
 /* The seccomp filter for POLICY: arch check first, TRACE only for the
  * syscalls (and flag combinations) the policy needs, ENOSYS for clone3,

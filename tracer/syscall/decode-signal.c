@@ -13,9 +13,9 @@
  *
  * Signal 0 delivers nothing and only tells whether a process exists,
  * which /proc tells too: it goes anywhere.  A target that does not exist
- * is made one that cannot exist (INT_MAX, above PID_MAX_LIMIT) so that
- * the kernel answers ESRCH itself, with no race against a new process
- * taking the number and no record for what is only a stale pid. */
+ * is answered ESRCH without running the call (call.h kernel_errno), with
+ * no race against a new process taking the number and no record for what
+ * is only a stale pid. */
 #include "config.h"
 
 #include <errno.h>
@@ -33,9 +33,6 @@
 #ifndef PIDFD_SIGNAL_PROCESS_GROUP
 #define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2)
 #endif
-
-/* What kill(pid) means by its sign (kill(2)). */
-#define SIGNAL_NO_PID INT_MAX
 
 static bool signal_in_session(const struct call_ctx *ctx, pid_t target)
 {
@@ -117,10 +114,9 @@ static int signal_one(pid_t pid, const struct call_ctx *ctx, struct call *c, pid
 	if (b == &syscall_bypass_signal_outside && sig == 0)
 		return 0;
 	if (!signal_exists(target)) {
-		if (arg < 0)
-			return 0;
-		c->args[arg] = SIGNAL_NO_PID;
-		return arch_stop_set_arg(pid, (unsigned)arg, SIGNAL_NO_PID);
+		if (arg >= 0)
+			c->kernel_errno = ESRCH;
+		return 0;
 	}
 	signal_refuse(c, b, target, sig);
 	return 0;

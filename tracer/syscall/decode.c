@@ -64,6 +64,9 @@ static void decode_reset(struct call *c)
 	c->spawns = false;
 	c->spawns_thread = false;
 	c->canary = false;
+	c->kernel_errno = 0;
+	c->cut = false;
+	c->cut_vlen = 0;
 	c->signal_scope = CALL_SIGNAL_NONE;
 	c->signal_pgrp = 0;
 	c->signal_group_of = 0;
@@ -569,9 +572,9 @@ cut:
 	 * it and reports their count, so a cut there changes nothing. */
 	if (rc == -ESRCH || i == 0)
 		return decode_fail(c, rc < 0 ? rc : -EFAULT);
-	rc = arch_stop_set_arg(d->pid, (unsigned)(d->e->addrlen - 1), i);
-	if (rc < 0)
-		return decode_fail(c, rc);
+	c->cut = true;
+	c->cut_arg = (unsigned)(d->e->addrlen - 1);
+	c->cut_vlen = i;
 	c->args[d->e->addrlen - 1] = i;
 	return 0;
 }
@@ -657,16 +660,25 @@ static const char *decode_unknown_name(struct call *c)
 int call_decode(pid_t pid, const struct call_ctx *ctx, struct call *c)
 {
 	struct arch_stop st;
+	int rc = arch_stop_read(pid, &st);
+
+	if (rc < 0) {
+		decode_reset(c);
+		c->error = rc;
+		return rc;
+	}
+	return call_decode_at(pid, ctx, &st, c);
+}
+
+int call_decode_at(pid_t pid, const struct call_ctx *ctx, const struct arch_stop *stp,
+		   struct call *c)
+{
+	const struct arch_stop st = *stp;
 	struct decode d = {.pid = pid, .ctx = ctx, .c = c};
 	const struct syscall_entry *e;
 	int rc;
 
 	decode_reset(c);
-	rc = arch_stop_read(pid, &st);
-	if (rc < 0) {
-		c->error = rc;
-		return rc;
-	}
 	c->nr = st.nr;
 	c->audit_arch = st.audit_arch;
 	c->x32 = st.x32;

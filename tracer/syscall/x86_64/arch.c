@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <linux/seccomp.h>
 #include <sys/user.h>
 
 #include "tracer/syscall/arch.h"
@@ -85,6 +86,18 @@ static int arch_stop_read_regs(pid_t pid, struct arch_stop *st)
 	return 0;
 }
 
+void arch_stop_from_seccomp(const struct seccomp_data *d, struct arch_stop *st)
+{
+	unsigned long nr = (unsigned long)(unsigned)d->nr;
+
+	st->audit_arch = d->arch;
+	st->x32 = d->arch == AUDIT_ARCH_X86_64 && (nr & X32_BIT);
+	st->nr = (long)nr;
+	for (unsigned i = 0; i < 6; i++)
+		st->args[i] = d->arch == AUDIT_ARCH_X86_64 ? (unsigned long)d->args[i] :
+			      (unsigned long)(uint32_t)d->args[i];
+}
+
 int arch_stop_read(pid_t pid, struct arch_stop *st)
 {
 	struct __ptrace_syscall_info info;
@@ -113,7 +126,7 @@ int arch_stop_read(pid_t pid, struct arch_stop *st)
 	return 0;
 }
 
-int arch_stop_skip(pid_t pid, int err)
+int arch_stop_skip(pid_t pid, long ret)
 {
 	struct user_regs_struct r;
 	int rc = arch_getregs(pid, &r);
@@ -121,7 +134,7 @@ int arch_stop_skip(pid_t pid, int err)
 	if (rc)
 		return rc;
 	r.orig_rax = (unsigned long long)-1LL;
-	r.rax = (unsigned long long)(long long)-err;
+	r.rax = (unsigned long long)(long long)ret;
 	return arch_setregs(pid, &r);
 }
 

@@ -8,10 +8,11 @@
 #include "tracer/session.h"
 
 struct call;
+struct stop_answer;
 struct tracee;
 
-/* At the seccomp stop of task T in call C (C->signal_scope set): let the
- * kernel run the call when every process it reaches is the session's;
+/* At the stop of task T in call C (C->signal_scope set), answering in A:
+ * let the kernel run the call when every process it reaches is the session's;
  * else send the signal to the session's own processes among them
  * (supervisor-made, with the caller's permission to signal each checked
  * as the kernel would) and answer the call as the kernel would have for
@@ -19,6 +20,6 @@ struct tracee;
  * outside the session that were spared are recorded (kind "syscall",
  * rule syscall.signal-outside); agenttrace's own processes are spared
  * without a record. */
-void signal_scope_run(struct session *s, struct tracee *t, struct call *c);
+void signal_scope_run(struct session *s, struct tracee *t, struct call *c, struct stop_answer *a);
 
 #endif

@@ -30,8 +30,9 @@
 #include <unistd.h>
 
 #include "tracer/inspect/proc.h"
-#include "tracer/ptrace/signal-scope.h"
+#include "tracer/confine/signal-scope.h"
 #include "tracer/judge.h"
+#include "tracer/stop.h"
 #include "tracer/syscall/call.h"
 
 #define SCOPE_CAP_KILL 5
@@ -178,25 +179,32 @@ static void scope_record(struct scope_run *r, int err)
 	judge_record(r->s, &w, &c, &v);
 }
 
-void signal_scope_run(struct session *s, struct tracee *t, struct call *c)
+/* The call returns as the kernel's would: 0, or -ERR. */
+static void scope_answer(struct stop_answer *a, int err)
+{
+	a->how = STOP_RETURN;
+	a->ret = -(long)err;
+}
+
+void signal_scope_run(struct session *s, struct tracee *t, struct call *c, struct stop_answer *a)
 {
 	struct scope_run r = { .s = s, .caller = t, .c = c, .err = ESRCH };
 	struct scope_proc of;
 
 	if (!scope_creds(t->pid, &r.sender) || !scope_stat(t->pid, &r.sender)) {
-		call_deny(t->pid, ESRCH); /* the caller is gone */
+		scope_answer(a, ESRCH); /* the caller is gone */
 		return;
 	}
 	if (c->signal_scope == CALL_SIGNAL_ALL) {
 		if (c->signal_sig < 0 || c->signal_sig > SIGRTMAX) {
-			call_deny(t->pid, EINVAL);
+			scope_answer(a, EINVAL);
 			return;
 		}
 		tracee_foreach(&s->tasks, scope_all_one, &r);
 		scope_record(&r, 0);
 		/* kill_something_info(): any process there -> 0 unless a send
 		 * failed otherwise than EPERM. */
-		call_deny(t->pid, r.members ? (r.err == EPERM || r.sent ? 0 : r.err) : ESRCH);
+		scope_answer(a, r.members ? (r.err == EPERM || r.sent ? 0 : r.err) : ESRCH);
 		return;
 	}
 	r.pgrp = c->signal_pgrp;
@@ -210,7 +218,7 @@ void signal_scope_run(struct session *s, struct tracee *t, struct call *c)
 		return; /* the session's alone (or nobody's): the kernel's own kill */
 	if (!r.members) {
 		scope_record(&r, EPERM);
-		call_deny(t->pid, EPERM);
+		scope_answer(a, EPERM);
 		return;
 	}
 	r.members = 0;
@@ -218,5 +226,5 @@ void signal_scope_run(struct session *s, struct tracee *t, struct call *c)
 	scope_group_scan(&r, true);
 	if (r.outside)
 		scope_record(&r, 0);
-	call_deny(t->pid, r.sent ? 0 : r.err);
+	scope_answer(a, r.sent ? 0 : r.err);
 }

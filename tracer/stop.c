@@ -1,0 +1,196 @@
+/* The engine-neutral handling of a call the filter sent (tracer/stop.h). */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "lib/log.h"
+#include "tracer/confine/landlock.h"
+#include "tracer/confine/limits.h"
+#include "tracer/confine/signal-scope.h"
+#include "tracer/confine/survive.h"
+#include "tracer/judge.h"
+#include "tracer/ptrace/tracee.h"
+#include "tracer/session.h"
+#include "tracer/shim/channel.h"
+#include "tracer/shim/resolver.h"
+#include "tracer/stop.h"
+#include "tracer/syscall/call.h"
+
+bool stop_in_session(pid_t pid, void *arg)
+{
+	struct session *s = arg;
+
+	return tracee_find(&s->tasks, pid) != NULL;
+}
+
+static void stop_fail(struct stop_answer *a, int err)
+{
+	a->how = STOP_RETURN;
+	a->ret = -(long)err;
+}
+
+static bool stop_is_open(const char *name)
+{
+	return name && (strncmp(name, "open", 4) == 0 || strcmp(name, "creat") == 0);
+}
+
+static void stop_bypass(struct session *s, struct tracee *t, struct call *c,
+			struct stop_answer *a)
+{
+	struct judge_call jc = { .syscall = c->name };
+	struct judge_verdict v;
+	struct judge_who w;
+
+	judge_who_of_task(&w, t);
+	/* Denied also in audit mode: see agenttrace(1). */
+	judge_own(&v, SESSION_KIND_SYSCALL, 0, RULES_ACTION_DENY,
+		  c->bypass_id ? c->bypass_id : "syscall.bypass", c->bypass_why, c->bypass_errno);
+	judge_record(s, &w, &jc, &v);
+	stop_fail(a, c->bypass_errno);
+}
+
+/* The shim's own sendto to the channel: let through unrecorded, after
+ * making room in the queue (the shim never waits for the supervisor).
+ * Before an inet event is decided, the names the shim reported are read,
+ * so that rules naming hosts match. */
+static bool stop_channel_first(struct session *s, const struct call *c)
+{
+	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
+		const struct rules_event *ev = &c->events[i];
+
+		if (ev->kind != RULES_KIND_NET)
+			continue;
+		if (ev->family == AF_UNIX && channel_is_self(s, ev->unix_path)) {
+			channel_drain(s);
+			return true;
+		}
+		if (ev->family != AF_INET && ev->family != AF_INET6)
+			continue;
+		channel_drain(s);
+		resolver_run(s);
+	}
+	return false;
+}
+
+/* sendmmsg to more destinations than one call's events hold, under an
+ * engine that cannot cut the call short: refused, with a record. */
+static void stop_uncuttable(struct session *s, struct tracee *t, struct call *c,
+			    struct stop_answer *a)
+{
+	struct judge_call jc = { .syscall = c->name, .events = c->events, .n_events = 1 };
+	struct judge_verdict v;
+	struct judge_who w;
+
+	judge_own(&v, SESSION_KIND_NET, 0, RULES_ACTION_DENY, "net.sendmmsg-destinations",
+		  "a sendmmsg to more than two destinations cannot be judged in one go by this "
+		  "engine; send to fewer at a time (or use --engine ptrace)", EACCES);
+	judge_who_of_task(&w, t);
+	judge_record(s, &w, &jc, &v);
+	stop_fail(a, EACCES);
+}
+
+static void stop_decide(struct session *s, struct tracee *t, struct call *c,
+			struct stop_answer *a)
+{
+	struct judge_call jc = {
+		.syscall = c->name,
+		.events = c->events,
+		.n_events = c->n_events < RULES_CALL_EVENTS ? c->n_events : RULES_CALL_EVENTS,
+		.explicit_deny_only = c->explicit_deny_only,
+		.has_flags = stop_is_open(c->name),
+		.flags = c->flags,
+		.deny_errno = c->deny_errno,
+		.exec_recorded_later = true,
+	};
+	const struct rules_event *ev;
+	struct judge_verdict v;
+	struct judge_who w;
+
+	if (jc.n_events == 0 || stop_channel_first(s, c))
+		return;
+	judge_decide(s, &jc, &v);
+	ev = &c->events[v.event];
+
+	/* The Landlock backstop's coverage, what survives the session, the
+	 * race detector (landlock.h, survive.h). */
+	if (!v.quiet && v.effective != RULES_ACTION_DENY &&
+	    (c->events[0].kind == RULES_KIND_WRITE || ev->kind == RULES_KIND_WRITE)) {
+		int out = landlock_uncovered(s, c);
+
+		if (out >= 0) {
+			judge_own(&v, SESSION_KIND_WRITE, (size_t)out, RULES_ACTION_DENY,
+				  LANDLOCK_UNCOVERED_RULE, LANDLOCK_UNCOVERED_WHY, EACCES);
+		} else {
+			for (size_t i = 0; i < jc.n_events; i++)
+				if (c->events[i].kind == RULES_KIND_WRITE)
+					survive_note(s->survive, c->events[i].path);
+			a->race_watch = true;
+		}
+	}
+
+	if (v.err)
+		stop_fail(a, v.err);
+	else if (!v.quiet && ev->kind == RULES_KIND_EXEC) {
+		/* The program this task becomes if the exec succeeds. */
+		tracee_info_unref(t->pending_exec);
+		t->pending_exec = tracee_info_new(ev->exe ? ev->exe : "", ev->argv, ev->argc);
+	}
+	judge_who_of_task(&w, t);
+	judge_record(s, &w, &jc, &v);
+}
+
+void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st,
+		 const struct stop_engine *e, struct stop_answer *a)
+{
+	struct call *c = s->call;
+	struct call_ctx ctx = { stop_in_session, s };
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	s->stops++;
+	/* A fork allowed earlier has returned by now (its new task was seen,
+	 * or the kernel failed it): it no longer counts as pending. */
+	tracee_set_spawn_pending(&s->tasks, t, false);
+	r = st ? call_decode_at(t->pid, &ctx, st, c) : call_decode(t->pid, &ctx, c);
+	if (r < 0) {
+		/* ESRCH: gone.  EFAULT and the like: the kernel fails the call
+		 * on its own when it runs. */
+		if (r != -ESRCH)
+			debug_msg("pid %d: cannot decode %s: %s", (int)t->pid,
+				  c->name ? c->name : "a call", strerror(-r));
+		return;
+	}
+	if (c->canary) {
+		stop_fail(a, CALL_CANARY_ERRNO);
+		return;
+	}
+	if (c->bypass) {
+		stop_bypass(s, t, c, a);
+		return;
+	}
+	if (c->kernel_errno) {
+		stop_fail(a, c->kernel_errno);
+		return;
+	}
+	if (c->signal_scope) {
+		signal_scope_run(s, t, c, a); /* kill(-1), kill(0), kill(-pgrp) */
+		return;
+	}
+	if (c->spawns) {
+		if (!limits_spawn_allowed(s, t, c))
+			stop_fail(a, EAGAIN);
+		else if (!c->spawns_thread)
+			tracee_set_spawn_pending(&s->tasks, t, true);
+		return;
+	}
+	if (c->cut && !e->can_cut) {
+		stop_uncuttable(s, t, c, a);
+		return;
+	}
+	stop_decide(s, t, c, a);
+	if (c->cut && a->how == STOP_RUN) {
+		a->cut = true;
+		a->cut_arg = c->cut_arg;
+		a->cut_vlen = c->cut_vlen;
+	}
+}

@@ -1,0 +1,47 @@
+/* A call the seccomp filter sent to the supervisor, handled the same way
+ * whichever engine delivered it (a ptrace seccomp stop or a seccomp user
+ * notification): decode, the canary, bypass calls, signals kept to the
+ * session, spawns counted for --max-procs, the policy's events through the
+ * shared judge step (judge.h).  The engine then carries out the answer. */
+#ifndef AGENTTRACE_STOP_H
+#define AGENTTRACE_STOP_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct session;
+struct tracee;
+struct call;
+struct arch_stop;
+
+enum stop_how {
+	STOP_RUN = 0,  /* the kernel runs the call */
+	STOP_RETURN,   /* it returns ret without running (-errno: it fails) */
+};
+
+struct stop_answer {
+	enum stop_how how;
+	long ret;
+	/* ptrace only: run the call with argument cut_arg cut to this count
+	 * (call.h cut), and watch its exit for the race detector. */
+	bool cut;
+	unsigned cut_arg;
+	unsigned long cut_vlen;
+	bool race_watch;
+};
+
+/* What the engine in use can do with a stopped call. */
+struct stop_engine {
+	bool can_cut;         /* change an argument before the call runs (ptrace) */
+};
+
+/* Handle the call C of task T; ST: its number and arguments as the engine
+ * read them (NULL: read them at the ptrace stop).  Fills A.  The records
+ * are written here; the engine answers the caller. */
+void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st,
+		 const struct stop_engine *e, struct stop_answer *a);
+
+/* Whether PID is a task of the session (struct call_ctx.in_session). */
+bool stop_in_session(pid_t pid, void *arg);
+
+#endif
