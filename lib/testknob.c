@@ -30,3 +30,10 @@ bool test_knob_set(const char *name)
 
 	return v && *v;
 }
+
+const char *test_knob_text(const char *name)
+{
+	const char *v = test_knob_value(name);
+
+	return v && *v ? v : NULL;
+}

@@ -11,6 +11,9 @@
  * is unset, empty or out of range. */
 long test_knob(const char *name, long dflt, long min, long max);
 
+/* AGENTTRACE_TEST_<NAME> as text; NULL when unset or empty. */
+const char *test_knob_text(const char *name);
+
 /* Whether AGENTTRACE_TEST_<NAME> is set to a non-empty value. */
 bool test_knob_set(const char *name);
 

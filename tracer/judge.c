@@ -209,7 +209,7 @@ static const char *judge_allowed_event(const struct judge_call *c, const struct 
 /* The calling code's frames, for an alert: a stopped task is unwound
  * while it is still in its stop, bounded in depth and time
  * (tracer/inspect/backtrace.h). */
-static void judge_frames(struct record *r, const struct judge_who *w)
+static void judge_frames(struct session *s, struct record *r, const struct judge_who *w)
 {
 	static struct bt_frame frames[BACKTRACE_DEPTH];
 	int n;
@@ -219,7 +219,7 @@ static void judge_frames(struct record *r, const struct judge_who *w)
 		r->n_frames = w->n_frames;
 		return;
 	}
-	if (w->stopped_tid <= 0)
+	if (w->stopped_tid <= 0 || (s->frames_stop && !s->frames_stop(s, w->stopped_tid)))
 		return;
 	/* The names come from libelf: opened before the clock starts. */
 	elfinfo_ready();
@@ -239,7 +239,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	char addr[INET6_ADDRSTRLEN + 128], *suggest = NULL;
 	struct record r = { 0 };
 
-	if (v->quiet)
+	if (v->quiet || s->mute_records)
 		return;
 	r.pid = w->pid;
 	r.ppid = w->ppid;
@@ -282,7 +282,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 		if (ev->exe && elfinfo_read(ev->exe, &elf) == 0)
 			r.elf = &elf;
 	}
-	judge_frames(&r, w);
+	judge_frames(s, &r, w);
 	record_emit(s, &r);
 	free(suggest);
 }

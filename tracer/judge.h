@@ -36,8 +36,10 @@ struct judge_who {
 	size_t argc;
 	const char *cwd;           /* NULL: read /proc/PID/cwd when recording */
 	const char *backend;       /* NULL: the session's */
-	/* Where in the code: a task stopped in the call, unwound with
-	 * libunwind-ptrace, or frames the shim took in-process. */
+	/* Where in the code: the task in the call, unwound with
+	 * libunwind-ptrace (in its ptrace stop, or the one the engine brings
+	 * it into: session.h frames_stop), or frames the shim took
+	 * in-process. */
 	pid_t stopped_tid;         /* 0: none */
 	const struct bt_frame *frames;
 	int n_frames;

@@ -31,6 +31,7 @@ enum {
 	OPT_KEEP_CAPS,
 	OPT_PRIVATE_TMP,
 	OPT_LANDLOCK,
+	OPT_ENGINE,
 	OPT_EXPLAIN,
 	OPT_CONTEXT,
 };
@@ -55,6 +56,7 @@ static const struct option options_table[] = {
 	{ "keep-caps", required_argument, NULL, OPT_KEEP_CAPS },
 	{ "private-tmp", no_argument, NULL, OPT_PRIVATE_TMP },
 	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -84,6 +86,8 @@ static void options_usage(FILE *f)
 	      "                            auto: ptrace plus the preload shim for host\n"
 	      "                            names (shim alone if ptrace cannot start);\n"
 	      "                            preload: the shim alone, bypassable\n"
+	      "      --engine auto|notify|ptrace  how the supervisor gets the calls it decides:\n"
+	      "                            seccomp user notification or ptrace stops\n"
 	      "      --fail-on-alert       exit 124 when the command exited 0 but something\n"
 	      "                            was denied or alerted\n"
 	      "      --syslog              send alerts to syslog as well\n"
@@ -315,6 +319,17 @@ int options_parse(int argc, char **argv, struct options *o)
 				o->landlock = OPTIONS_LANDLOCK_OFF;
 			else
 				return options_bad("invalid --landlock '%s' (auto, on or off)", optarg);
+			break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "auto") == 0)
+				o->engine = OPTIONS_ENGINE_AUTO;
+			else if (strcmp(optarg, "notify") == 0)
+				o->engine = OPTIONS_ENGINE_NOTIFY;
+			else if (strcmp(optarg, "ptrace") == 0)
+				o->engine = OPTIONS_ENGINE_PTRACE;
+			else
+				return options_bad("invalid --engine '%s' (auto, notify or ptrace)",
+						   optarg);
 			break;
 		case OPT_EXPLAIN:
 			o->explain = true;

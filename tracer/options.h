@@ -14,6 +14,13 @@ enum options_backend {
 	OPTIONS_BACKEND_PRELOAD,   /* the shim alone (bypassable) */
 };
 
+/* --engine: how the supervisor receives the calls the filter sends it. */
+enum options_engine {
+	OPTIONS_ENGINE_AUTO = 0,   /* notify where the kernel has the sync wake-up, else ptrace */
+	OPTIONS_ENGINE_NOTIFY,     /* seccomp user notification */
+	OPTIONS_ENGINE_PTRACE,     /* ptrace seccomp stops */
+};
+
 enum options_landlock {
 	OPTIONS_LANDLOCK_AUTO = 0,
 	OPTIONS_LANDLOCK_ON,
@@ -36,6 +43,7 @@ struct options {
 	struct options_list allow_exec;
 	const char *root;
 	enum options_backend backend;
+	enum options_engine engine;
 	bool fail_on_alert;
 	bool syslog;             /* --syslog: alerts to syslog as well */
 	uint64_t timeout_ms;             /* 0 = unset */
@@ -52,8 +60,8 @@ struct options {
 	char **command;                  /* NULL-terminated; NULL with --explain */
 };
 
-/* Parse argv into *o.  Returns -1 when the program should go on, or an
- * exit status when it is done (0 after --help/--version, 125 after a
+/* Parse argv into *o.  Returns AT_GO_ON when the program should go on, or
+ * an exit status when it is done (0 after --help/--version, 125 after a
  * usage error, which has been printed with a hint). */
 int options_parse(int argc, char **argv, struct options *o);
 

@@ -23,6 +23,11 @@ const char *session_kind_name(enum session_kind k)
 	}
 }
 
+const char *session_engine_name(enum session_engine e)
+{
+	return e == SESSION_ENGINE_NOTIFY ? "notify" : "ptrace";
+}
+
 uint64_t session_elapsed_ms(const struct session *s)
 {
 	struct timespec now;

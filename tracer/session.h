@@ -33,6 +33,14 @@ enum session_kind {
 
 const char *session_kind_name(enum session_kind k);
 
+/* How the calls the filter sends reach the supervisor. */
+enum session_engine {
+	SESSION_ENGINE_PTRACE = 0,  /* ptrace seccomp stops */
+	SESSION_ENGINE_NOTIFY,      /* seccomp user notification */
+};
+
+const char *session_engine_name(enum session_engine e);
+
 /* Where the child's setup failed, sent over the CLOEXEC pipe (spawn.c). */
 enum session_child_stage {
 	SESSION_CHILD_OK = 0,
@@ -109,6 +117,34 @@ struct session {
 	uint64_t processes_seen;
 	uint64_t stops;            /* seccomp stops decided (the summary's "stops") */
 	struct call *call;        /* one decode buffer, reused at every stop */
+
+	/* The engine (--engine): how the calls the filter sends reach the
+	 * supervisor (tracer/unotify/ for notify; ptrace stops otherwise).
+	 * Both engines follow the processes with ptrace. */
+	enum session_engine engine;
+	bool notify_sync;         /* notify: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP in force */
+	int listener_fd;          /* notify: the filter's listener; -1 */
+	int listener_sock;        /* notify: where the child sends it; -1 */
+	int sigchld_fd;           /* notify: SIGCHLD as a descriptor to poll; -1 */
+	bool listener_hup;        /* notify: no task uses the filter any more */
+	/* notify: a task in a call is not in a ptrace stop; to unwind its
+	 * stack for a record the engine brings it into one (NULL: the
+	 * ptrace engine, where it is in one already).  True when it is. */
+	bool (*frames_stop)(struct session *s, pid_t tid);
+	/* notify: the records of the call being handled were written before
+	 * (its first notification was withdrawn to take its backtrace, and
+	 * the call came again): it is answered, not recorded twice. */
+	bool mute_records;
+	pid_t frames_stopped;     /* notify: the task frames_stop() stopped; 0 none */
+	struct {                  /* ... its withdrawn call, which comes again */
+		pid_t tid;
+		long nr;
+		unsigned long args[6];
+	} withdrawn;
+	struct {                  /* notify: an exit seen while waiting for that stop */
+		pid_t pid;
+		int status;
+	} deferred;
 
 	/* The preload shim (channel.c, hosts.c, preload-mode.c). */
 	bool preload_only;        /* no tracing: --backend preload, or auto fell back */

@@ -45,6 +45,7 @@
 #include "tracer/ptrace/loop.h"
 #include "tracer/shim/preload-mode.h"
 #include "tracer/spawn.h"
+#include "tracer/unotify/listener.h"
 
 #define SPAWN_PTRACE_OPTIONS                                                      \
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |           \
@@ -196,7 +197,7 @@ const char *spawn_root_warning(const struct session *s)
 	return why;
 }
 
-static void spawn_child(struct session *s, int sync_fd, int report_fd)
+static void spawn_child(struct session *s, int sync_fd, int report_fd, int listener_sock)
 {
 	char **argv = s->opt->command;
 	ssize_t n;
@@ -215,9 +216,24 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd)
 	/* preload-only: no filter, no tracer; the shim (LD_PRELOAD) decides. */
 	if (!s->preload_only && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, errno, AT_EXIT_FAILURE);
-	r = s->preload_only ? 0 : filter_install(s->policy, s->max_procs > 0);
-	if (r < 0)
-		spawn_child_fail(report_fd, SESSION_CHILD_FILTER, -r, AT_EXIT_FAILURE);
+	if (!s->preload_only) {
+		struct filter_spec f = {
+			.policy = s->policy,
+			.count_spawns = s->max_procs > 0,
+			.notify = s->engine == SESSION_ENGINE_NOTIFY,
+		};
+
+		r = filter_install(&f);
+		if (r < 0)
+			spawn_child_fail(report_fd, SESSION_CHILD_FILTER, -r, AT_EXIT_FAILURE);
+		/* The notify engine: the listener to agenttrace, before the
+		 * canary that it must answer. */
+		if (f.notify) {
+			r = unotify_child_send(listener_sock, r);
+			if (r < 0)
+				spawn_child_fail(report_fd, SESSION_CHILD_FILTER, -r, AT_EXIT_FAILURE);
+		}
+	}
 	/* doc/THREAT-MODEL.md, fails closed: the command runs only once a call that the
 	 * filter sends to the supervisor was refused by the supervisor. */
 	r = s->preload_only ? 0 : filter_canary();
@@ -302,7 +318,7 @@ int spawn_command(struct session *s)
 	size_t argc = 0;
 	struct tracee_info *info;
 	char b = 1;
-	int e;
+	int e, listener_sock;
 
 	if (s->preload_only) {
 		e = preload_mode_decide_command(s);
@@ -319,6 +335,18 @@ int spawn_command(struct session *s)
 		error_msg("cannot create a pipe: %s", strerror(errno));
 		return AT_EXIT_FAILURE;
 	}
+	listener_sock = -1;
+	if (!s->preload_only && s->engine == SESSION_ENGINE_NOTIFY) {
+		listener_sock = unotify_prepare(s);
+		if (listener_sock < 0) {
+			error_msg("cannot create the listener's socket: %s", strerror(-listener_sock));
+			close(sync_fds[0]);
+			close(sync_fds[1]);
+			close(report_fds[0]);
+			close(report_fds[1]);
+			return AT_EXIT_FAILURE;
+		}
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -327,6 +355,8 @@ int spawn_command(struct session *s)
 		close(sync_fds[1]);
 		close(report_fds[0]);
 		close(report_fds[1]);
+		if (listener_sock >= 0)
+			close(listener_sock);
 		return AT_EXIT_FAILURE;
 	}
 	if (pid == 0) {
@@ -334,10 +364,12 @@ int spawn_command(struct session *s)
 		close(report_fds[0]);
 		if (s->log_fd >= 0)
 			close(s->log_fd);
-		spawn_child(s, sync_fds[0], report_fds[1]);
+		spawn_child(s, sync_fds[0], report_fds[1], listener_sock);
 	}
 	close(sync_fds[0]);
 	close(report_fds[1]);
+	if (listener_sock >= 0)
+		close(listener_sock);
 	s->child_pipe = report_fds[0];
 
 	if (!s->preload_only && ptrace(PTRACE_SEIZE, pid, 0L, (long)SPAWN_PTRACE_OPTIONS) < 0) {
@@ -360,6 +392,7 @@ int spawn_command(struct session *s)
 			 "which static binaries and raw syscalls bypass", strerror(e));
 		close(s->child_pipe);
 		s->child_pipe = -1;
+		unotify_close(s);
 		return spawn_command(s);
 	}
 	/* Before the sync byte: the command's first instruction counts. */

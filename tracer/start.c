@@ -16,6 +16,7 @@
 
 #include "lib/exitcode.h"
 #include "lib/log.h"
+#include "lib/testknob.h"
 #include "lib/xalloc.h"
 #include "rules/generalise.h"
 #include "rules/load.h"
@@ -30,6 +31,8 @@
 #include "tracer/record/record.h"
 #include "tracer/shim/preload-mode.h"
 #include "tracer/start.h"
+#include "tracer/syscall/probe.h"
+#include "tracer/unotify/listener.h"
 #include "tracer/confine/survive.h"
 
 /* A literal path as a policy pattern: glob characters escaped, '$'
@@ -302,6 +305,38 @@ static void session_survive_setup(struct session *s)
 	s->survive = survive_new(dirs, sizeof(dirs) / sizeof(dirs[0]));
 }
 
+/* --engine: user notification where the kernel wakes the supervisor on
+ * the caller's CPU (a round trip then costs a fraction of a ptrace stop,
+ * doc/INTERNALS.md), else ptrace stops.  Test knob ENGINE=ptrace|notify
+ * stands in for --engine when none is given, so that the suite runs under
+ * either. */
+static int session_pick_engine(struct session *s)
+{
+	enum options_engine want = s->opt->engine;
+	const char *knob = test_knob_text("ENGINE");
+
+	if (want == OPTIONS_ENGINE_AUTO && knob)
+		want = strcmp(knob, "notify") == 0 ? OPTIONS_ENGINE_NOTIFY :
+		       strcmp(knob, "ptrace") == 0 ? OPTIONS_ENGINE_PTRACE : OPTIONS_ENGINE_AUTO;
+	switch (want) {
+	case OPTIONS_ENGINE_NOTIFY:
+		if (!probe_notify()) {
+			error_msg("--engine notify: this kernel has no seccomp user notification "
+				  "with the continue answer and pidfd_getfd (Linux 5.6)");
+			return AT_EXIT_FAILURE;
+		}
+		s->engine = SESSION_ENGINE_NOTIFY;
+		break;
+	case OPTIONS_ENGINE_PTRACE:
+		s->engine = SESSION_ENGINE_PTRACE;
+		break;
+	default:
+		s->engine = probe_notify_sync() ? SESSION_ENGINE_NOTIFY : SESSION_ENGINE_PTRACE;
+		break;
+	}
+	return AT_GO_ON;
+}
+
 static uint64_t session_pick(uint64_t cmdline, uint64_t policy)
 {
 	return cmdline ? cmdline : policy;
@@ -317,6 +352,7 @@ int session_start(struct session *s, struct options *opt)
 	s->log_fd = -1;
 	s->child_pipe = -1;
 	s->channel_fd = -1;
+	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	clock_gettime(CLOCK_REALTIME, &s->started_real);
 	session_token(s->id);
@@ -346,6 +382,9 @@ int session_start(struct session *s, struct options *opt)
 		goto out;
 	}
 	ret = session_load_policy(s, log_abs);
+	if (ret != AT_GO_ON)
+		goto out;
+	ret = session_pick_engine(s);
 	if (ret != AT_GO_ON)
 		goto out;
 	if (opt->mode >= 0)
@@ -388,7 +427,9 @@ int session_start(struct session *s, struct options *opt)
 		info_msg("backend preload only (%s): decisions inside the programs; bypassable by "
 			 "static binaries and raw syscalls", s->preload_lib);
 	else
-		info_msg("backend ptrace (seccomp-bpf + ptrace, authoritative); preload shim: %s",
+		info_msg("backend ptrace (seccomp-bpf + supervisor, authoritative), engine %s; "
+			 "preload shim: %s", s->engine == SESSION_ENGINE_NOTIFY ?
+			 "notify (seccomp user notification)" : "ptrace (seccomp stops)",
 			 s->preload_lib ? s->preload_lib : "none (host names from agenttrace's lookups)");
 	info_msg("policy %s, mode %s%s", rules_string(s->policy, s->policy->layers),
 		 s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce",
@@ -425,6 +466,7 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.landlock_abi = landlock_abi_in_force(s->landlock),
 		.private_tmp = s->private_tmp,
 		.preload_note = s->preload_only ? PRELOAD_MODE_NOTE : NULL,
+		.engine = session_engine_name(s->engine),
 		.unseen = s->unseen,
 		.n_unseen = s->n_unseen,
 	};
@@ -441,6 +483,7 @@ void session_end(struct session *s)
 		close(s->log_fd);
 	if (s->child_pipe >= 0)
 		close(s->child_pipe);
+	unotify_close(s);
 	privtmp_remove(s->privtmp);
 	free(s->private_tmp);
 	landlock_free(s->landlock);
@@ -462,4 +505,5 @@ void session_end(struct session *s)
 	memset(s, 0, sizeof(*s));
 	s->log_fd = -1;
 	s->child_pipe = -1;
+	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
 }

@@ -1,6 +1,6 @@
 /* call_decode() / call_deny() / filter_install() / filter_canary() end to
- * end: a child installs the filter, is traced by the test, and makes real
- * calls; the test (the tracer) checks the decoded struct call and denies
+ * end: a child installs the filter, .count_spawns = is traced by the test, and makes real
+ * calls; the test (the tracer }) checks the decoded struct call and denies
  * some; the child checks the errno it saw and reports through its exit
  * status (0: as expected, N: check N failed). */
 #include "config.h"
@@ -91,7 +91,7 @@ static int run_traced(const struct rules_policy *pol, child_fn fn, stop_fn on_st
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			_exit(90);
 		raise(SIGSTOP);
-		if (filter_install(pol, true) < 0)
+		if (filter_install(&(struct filter_spec){ .policy = pol, .count_spawns = true }) < 0)
 			_exit(91);
 		_exit(fn());
 	}
@@ -702,7 +702,8 @@ START_TEST(no_tracer_fails_closed)
 	if (pid == 0) {
 		int fd;
 
-		if (filter_install(&pol_plain, true) < 0)
+		if (filter_install(&(struct filter_spec){ .policy = &pol_plain,
+							   .count_spawns = true }) < 0)
 			_exit(1);
 		if (filter_canary() != -ENOSYS)
 			_exit(2);
@@ -728,7 +729,8 @@ static int child_spawns(bool count)
 	long r;
 	int st;
 
-	if (filter_install(&pol_plain, count) < 0)
+	if (filter_install(&(struct filter_spec){ .policy = &pol_plain,
+						   .count_spawns = count }) < 0)
 		return 1;
 	r = fork();
 	if (r == 0)
@@ -769,13 +771,15 @@ END_TEST
 START_TEST(filter_shape)
 {
 	struct sock_filter *prog = calloc(FILTER_MAX_INSNS, 8);
-	long plain = filter_build(NULL, true, prog, FILTER_MAX_INSNS);
-	long read = filter_build(&pol_read, true, prog, FILTER_MAX_INSNS);
+	long plain = filter_build(&(struct filter_spec){ .count_spawns = true }, prog,
+				  FILTER_MAX_INSNS);
+	long read = filter_build(&(struct filter_spec){ .policy = &pol_read, .count_spawns = true },
+				 prog, FILTER_MAX_INSNS);
 
 	ck_assert_int_gt(plain, 10);
 	ck_assert_int_gt(read, 10);
 	ck_assert_int_lt(plain, 400);
-	ck_assert_int_eq(filter_build(NULL, true, prog, 5), -E2BIG);
+	ck_assert_int_eq(filter_build(&(struct filter_spec){ .count_spawns = true }, prog, 5), -E2BIG);
 	free(prog);
 	ck_assert_ptr_null(syscall_lookup(SYS_read));
 	ck_assert_ptr_null(syscall_lookup(-1));
@@ -851,7 +855,7 @@ START_TEST(filter_bypass_tests_agree)
 		{ SYS_clone, CLONE_VM | CLONE_THREAD, 0, false },
 	};
 	struct sock_filter *prog = calloc(FILTER_MAX_INSNS, sizeof(*prog));
-	long n = filter_build(NULL, false, prog, FILTER_MAX_INSNS);
+	long n = filter_build(&(struct filter_spec){ .count_spawns = false }, prog, FILTER_MAX_INSNS);
 
 	ck_assert_int_gt(n, 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

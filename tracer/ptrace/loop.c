@@ -13,6 +13,9 @@
  * its exit is reported by waitpid later and handled there.
  */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +34,7 @@
 #include "tracer/confine/landlock.h"
 #include "tracer/judge.h"
 #include "tracer/stop.h"
+#include "tracer/unotify/listener.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
 #include "tracer/spawn.h"
@@ -353,6 +357,135 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 	}
 }
 
+/* ---- the notify engine's calls ---- */
+
+/* session.h frames_stop: a task waiting in a notification is in no ptrace
+ * stop, and libunwind-ptrace needs one.  PTRACE_INTERRUPT wakes the wait
+ * (the kernel withdraws the notification: the filter has no
+ * WAIT_KILLABLE_RECV) and stops the task on its way out of the call, its
+ * stack as it was; once resumed, it makes the call again and
+ * loop_notification() answers it without recording it twice. */
+static bool loop_frames_stop(struct session *s, pid_t tid)
+{
+	int status;
+	pid_t r;
+
+	if (s->frames_stopped == tid)
+		return true;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
+		return false;
+	for (;;) {
+		r = waitpid(tid, &status, __WALL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return false;
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			s->deferred.pid = tid;
+			s->deferred.status = status;
+			return false;
+		}
+		if (WIFSTOPPED(status) && (unsigned)status >> 16 == PTRACE_EVENT_STOP) {
+			s->frames_stopped = tid;
+			return true;
+		}
+		/* Nothing else comes before the trap (get_signal() takes job
+		 * control traps first); resume whatever it was. */
+		loop_resume(tid, 0);
+	}
+}
+
+static bool loop_same_call(const struct session *s, const struct unotify_call *u)
+{
+	return s->withdrawn.tid == u->tid && s->withdrawn.nr == u->st.nr &&
+	       memcmp(s->withdrawn.args, u->st.args, sizeof(u->st.args)) == 0;
+}
+
+/* One notification: the same handling as a ptrace seccomp stop
+ * (tracer/stop.h), answered on the listener. */
+static void loop_notification(struct session *s)
+{
+	static const struct stop_engine engine = { .can_cut = false };
+	struct unotify_call u;
+	struct stop_answer a = { .how = STOP_RUN };
+	struct tracee *t;
+	int r = unotify_next(s, &u);
+
+	if (r < 0) {
+		if (r != -ENOENT && r != -EINTR)
+			debug_msg("SECCOMP_IOCTL_NOTIF_RECV: %s", strerror(-r));
+		return;
+	}
+	t = tracee_find(&s->tasks, u.tid);
+	if (!t)
+		/* A new task whose first call came before its parent's
+		 * fork/clone event. */
+		t = loop_add_task(s, u.tid, NULL);
+	s->mute_records = loop_same_call(s, &u);
+	s->withdrawn.tid = 0;
+	if (t)
+		stop_handle(s, t, &u.st, &engine, &a);
+	s->mute_records = false;
+	if (s->frames_stopped == u.tid) {
+		/* Withdrawn by the interrupt: the call comes again. */
+		s->frames_stopped = 0;
+		s->withdrawn.tid = u.tid;
+		s->withdrawn.nr = u.st.nr;
+		memcpy(s->withdrawn.args, u.st.args, sizeof(u.st.args));
+		loop_resume(u.tid, 0);
+		return;
+	}
+	r = unotify_answer(s, &u, &a);
+	if (r < 0 && r != -ENOENT)
+		debug_msg("SECCOMP_IOCTL_NOTIF_SEND %d: %s", (int)u.tid, strerror(-r));
+	if (s->deferred.pid) {
+		pid_t pid = s->deferred.pid;
+
+		s->deferred.pid = 0;
+		loop_handle(s, pid, s->deferred.status);
+	}
+}
+
+/* Waits up to TIMEOUT_MS (-1: no deadline) for something to handle.
+ * Under the ptrace engine every stop is a SIGCHLD; under the notify
+ * engine the listener is polled beside SIGCHLD's descriptor and its
+ * notifications are answered here, without going back to waitpid() until
+ * a child event comes: a call then costs a poll, a receive and an
+ * answer. */
+static void loop_idle(struct session *s, long timeout_ms)
+{
+	if (s->engine != SESSION_ENGINE_NOTIFY || s->sigchld_fd < 0) {
+		signals_wait(timeout_ms);
+		return;
+	}
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = s->sigchld_fd, .events = POLLIN },
+			{ .fd = s->listener_hup ? -1 : s->listener_fd, .events = POLLIN },
+		};
+		int n = poll(pfd, 2, (int)(timeout_ms > INT_MAX ? INT_MAX : timeout_ms));
+
+		if (n <= 0)
+			return; /* the deadline, or a forwarded signal's handler */
+		if (pfd[1].revents & POLLIN) {
+			loop_notification(s);
+		} else if (pfd[1].revents & (POLLHUP | POLLERR)) {
+			/* No task uses the filter any more. */
+			s->listener_hup = true;
+		}
+		if (pfd[0].revents) {
+			struct signalfd_siginfo si[8];
+
+			while (read(s->sigchld_fd, si, sizeof(si)) > 0)
+				;
+			return;
+		}
+		timeout_ms = limits_next_ms(s);
+		if (timeout_ms == 0)
+			return;
+	}
+}
+
 struct loop_left {
 	pid_t *v;
 	size_t n;
@@ -408,7 +541,7 @@ static void loop_settle(struct session *s, uint64_t deadline_ms)
 		if (pid < 0)
 			break;
 		limits_check(s);
-		signals_wait((long)(deadline_ms - now));
+		loop_idle(s, (long)(deadline_ms - now));
 	}
 }
 
@@ -419,16 +552,29 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 	int status;
 	pid_t pid;
 
+	/* The notify engine's listener comes from the child before its
+	 * canary; a child that ended before sending it reports why itself. */
+	if (s->engine == SESSION_ENGINE_NOTIFY) {
+		int r = unotify_take(s);
+
+		if (r < 0 && r != -ENOENT)
+			warn_msg("cannot take the seccomp listener: %s", strerror(-r));
+		info_msg("engine notify: seccomp user notification%s",
+			 s->notify_sync ? ", sync wake-up" : " (no sync wake-up on this kernel)");
+		s->frames_stop = loop_frames_stop;
+	}
 	if (signals_forward_start(s->main_pid) < 0)
 		warn_errno("cannot forward signals to the command");
 	limits_start(s);
 	resolver_run(s);
 	while (!s->main_done) {
 		/* Without a deadline, block in waitpid(): one system call per
-		 * stop.  With one, poll and sleep in sigtimedwait() until it. */
+		 * stop.  With one (or notifications to answer), poll and wait
+		 * in loop_idle() until it. */
 		long wait_ms = limits_next_ms(s);
+		bool block = wait_ms < 0 && s->engine == SESSION_ENGINE_PTRACE;
 
-		pid = waitpid(-1, &status, __WALL | (wait_ms >= 0 ? WNOHANG : 0));
+		pid = waitpid(-1, &status, __WALL | (block ? 0 : WNOHANG));
 		if (pid > 0) {
 			loop_handle(s, pid, status);
 			/* A tracee that never stops for long would starve the
@@ -452,7 +598,7 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 			break;
 		}
 		limits_check(s);
-		signals_wait(limits_next_ms(s));
+		loop_idle(s, limits_next_ms(s));
 	}
 	/* Processes exiting together with the main one are already queued.
 	 * After a timeout the others got SIGTERM too: let them end (the

@@ -85,6 +85,7 @@ struct summary_facts {
 	int landlock_abi;             /* 0: no Landlock */
 	const char *private_tmp;      /* NULL: none */
 	const char *preload_note;     /* preload-only: what the shim cannot see; NULL: ptrace */
+	const char *engine;           /* the supervisor's engine: "notify", "ptrace" */
 	char *const *unseen;          /* preload-only: static programs run unseen */
 	size_t n_unseen;
 };

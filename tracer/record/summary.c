@@ -137,6 +137,8 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
 	json_object_set_new(o, "backend", json_string(f->preload_note ? "preload" : "ptrace"));
+	if (!f->preload_note)
+		json_object_set_new(o, "engine", json_string(f->engine));
 	if (f->preload_note) {
 		json_t *u = json_array();
 

@@ -154,13 +154,21 @@ int call_deny(pid_t pid, int err);
 /* At a ptrace seccomp stop: run the call with argument I (0..5) := V. */
 int call_set_arg(pid_t pid, unsigned i, unsigned long v);
 
-/* The seccomp filter for POLICY: arch check first, TRACE only for the
- * syscalls (and flag combinations) the policy needs, ENOSYS for clone3,
- * ALLOW for the rest.  COUNT_SPAWNS: every fork, vfork and clone stops
- * (--max-procs); without it only a clone with a bypass flag does.
- * Installed in the child after PR_SET_NO_NEW_PRIVS, just before exec.
- * Returns 0 or -errno. */
-int filter_install(const struct rules_policy *policy, bool count_spawns);
+/* What the seccomp filter sends to the supervisor, and how. */
+struct filter_spec {
+	const struct rules_policy *policy; /* its read rules; NULL: none */
+	bool count_spawns;  /* every fork, vfork and clone stops (--max-procs);
+			     * without it only a clone with a bypass flag does */
+	bool notify;        /* seccomp user notification (a listener) instead of
+			     * a ptrace stop */
+};
+
+/* The seccomp filter of F: arch check first, TRACE (or USER_NOTIF) only
+ * for the syscalls (and flag combinations) the policy needs, ENOSYS for
+ * clone3, ALLOW for the rest.  Installed in the child after
+ * PR_SET_NO_NEW_PRIVS, just before exec.  Returns 0, the listener's
+ * descriptor (notify), or -errno. */
+int filter_install(const struct filter_spec *f);
 
 /* doc/THREAT-MODEL.md: before the command runs, the filter and the supervisor must be
  * proven in force end to end.  The child, after filter_install() and once

@@ -1,7 +1,8 @@
 /* The seccomp filter, generated from the syscall table.
  *
  * The program, as pseudo-C (seccomp_data d; TRACE(x) = SECCOMP_RET_TRACE
- * with RET_DATA x, see enum arch_trace_data):
+ * with RET_DATA x, see enum arch_trace_data; under the notify engine
+ * SECCOMP_RET_USER_NOTIF instead, whose notification carries the arch):
  *
  *     if (d.arch != AUDIT_ARCH_X86_64) return TRACE(FOREIGN); // i386 int $0x80, ...
  *     if (d.nr & __X32_SYSCALL_BIT)     return TRACE(X32);
@@ -68,6 +69,7 @@ struct filter_gen {
 	size_t n, cap;
 	bool read_rules;
 	bool count_spawns;
+	uint32_t decide; /* SECCOMP_RET_TRACE or SECCOMP_RET_USER_NOTIF */
 };
 
 static void filter_emit(struct filter_gen *g, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf)
@@ -194,12 +196,12 @@ static void filter_bypass(struct filter_gen *g, const struct syscall_bypass *b)
 			pos++;
 		}
 	}
-	filter_ret(g, SECCOMP_RET_TRACE | ARCH_TRACE_NATIVE);
+	filter_ret(g, g->decide | ARCH_TRACE_NATIVE);
 }
 
 static void filter_block(struct filter_gen *g, const struct syscall_entry *e, int action)
 {
-	const uint32_t trace = SECCOMP_RET_TRACE | ARCH_TRACE_NATIVE;
+	const uint32_t trace = g->decide | ARCH_TRACE_NATIVE;
 	unsigned arg = e->bpf_arg ? e->bpf_arg - 1u : 0;
 
 	switch (action) {
@@ -272,11 +274,11 @@ static void filter_tree(struct filter_gen *g, const uint16_t *nrs, size_t lo, si
 	}
 }
 
-long filter_build(const struct rules_policy *policy, bool count_spawns, struct sock_filter *prog,
-		  size_t cap)
+long filter_build(const struct filter_spec *f, struct sock_filter *prog, size_t cap)
 {
-	struct filter_gen g = {.prog = prog, .cap = cap, .read_rules = filter_read_rules(policy),
-			       .count_spawns = count_spawns};
+	struct filter_gen g = {.prog = prog, .cap = cap, .read_rules = filter_read_rules(f->policy),
+			       .count_spawns = f->count_spawns,
+			       .decide = f->notify ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_TRACE};
 	uint16_t nrs[SYSCALL_TABLE_SIZE];
 	size_t count = 0;
 
@@ -288,21 +290,21 @@ long filter_build(const struct rules_policy *policy, bool count_spawns, struct s
 	}
 	filter_emit(&g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_ARCH, 0, 0);
 	filter_emit(&g, BPF_JMP | BPF_JEQ | BPF_K, arch_native(), 1, 0);
-	filter_ret(&g, SECCOMP_RET_TRACE | ARCH_TRACE_FOREIGN);
+	filter_ret(&g, g.decide | ARCH_TRACE_FOREIGN);
 	filter_emit(&g, BPF_LD | BPF_W | BPF_ABS, (uint32_t)OFF_NR, 0, 0);
 	filter_emit(&g, BPF_JMP | BPF_JSET | BPF_K, (uint32_t)arch_x32_bit(), 0, 1);
-	filter_ret(&g, SECCOMP_RET_TRACE | ARCH_TRACE_X32);
+	filter_ret(&g, g.decide | ARCH_TRACE_X32);
 	filter_tree(&g, nrs, 0, count);
 	if (g.n > cap || g.n > BPF_MAXINSNS)
 		return -E2BIG;
 	return (long)g.n;
 }
 
-int filter_install(const struct rules_policy *policy, bool count_spawns)
+int filter_install(const struct filter_spec *f)
 {
 	struct sock_filter prog[FILTER_MAX_INSNS];
 	struct sock_fprog fprog;
-	long n = filter_build(policy, count_spawns, prog, FILTER_MAX_INSNS);
+	long n = filter_build(f, prog, FILTER_MAX_INSNS), r;
 
 	if (n < 0)
 		return (int)n;
@@ -311,6 +313,15 @@ int filter_install(const struct rules_policy *policy, bool count_spawns)
 	/* Idempotent; needed by an unprivileged caller (seccomp(2)). */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
+	if (f->notify) {
+		/* The listener is the result.  No WAIT_KILLABLE_RECV: a signal
+		 * (or the supervisor's PTRACE_INTERRUPT, to unwind the caller
+		 * for a record) withdraws a notification, and the call comes
+		 * again. */
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			    &fprog);
+		return r < 0 ? -errno : (int)r;
+	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) == 0)
 		return 0;
 	/* seccomp(2): with flags 0 the prctl form is the same call; some

@@ -2,6 +2,9 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <sys/utsname.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,4 +49,38 @@ bool probe_syscall_info(void)
 	/* The kernel's answer needs a stopped tracee; arch_stop_read() falls
 	 * back to the registers at its first EIO. */
 	return !test_knob_set("REGS_FALLBACK");
+}
+
+/* The kernel's release as major * 1000 + minor ("6.18.0-x" -> 6018), 0
+ * when it cannot be read. */
+static int probe_release(void)
+{
+	static int release = -1;
+
+	if (release < 0) {
+		struct utsname u;
+		int major = 0, minor = 0;
+
+		release = uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2 ?
+			  major * 1000 + minor : 0;
+	}
+	return release;
+}
+
+bool probe_notify(void)
+{
+	static int known; /* 0 not yet, 1 yes, -1 no */
+
+	if (!known) {
+		unsigned int action = SECCOMP_RET_USER_NOTIF;
+
+		known = test_knob("NOTIFY", 1, 0, 1) == 1 && probe_release() >= 5006 &&
+			syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0 ? 1 : -1;
+	}
+	return known > 0;
+}
+
+bool probe_notify_sync(void)
+{
+	return probe_notify() && test_knob("NOTIFY_SYNC", 1, 0, 1) == 1 && probe_release() >= 6006;
 }

@@ -22,4 +22,19 @@ bool probe_openat2(void);
  * valgrind's memcheck understands (tests/valgrind.sh). */
 bool probe_syscall_info(void);
 
+/* Seccomp user notification with the CONTINUE answer (Linux 5.5) and
+ * pidfd_getfd(2) to take the child's listener (5.6): the notify engine's
+ * needs.  Test knob NOTIFY=0: not available. */
+bool probe_notify(void);
+
+/* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6): a notification wakes the
+ * supervisor on the caller's CPU, and the answer wakes the caller on the
+ * supervisor's, which makes a round trip about as cheap as a context
+ * switch.  The flag is set on the listener once it exists; this tells in
+ * advance, from the kernel's release, whether it will be there (the set
+ * may still fail: the engine then goes on without it).  Test knob
+ * NOTIFY_SYNC=0: not available. */
+bool probe_notify_sync(void);
+
+
 #endif

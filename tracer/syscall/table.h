@@ -171,7 +171,7 @@ extern const struct syscall_bypass syscall_bypass_pidfd_outside;
 /* ---- generated from this table (filter.c) ---- */
 
 struct sock_filter;
-struct rules_policy;
+struct filter_spec;
 
 #define FILTER_MAX_INSNS 1024
 
@@ -179,7 +179,6 @@ struct rules_policy;
  * into PROG (CAP instructions); COUNT_SPAWNS: fork, vfork and clone stop
  * (a --max-procs ceiling counts them).  Returns the instruction count or
  * -errno. */
-long filter_build(const struct rules_policy *policy, bool count_spawns, struct sock_filter *prog,
-		  size_t cap);
+long filter_build(const struct filter_spec *f, struct sock_filter *prog, size_t cap);
 
 #endif
