@@ -127,6 +127,7 @@ struct session {
 	int listener_sock;        /* notify: where the child sends it; -1 */
 	int sigchld_fd;           /* notify: SIGCHLD as a descriptor to poll; -1 */
 	bool listener_hup;        /* notify: no task uses the filter any more */
+	bool emulate_opens;       /* notify: racing callers' opens are made here (emulate.h) */
 	/* notify: a task in a call is not in a ptrace stop; to unwind its
 	 * stack for a record the engine brings it into one (NULL: the
 	 * ptrace engine, where it is in one already).  True when it is. */

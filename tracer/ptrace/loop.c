@@ -16,6 +16,8 @@
 #include <limits.h>
 #include <poll.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <linux/kcmp.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +36,8 @@
 #include "tracer/confine/landlock.h"
 #include "tracer/judge.h"
 #include "tracer/stop.h"
+#include "tracer/syscall/probe.h"
+#include "tracer/unotify/emulate.h"
 #include "tracer/unotify/listener.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
@@ -160,18 +164,42 @@ static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee 
 	return e;
 }
 
-static void loop_spawned(struct session *s, struct tracee *t)
+/* A new process that shares its parent's memory (vfork, clone with
+ * CLONE_VM): another thread of either can change what the other's call
+ * reads after the supervisor has read it, as threads can (tracee.h
+ * shares_mm). */
+static void loop_note_shared_mm(struct tracee *parent, struct tracee *child, int event)
+{
+	if (child->tgid == parent->tgid)
+		return; /* a thread: its group counts it */
+	if (event == PTRACE_EVENT_VFORK ||
+	    (event == PTRACE_EVENT_CLONE &&
+	     syscall(SYS_kcmp, parent->pid, child->pid, KCMP_VM, 0, 0) == 0)) {
+		parent->shares_mm = true;
+		child->shares_mm = true;
+	}
+}
+
+static void loop_spawned(struct session *s, struct tracee *t, int event)
 {
 	unsigned long msg = 0;
+	struct tracee *c;
 	pid_t child;
 
 	tracee_set_spawn_pending(&s->tasks, t, false);
 	if (ptrace(PTRACE_GETEVENTMSG, t->pid, 0L, &msg) < 0)
 		return;
 	child = (pid_t)msg;
-	if (child <= 0 || tracee_find(&s->tasks, child) || loop_gone_take(child))
+	if (child <= 0)
 		return;
-	loop_add_task(s, child, t);
+	c = tracee_find(&s->tasks, child);
+	if (!c) {
+		if (loop_gone_take(child))
+			return;
+		c = loop_add_task(s, child, t);
+	}
+	if (c)
+		loop_note_shared_mm(t, c, event);
 }
 
 /* ---- exec ---- */
@@ -222,6 +250,7 @@ static void loop_exec(struct session *s, struct tracee *t)
 	t->info = next;
 	tracee_info_unref(t->pending_exec);
 	t->pending_exec = NULL;
+	t->shares_mm = false; /* a new address space, its own */
 
 	/* A new address space: the unwinder's view of the old one is stale. */
 	backtrace_forget(t->pid);
@@ -326,7 +355,7 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
-		loop_spawned(s, t);
+		loop_spawned(s, t, event);
 		loop_resume(pid, 0);
 		break;
 	case PTRACE_EVENT_EXEC:
@@ -435,6 +464,11 @@ static void loop_notification(struct session *s)
 		loop_resume(u.tid, 0);
 		return;
 	}
+	/* An allowed open whose path another thread could rewrite before the
+	 * kernel reads it again: made here, on the path that was judged. */
+	if (t && a.how == STOP_RUN && s->call->is_open && s->emulate_opens &&
+	    emulate_needed(s, t) && emulate_open(s, &u, s->call, &a) == 1)
+		return;
 	r = unotify_answer(s, &u, &a);
 	if (r < 0 && r != -ENOENT)
 		debug_msg("SECCOMP_IOCTL_NOTIF_SEND %d: %s", (int)u.tid, strerror(-r));
@@ -562,6 +596,7 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 		info_msg("engine notify: seccomp user notification%s",
 			 s->notify_sync ? ", sync wake-up" : " (no sync wake-up on this kernel)");
 		s->frames_stop = loop_frames_stop;
+		s->emulate_opens = probe_notify_addfd();
 	}
 	if (signals_forward_start(s->main_pid) < 0)
 		warn_errno("cannot forward signals to the command");

@@ -37,6 +37,10 @@ struct tracee {
 	/* A fork/clone allowed at its seccomp stop whose new task has not been
 	 * seen yet (counts against --max-procs). */
 	bool spawn_pending;
+	/* Shares its memory with a process of its own (vfork, CLONE_VM) until
+	 * it execs: its calls' arguments can change under the supervisor, as
+	 * a thread's can. */
+	bool shares_mm;
 	struct tracee_group *group; /* never NULL while the entry is in a table */
 	struct tracee *next; /* hash chain */
 };

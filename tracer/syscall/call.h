@@ -86,6 +86,11 @@ struct call {
 	bool argv_truncated;
 	char unix_path[110];
 	int flags;               /* open flags, AT_* flags, clone flags: as the call has them */
+	/* An open (open, openat, openat2, creat): its mode, and openat2's
+	 * resolve flags; what an engine needs to make the call itself. */
+	bool is_open;
+	unsigned open_mode;
+	uint64_t open_resolve;
 	int dirfd;
 
 	/* fork, vfork, clone (threads included): no policy event; the

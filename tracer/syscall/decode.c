@@ -65,6 +65,9 @@ static void decode_reset(struct call *c)
 	c->spawns_thread = false;
 	c->canary = false;
 	c->kernel_errno = 0;
+	c->is_open = false;
+	c->open_mode = 0;
+	c->open_resolve = 0;
 	c->cut = false;
 	c->cut_vlen = 0;
 	c->signal_scope = CALL_SIGNAL_NONE;
@@ -306,8 +309,10 @@ static int decode_open(const struct decode *d)
 	int oflags, rc;
 	bool canary = false;
 
+	c->is_open = true;
 	if (e->opts & SYSCALL_OPT_CREAT) {
 		c->flags = O_CREAT | O_WRONLY | O_TRUNC;
+		c->open_mode = (unsigned)c->args[1];
 	} else if (e->opts & SYSCALL_OPT_OPENAT2) {
 		struct open_how how;
 
@@ -317,12 +322,16 @@ static int decode_open(const struct decode *d)
 		if (rc < 0)
 			return decode_fail(c, rc);
 		c->flags = (int)how.flags;
+		c->open_mode = (unsigned)how.mode;
+		c->open_resolve = how.resolve;
 		if (how.resolve & RESOLVE_IN_ROOT) {
 			/* Absolute names and symlinks would resolve below the
 			 * dirfd, a view this decoder does not model. */
 			decode_set_bypass(c, &syscall_bypass_unresolvable, EPERM);
 			return 0;
 		}
+	} else if (e->flags) {
+		c->open_mode = (unsigned)c->args[e->flags]; /* the argument after the flags */
 	}
 	oflags = c->flags;
 	if (e->paths[0].dirfd)

@@ -84,3 +84,9 @@ bool probe_notify_sync(void)
 {
 	return probe_notify() && test_knob("NOTIFY_SYNC", 1, 0, 1) == 1 && probe_release() >= 6006;
 }
+
+bool probe_notify_addfd(void)
+{
+	return probe_notify() && test_knob("NOTIFY_ADDFD", 1, 0, 1) == 1 &&
+	       probe_release() >= 5014;
+}

@@ -37,4 +37,9 @@ bool probe_notify(void);
 bool probe_notify_sync(void);
 
 
+/* SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14): the
+ * notify engine can make an open itself and hand the caller the
+ * descriptor as the call's result. */
+bool probe_notify_addfd(void);
+
 #endif

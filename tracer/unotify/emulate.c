@@ -1,0 +1,320 @@
+/* Calls the notify engine makes itself (tracer/unotify/emulate.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/xalloc.h"
+#include "tracer/inspect/proc.h"
+#include "tracer/ptrace/tracee.h"
+#include "tracer/session.h"
+#include "tracer/stop.h"
+#include "tracer/syscall/call.h"
+#include "tracer/unotify/emulate.h"
+#include "tracer/unotify/listener.h"
+
+#define EMULATE_GROUPS 64
+
+/* Who the caller is to the file system. */
+struct emulate_creds {
+	uid_t fsuid;
+	gid_t fsgid;
+	gid_t groups[EMULATE_GROUPS];
+	int n_groups;
+	mode_t umask;
+};
+
+bool emulate_needed(const struct session *s, const struct tracee *t)
+{
+	(void)s;
+	return t->shares_mm || (t->group && t->group->tasks > 1);
+}
+
+/* The 4th number of a "Uid:" or "Gid:" line: the fs id. */
+static bool emulate_fs_id(const char *text, const char *key, unsigned long *out)
+{
+	const char *p = strstr(text, key);
+	char *end;
+
+	if (!p)
+		return false;
+	p += strlen(key);
+	for (int i = 0; i < 3; i++) {
+		strtoul(p, &end, 10);
+		if (end == p)
+			return false;
+		p = end;
+	}
+	*out = strtoul(p, &end, 10);
+	return end != p;
+}
+
+static int emulate_read_creds(pid_t tid, struct emulate_creds *cr)
+{
+	char text[16384];
+	unsigned long uid, gid;
+	unsigned long long mask;
+	const char *g;
+
+	if (proc_read(tid, "status", text, sizeof(text)) < 0)
+		return -ESRCH;
+	if (!emulate_fs_id(text, "\nUid:", &uid) || !emulate_fs_id(text, "\nGid:", &gid) ||
+	    !proc_status_field(text, "\nUmask:", 8, &mask))
+		return -EPROTO;
+	cr->fsuid = (uid_t)uid;
+	cr->fsgid = (gid_t)gid;
+	cr->umask = (mode_t)mask;
+	cr->n_groups = 0;
+	g = strstr(text, "\nGroups:");
+	if (g) {
+		char *end;
+
+		g += strlen("\nGroups:");
+		while (*g != '\n' && *g && cr->n_groups < EMULATE_GROUPS) {
+			unsigned long v = strtoul(g, &end, 10);
+
+			if (end == g)
+				break;
+			cr->groups[cr->n_groups++] = (gid_t)v;
+			g = end;
+		}
+	}
+	return 0;
+}
+
+/* The calling thread (only it: raw system calls, not glibc's, which would
+ * change every thread) takes the caller's file-system identity.  SAVED
+ * holds ours to go back to. */
+static void emulate_become(const struct emulate_creds *cr, struct emulate_creds *saved)
+{
+	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
+	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
+	saved->n_groups = getgroups(EMULATE_GROUPS, saved->groups);
+	if (saved->n_groups < 0)
+		saved->n_groups = 0;
+	if (geteuid() == 0)
+		syscall(SYS_setgroups, (size_t)cr->n_groups, cr->groups);
+	syscall(SYS_setfsgid, cr->fsgid);
+	syscall(SYS_setfsuid, cr->fsuid);
+}
+
+static void emulate_restore(const struct emulate_creds *saved)
+{
+	syscall(SYS_setfsuid, saved->fsuid);
+	syscall(SYS_setfsgid, saved->fsgid);
+	if (geteuid() == 0)
+		syscall(SYS_setgroups, (size_t)saved->n_groups, saved->groups);
+}
+
+/* PATH, exactly: no symlink on the way (one there now appeared after the
+ * check: ELOOP), as an O_PATH descriptor. */
+static int emulate_path_fd(const char *path, int extra)
+{
+	struct open_how how = { .flags = (unsigned long long)(O_PATH | O_CLOEXEC | extra),
+				.resolve = RESOLVE_NO_SYMLINKS };
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Opens FD0 (an O_PATH descriptor) again with FLAGS, as the kernel opens
+ * a /proc/self/fd link: the same inode, with the permission checks of an
+ * open.  Never a controlling terminal for the supervisor. */
+static int emulate_reopen(int fd0, int flags)
+{
+	char link[32];
+	int fd;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd0);
+	fd = open(link, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECTORY)) | O_NOCTTY |
+			O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The descriptor into the caller, as the call's result. */
+static int emulate_hand_over(struct session *s, uint64_t id, int fd, int flags)
+{
+	struct seccomp_notif_addfd add = {
+		.id = id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (uint32_t)fd,
+		.newfd_flags = (uint32_t)(flags & O_CLOEXEC),
+	};
+	int r = ioctl(s->listener_fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+
+	return r < 0 ? -errno : 0;
+}
+
+/* A FIFO's open waits for the other end: made by a thread of its own, so
+ * that the one that answers everyone never waits on it. */
+struct emulate_fifo_job {
+	int listener;
+	uint64_t id;
+	int fd0;
+	int flags;
+	struct emulate_creds creds;
+};
+
+static void *emulate_fifo_thread(void *arg)
+{
+	struct emulate_fifo_job *j = arg;
+	struct emulate_creds saved;
+	struct seccomp_notif_resp resp = { .id = j->id };
+	int fd;
+
+	emulate_become(&j->creds, &saved);
+	fd = emulate_reopen(j->fd0, j->flags);
+	close(j->fd0);
+	if (fd >= 0) {
+		struct seccomp_notif_addfd add = {
+			.id = j->id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = (uint32_t)fd,
+			.newfd_flags = (uint32_t)(j->flags & O_CLOEXEC),
+		};
+
+		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
+			debug_msg("ADDFD of a FIFO: %s", strerror(errno));
+		close(fd);
+	} else {
+		resp.error = fd;
+		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+			debug_msg("answering a FIFO's open: %s", strerror(errno));
+	}
+	free(j);
+	return NULL;
+}
+
+static int emulate_fifo(struct session *s, const struct unotify_call *u, int fd0, int flags,
+			const struct emulate_creds *cr)
+{
+	struct emulate_fifo_job *j = xmalloc(sizeof(*j));
+	pthread_attr_t attr;
+	pthread_t th;
+	int r;
+
+	*j = (struct emulate_fifo_job){ .listener = s->listener_fd, .id = u->id, .fd0 = fd0,
+					 .flags = flags, .creds = *cr };
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	r = pthread_create(&th, &attr, emulate_fifo_thread, j);
+	pthread_attr_destroy(&attr);
+	if (r != 0) {
+		close(fd0);
+		free(j);
+		return -r;
+	}
+	return 1;
+}
+
+/* The terminal a process names /dev/tty is its own controlling one, and
+ * opening a terminal without O_NOCTTY can make it that: both are the
+ * caller's business, which the supervisor cannot do for it. */
+static bool emulate_terminal_of_caller(const struct stat *st, int flags)
+{
+	unsigned maj = major(st->st_rdev);
+
+	if (!S_ISCHR(st->st_mode))
+		return false;
+	if (maj == 5 && minor(st->st_rdev) == 0)
+		return true; /* /dev/tty */
+	/* Terminals (4), the console and ptmx (5), pty slaves (136-143). */
+	return !(flags & O_NOCTTY) && (maj == 4 || maj == 5 || (maj >= 136 && maj <= 143));
+}
+
+int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
+		 struct stop_answer *a)
+{
+	struct emulate_creds cr, saved;
+	const char *path = c->path[0];
+	int flags = c->flags, fd0, fd = -1, r;
+	struct stat st;
+
+	if (!c->is_open || c->n_events == 0 || !path[0] || c->open_resolve ||
+	    (flags & O_PATH))
+		return -ENOTSUP;
+	r = emulate_read_creds(u->tid, &cr);
+	if (r < 0)
+		return -ENOTSUP;
+	emulate_become(&cr, &saved);
+	fd0 = emulate_path_fd(path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+	if (fd0 >= 0) {
+		if (fstat(fd0, &st) < 0) {
+			r = -errno;
+		} else if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
+			r = -EEXIST;
+		} else if (S_ISLNK(st.st_mode)) {
+			r = -ELOOP; /* O_NOFOLLOW on a symlink */
+		} else if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode) &&
+			   (flags & O_TMPFILE) != O_TMPFILE) {
+			r = -ENOTDIR;
+		} else if (emulate_terminal_of_caller(&st, flags)) {
+			r = -ENOTSUP;
+		} else if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
+			emulate_restore(&saved);
+			return emulate_fifo(s, u, fd0, flags, &cr);
+		} else if ((flags & O_TMPFILE) == O_TMPFILE) {
+			mode_t old = umask(cr.umask);
+
+			fd = openat(fd0, ".", flags | O_CLOEXEC, c->open_mode);
+			r = fd < 0 ? -errno : 0;
+			umask(old);
+		} else {
+			fd = emulate_reopen(fd0, flags);
+			r = fd < 0 ? fd : 0;
+		}
+		close(fd0);
+	} else if (fd0 == -ENOENT && (flags & O_CREAT)) {
+		/* A new name: its directory exactly, the name not followed. */
+		char dir[PATH_MAX];
+		const char *slash = strrchr(path, '/');
+		mode_t old;
+		int dfd;
+
+		if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
+			r = -ENAMETOOLONG;
+		} else {
+			memcpy(dir, path, (size_t)(slash - path));
+			dir[slash - path] = '\0';
+			dfd = emulate_path_fd(dir[0] ? dir : "/", O_DIRECTORY);
+			if (dfd < 0) {
+				r = dfd;
+			} else {
+				old = umask(cr.umask);
+				fd = openat(dfd, slash + 1, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+					    c->open_mode);
+				r = fd < 0 ? -errno : 0;
+				umask(old);
+				close(dfd);
+			}
+		}
+	} else {
+		r = fd0;
+	}
+	emulate_restore(&saved);
+	if (r == -ENOTSUP)
+		return -ENOTSUP;
+	if (r < 0) {
+		a->how = STOP_RETURN;
+		a->ret = r;
+		return 0;
+	}
+	r = emulate_hand_over(s, u->id, fd, flags);
+	close(fd);
+	if (r < 0 && r != -ENOENT) {
+		a->how = STOP_RETURN;
+		a->ret = r;
+		return 0;
+	}
+	return 1;
+}

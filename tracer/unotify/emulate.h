@@ -1,0 +1,33 @@
+/* The notify engine makes a call itself when the kernel must not read the
+ * caller's arguments a second time: an open whose path another thread (or
+ * a process sharing the memory) could rewrite between the supervisor's
+ * check and the kernel's own read.  The supervisor opens the path it
+ * checked, as the caller (its fs uid, gid, groups and umask), without
+ * following a symlink that appeared since, and installs the descriptor in
+ * the caller (SECCOMP_IOCTL_NOTIF_ADDFD): what the caller gets is the
+ * object that was judged.  doc/INTERNALS.md, "The notify engine", says
+ * what is made this way and what runs as it is. */
+#ifndef AGENTTRACE_UNOTIFY_EMULATE_H
+#define AGENTTRACE_UNOTIFY_EMULATE_H
+
+#include <stdbool.h>
+
+struct call;
+struct session;
+struct stop_answer;
+struct tracee;
+struct unotify_call;
+
+/* Whether task T's arguments can change under the supervisor: more than
+ * one thread in its group, or memory shared with another process. */
+bool emulate_needed(const struct session *s, const struct tracee *t);
+
+/* The open C of notification U (allowed; the decoder resolved its path),
+ * made here.  1: answered (the caller has its descriptor); 0: A holds the
+ * answer to send (the errno the kernel would have given); -ENOTSUP: not
+ * made here, the kernel is to run it (a terminal the caller may make its
+ * own, /dev/tty, an openat2 with resolve flags). */
+int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
+		 struct stop_answer *a);
+
+#endif
