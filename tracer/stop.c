@@ -128,12 +128,22 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		}
 	}
 
-	if (v.err)
+	if (v.err) {
 		stop_fail(a, v.err);
-	else if (!v.quiet && ev->kind == RULES_KIND_EXEC) {
-		/* The program this task becomes if the exec succeeds. */
-		tracee_info_unref(t->pending_exec);
-		t->pending_exec = tracee_info_new(ev->exe ? ev->exe : "", ev->argv, ev->argc);
+	} else if (!v.quiet && ev->kind == RULES_KIND_EXEC) {
+		/* The program this task becomes if the exec succeeds, and the
+		 * file it is to load (checked at the exec event).  A name that
+		 * does not resolve now is answered as the kernel would answer
+		 * it: the caller's memory could hold another by the time the
+		 * kernel reads it. */
+		int r = exec_id_of(ev->exe, &t->pending_exec_id);
+
+		if (r < 0) {
+			stop_fail(a, -r);
+		} else {
+			tracee_info_unref(t->pending_exec);
+			t->pending_exec = tracee_info_new(ev->exe ? ev->exe : "", ev->argv, ev->argc);
+		}
 	}
 	judge_who_of_task(&w, t);
 	judge_record(s, &w, &jc, &v);

@@ -35,7 +35,7 @@ expect_bypass() {
 i386_native=$?
 rm -f "$SANDBOX/i386-probe"
 declare -A native_st
-for op in x32-getpid io_uring_setup clone-untraced unshare-mount unshare-net clone3; do
+for op in x32-getpid io_uring_setup userfaultfd clone-untraced unshare-mount unshare-net clone3; do
 	native_st[$op]=$(native "$TRY" "$op")
 done
 native_st[ptrace-child]=$(native "$TRY" ptrace-attach child)
@@ -50,6 +50,8 @@ mkdir -p "$ROOT/mnt"
 if [ "$(id -u)" = 0 ]; then
 	native_st[unshare-mount]=$EPERM
 	native_st[unshare-net]=$EPERM
+	# Without CAP_SYS_PTRACE (vm.unprivileged_userfaultfd 0, the default).
+	[ "$(cat /proc/sys/vm/unprivileged_userfaultfd 2>/dev/null)" = 1 ] || native_st[userfaultfd]=$EPERM
 fi
 
 # bypass DESC ERRNO ID NATIVE -- CMD...: under auto the supervisor refuses
@@ -170,6 +172,16 @@ for B in auto preload; do
 
 	# --- syscalls that would blind the supervisor ------------------------------------
 	bypass "io_uring_setup" "$EPERM" syscall.io_uring "${native_st[io_uring_setup]}" -- "$TRY" io_uring_setup
+	# userfaultfd would let a process stall the supervisor's reads of its
+	# memory and show it one value and the kernel another.
+	bypass "userfaultfd" "$EPERM" syscall.userfaultfd "${native_st[userfaultfd]}" -- "$TRY" userfaultfd
+	if [ -e /dev/userfaultfd ]; then
+		native_st[uffd-dev]=$(native "$TRY" open-read /dev/userfaultfd)
+		bypass "open /dev/userfaultfd" "$EPERM" syscall.userfaultfd "${native_st[uffd-dev]}" -- \
+			"$TRY" open-read /dev/userfaultfd
+	else
+		skip "${BK}open /dev/userfaultfd" "no /dev/userfaultfd on this machine"
+	fi
 	bypass "clone(CLONE_UNTRACED)" "$EPERM" syscall.clone_untraced "${native_st[clone-untraced]}" -- "$TRY" clone-untraced
 	bypass "unshare(CLONE_NEWNS)" "$EPERM" syscall.namespace "${native_st[unshare-mount]}" -- "$TRY" unshare-mount
 	bypass "unshare(CLONE_NEWNET)" "$EPERM" syscall.namespace "${native_st[unshare-net]}" -- "$TRY" unshare-net

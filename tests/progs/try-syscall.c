@@ -257,6 +257,18 @@ static int op_x32_getpid(char **argv)
 	return try_errno_of(syscall(__X32_SYSCALL_BIT | SYS_getpid));
 }
 
+static int op_userfaultfd(char **argv)
+{
+	long fd;
+
+	(void)argv;
+	fd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
 static int op_io_uring_setup(char **argv)
 {
 	struct io_uring_params p;
@@ -769,6 +781,7 @@ static const struct try_op {
 	{ "i386-open", 1, op_i386_open },
 	{ "x32-getpid", 0, op_x32_getpid },
 	{ "io_uring_setup", 0, op_io_uring_setup },
+	{ "userfaultfd", 0, op_userfaultfd },
 	{ "ptrace-attach", 1, op_ptrace_attach },
 	{ "process_vm_writev", 1, op_process_vm_writev },
 	{ "unshare-mount", 0, op_unshare_mount },

@@ -223,12 +223,31 @@ static void loop_warn_root(struct session *s, struct tracee *t)
 	record_emit(s, &r);
 }
 
+static void loop_exec_race(struct session *s, struct tracee *t, const struct tracee_info *judged)
+{
+	struct rules_event ev = { .kind = RULES_KIND_EXEC, .exe = judged->exe,
+				  .argv = (const char *const *)judged->argv, .argc = judged->argc };
+	struct judge_call c = { .syscall = "execve", .events = &ev, .n_events = 1 };
+	struct judge_verdict v;
+	struct judge_who w;
+
+	kill(t->tgid, SIGKILL);
+	judge_own(&v, SESSION_KIND_EXEC, 0, RULES_ACTION_DENY, "race.exec",
+		  "the program the kernel loaded is not the file that was judged (the path or the "
+		  "file changed after the check): the process was killed before it ran", 0);
+	judge_who_of_task(&w, t);
+	w.stopped_tid = 0; /* a new program: nothing to unwind */
+	judge_record(s, &w, &c, &v);
+}
+
 static void loop_exec(struct session *s, struct tracee *t)
 {
 	unsigned long msg = 0;
 	pid_t former = 0;
 	struct tracee *src = t;
 	struct tracee_info *next;
+	struct exec_id judged = { .known = false };
+	bool unjudged = false;
 
 	/* ptrace(2) "execve(2) under ptrace": an exec from a non-leader thread
 	 * takes over the leader's tid; the event message holds the tid it
@@ -240,17 +259,34 @@ static void loop_exec(struct session *s, struct tracee *t)
 		src = tracee_find(&s->tasks, former);
 	}
 	next = src ? src->pending_exec : NULL;
-	if (src)
+	if (src) {
+		judged = src->pending_exec_id;
 		src->pending_exec = NULL;
+		src->pending_exec_id.known = false;
+	}
 	if (src && src != t)
 		tracee_remove(&s->tasks, src->pid);
-	if (!next)
+	if (!next) {
+		/* No exec was judged: a call the decoder let the kernel fail
+		 * (a path that did not resolve, a bad pointer) that the kernel
+		 * ran after all, because another thread fixed its memory in
+		 * between. */
 		next = loop_info_from_proc(t->pid);
+		unjudged = true;
+	}
 	tracee_info_unref(t->info);
 	t->info = next;
 	tracee_info_unref(t->pending_exec);
 	t->pending_exec = NULL;
 	t->shares_mm = false; /* a new address space, its own */
+	t->pending_exec_id.known = false;
+
+	/* The program the kernel loaded must be the file that was judged: a
+	 * path rewritten after the check (another thread), or a file swapped
+	 * at the judged path, loads another one.  It has not run an
+	 * instruction yet: it is killed here. */
+	if (unjudged || !exec_id_matches(t->pid, &judged))
+		loop_exec_race(s, t, t->info);
 
 	/* A new address space: the unwinder's view of the old one is stale. */
 	backtrace_forget(t->pid);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "tracer/inspect/execid.h"
+
 /* What a process is running: the program and its argv.  Shared (refcounted)
  * by the threads of a process and by fork children until they exec, so that
  * a fork costs no copy.  One allocation holds everything. */
@@ -34,6 +36,8 @@ struct tracee {
 	/* The program of an execve stopped at but not yet done: becomes info at
 	 * PTRACE_EVENT_EXEC, dropped when the exec fails and another starts. */
 	struct tracee_info *pending_exec;
+	/* The file that exec is to load, as judged (execid.h). */
+	struct exec_id pending_exec_id;
 	/* A fork/clone allowed at its seccomp stop whose new task has not been
 	 * seen yet (counts against --max-procs). */
 	bool spawn_pending;

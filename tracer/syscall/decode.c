@@ -346,6 +346,10 @@ static int decode_open(const struct decode *d)
 		return 0;
 	if (rc < 0)
 		return decode_fail(c, rc);
+	if (strcmp(c->path[0], "/dev/userfaultfd") == 0) {
+		decode_set_bypass(c, &syscall_bypass_userfaultfd_dev, EPERM);
+		return 0;
+	}
 	switch (syscall_open_kind(oflags)) {
 	case SYSCALL_OPEN_WRITE:
 		decode_add_path_event(c, RULES_KIND_WRITE, c->path[0]);

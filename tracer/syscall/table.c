@@ -67,6 +67,7 @@ _Static_assert(__NR_file_setattr < SYSCALL_TABLE_SIZE, "table too small");
 #define WHY_SOCKET_RAW "a packet or raw IP socket writes its own headers: its packets go past every net rule"
 #define WHY_SOCKET_FAMILY "a socket of a family the policy cannot judge (only unix, inet, inet6 and netlink are)"
 #define WHY_DEVICE "a device node reaches the hardware or the file system underneath, past every path rule"
+#define WHY_USERFAULTFD "userfaultfd lets a process hold the supervisor's read of its memory, and show it one value and the kernel another"
 #define WHY_HOSTNAME "the host name and NIS domain name are the machine's, not the session's"
 #define WHY_REBOOT "reboot and kexec end or replace the running kernel"
 #define WHY_MODULE "kernel modules run code in the kernel"
@@ -296,6 +297,7 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 				  { "syscall.socket-family", WHY_SOCKET_FAMILY,
 				    { TEST_NOT_IN(0, ALL_BITS, 4, AF_UNIX, AF_INET, AF_INET6,
 						  AF_NETLINK) }, EAFNOSUPPORT } } },
+	BYPASS(userfaultfd, "syscall.userfaultfd", WHY_USERFAULTFD),
 	BYPASS(sethostname, "syscall.hostname", WHY_HOSTNAME),
 	BYPASS(setdomainname, "syscall.hostname", WHY_HOSTNAME),
 	BYPASS(reboot, "syscall.reboot", WHY_REBOOT),
@@ -334,6 +336,12 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 const struct syscall_bypass syscall_bypass_abi = {
 	.id = "syscall.abi",
 	.why = "32-bit and x32 system calls use another numbering that the filter does not judge",
+};
+
+/* The same, by its device (Linux 6.1). */
+const struct syscall_bypass syscall_bypass_userfaultfd_dev = {
+	.id = "syscall.userfaultfd",
+	.why = WHY_USERFAULTFD,
 };
 
 const struct syscall_bypass syscall_bypass_unresolvable = {

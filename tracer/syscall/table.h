@@ -164,6 +164,8 @@ extern const struct syscall_bypass syscall_bypass_abi;
 /* A path the supervisor cannot judge (longer than PATH_MAX once resolved,
  * more than 40 symlinks): denied with the kernel's own errno. */
 extern const struct syscall_bypass syscall_bypass_unresolvable;
+/* An open of /dev/userfaultfd: "syscall.userfaultfd" by another route. */
+extern const struct syscall_bypass syscall_bypass_userfaultfd_dev;
 /* A signal, or a pidfd, to a process outside the session. */
 extern const struct syscall_bypass syscall_bypass_signal_outside;
 extern const struct syscall_bypass syscall_bypass_pidfd_outside;

@@ -1,0 +1,52 @@
+#!/bin/bash
+# The exec race: a thread flips the path of an execve between an allowed
+# program and one the policy denies (sudo, exec.privilege), so that the supervisor may judge one and the kernel
+# load the other.  An exec cannot be made for the caller; the program the
+# kernel loaded is checked at the exec event against the file that was
+# judged, and killed before its first instruction when they differ
+# (race.exec).  Under both engines.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+unset AGENTTRACE_TEST_ENGINE
+RACE=$ROOT/bin/race-exec
+cp "$PROGS/race-exec" "$RACE" || exit 99
+mkdir -p "$ROOT/g" "$ROOT/h"
+cp "$RACE" "$ROOT/g/prog"
+cp "$RACE" "$ROOT/h/sudo"
+touch "$ROOT/h/bad"
+GOOD=$ROOT/g/prog
+BAD=$ROOT/h/sudo
+N=${RACE_N:-400}
+
+# Natively the race is there to be won.
+"$RACE" "$GOOD" "$BAD" 100 >"$OUT" 2>&1
+diag "native: $(cat "$OUT")"
+# The policy refuses BAD itself.
+at_q -- "$BAD"
+assert_eq "sudo is refused when judged as such" 126 $?
+
+engines="ptrace"
+at_q --engine notify -- true && engines="ptrace notify"
+for E in $engines; do
+	at --engine "$E" -- "$RACE" "$GOOD" "$BAD" "$N" >"$OUT" 2>"$ERR"
+	assert_eq "$E: the race helper ran" 0 $?
+	diag "$E: $(cat "$OUT")"
+	assert_match "$E: sudo never ran" " bad=0 " "$(cat "$OUT")"
+	won=$(sed -n 's/.* good=\([0-9]*\).*/\1/p' "$OUT")
+	if [ "${won:-0}" -gt 0 ]; then
+		ok "$E: the allowed program ran (${won} times)"
+	else
+		not_ok "$E: the allowed program ran" "$(cat "$OUT")"
+	fi
+	# Each try of BAD is refused when judged as BAD (exec.privilege)
+	# or killed when it was loaded in place of GOOD (race.exec).
+	assert_rec "$E: tries of sudo are refused and recorded" \
+		"event == 'alert' and kind == 'exec' and rule_id == 'exec.privilege'"
+	n=$(rec_count "event == 'alert' and rule_id == 'race.exec'")
+	if [ "${n:-0}" -gt 0 ]; then
+		ok "$E: sudo loaded in place of the judged program was killed ($n race.exec records)"
+	else
+		skip "$E: race.exec records" "the race was never won in $N tries"
+	fi
+done

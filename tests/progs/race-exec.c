@@ -1,0 +1,95 @@
+/* race-exec GOOD BAD N: the exec race.  N times a child process starts a
+ * thread that flips the bytes in which GOOD and BAD differ (same length)
+ * and execs the buffer, so that the supervisor may judge GOOD and the
+ * kernel run BAD.  Prints "execs=N good=G bad=B other=O": good and bad
+ * count the children whose exit status says which program ran, other the
+ * refused, killed and torn ones.  GOOD and BAD are copies of this program:
+ * run without arguments it exits 42 when a file "bad" lies next to it,
+ * else 0.  Exit 0, or 2 on usage errors.  Built without sanitizers: it
+ * runs under the filter. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char race_buf[4096];
+static const char *race_good, *race_bad;
+
+static void *race_flipper(void *arg)
+{
+	size_t n = strlen(race_good);
+
+	(void)arg;
+	for (;;) {
+		for (size_t i = 0; i < n; i++)
+			if (race_good[i] != race_bad[i])
+				((volatile char *)race_buf)[i] = race_bad[i];
+		for (size_t i = 0; i < n; i++)
+			if (race_good[i] != race_bad[i])
+				((volatile char *)race_buf)[i] = race_good[i];
+	}
+	return NULL;
+}
+
+/* Run as GOOD or BAD: which one am I? */
+static int race_as_program(void)
+{
+	char self[4096], *slash;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 8);
+
+	if (len <= 0)
+		return 3;
+	self[len] = 0;
+	slash = strrchr(self, '/');
+	if (!slash)
+		return 3;
+	strcpy(slash + 1, "bad");
+	return access(self, F_OK) == 0 ? 42 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n, good = 0, bad = 0, other = 0;
+
+	if (argc == 1)
+		return race_as_program();
+	if (argc != 4 || strlen(argv[1]) != strlen(argv[2]) ||
+	    strlen(argv[1]) >= sizeof(race_buf)) {
+		fprintf(stderr, "usage: race-exec GOOD BAD N (GOOD and BAD of one length)\n");
+		return 2;
+	}
+	race_good = argv[1];
+	race_bad = argv[2];
+	n = strtoul(argv[3], NULL, 10);
+	for (unsigned long i = 0; i < n; i++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			pthread_t th;
+			char *args[] = { race_buf, NULL };
+
+			memcpy(race_buf, race_good, strlen(race_good) + 1);
+			if (pthread_create(&th, NULL, race_flipper, NULL) != 0)
+				_exit(3);
+			for (int t = 0; t < 10000; t++)
+				execv(race_buf, args);
+			_exit(4);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+			other++;
+			continue;
+		}
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			good++;
+		else if (WIFEXITED(st) && WEXITSTATUS(st) == 42)
+			bad++;
+		else
+			other++;
+	}
+	printf("execs=%lu good=%lu bad=%lu other=%lu\n", n, good, bad, other);
+	return 0;
+}
