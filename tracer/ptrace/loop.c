@@ -500,11 +500,15 @@ static void loop_notification(struct session *s)
 		loop_resume(u.tid, 0);
 		return;
 	}
-	/* An allowed open whose path another thread could rewrite before the
-	 * kernel reads it again: made here, on the path that was judged. */
-	if (t && a.how == STOP_RUN && s->call->is_open && s->emulate_opens &&
-	    emulate_needed(s, t) && emulate_open(s, &u, s->call, &a) == 1)
-		return;
+	/* An allowed open or connect whose path or address another thread
+	 * could rewrite before the kernel reads it again: made here, on what
+	 * was judged. */
+	if (t && a.how == STOP_RUN && s->emulate_opens && emulate_needed(s, t)) {
+		if (s->call->is_open && emulate_open(s, &u, s->call, &a) == 1)
+			return;
+		if (s->call->sockaddr_len && emulate_connect(s, &u, s->call, t->tgid, &a) == 1)
+			return;
+	}
 	r = unotify_answer(s, &u, &a);
 	if (r < 0 && r != -ENOENT)
 		debug_msg("SECCOMP_IOCTL_NOTIF_SEND %d: %s", (int)u.tid, strerror(-r));

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "rules/rules.h"
@@ -86,6 +87,10 @@ struct call {
 	bool argv_truncated;
 	char unix_path[110];
 	int flags;               /* open flags, AT_* flags, clone flags: as the call has them */
+	/* connect: the address bytes as read and judged, what an engine needs
+	 * to make the call itself; 0 length: none. */
+	struct sockaddr_storage sockaddr;
+	unsigned sockaddr_len;
 	/* An open (open, openat, openat2, creat): its mode, and openat2's
 	 * resolve flags; what an engine needs to make the call itself. */
 	bool is_open;

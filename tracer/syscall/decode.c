@@ -66,6 +66,7 @@ static void decode_reset(struct call *c)
 	c->canary = false;
 	c->kernel_errno = 0;
 	c->is_open = false;
+	c->sockaddr_len = 0;
 	c->open_mode = 0;
 	c->open_resolve = 0;
 	c->cut = false;
@@ -436,7 +437,8 @@ static int decode_write(const struct decode *d)
  * 0, DECODE_NO_EVENT, -errno.  BIND makes a UNIX path a write event; other
  * families need no event. */
 static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned long len,
-			   bool bind, struct rules_event *ev, char *pathbuf, char *raw_out)
+			   bool bind, struct rules_event *ev, char *pathbuf, char *raw_out,
+			   struct sockaddr_storage *judged)
 {
 	struct sockaddr_storage ss;
 	int rc;
@@ -449,6 +451,8 @@ static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned 
 	rc = mem_read(d->pid, addr, &ss, len);
 	if (rc < 0)
 		return rc;
+	if (judged)
+		*judged = ss; /* the bytes judged, for an engine that makes the call */
 	memset(ev, 0, sizeof(*ev));
 	switch (ss.ss_family) {
 	case AF_INET: {
@@ -561,7 +565,7 @@ static int decode_sendmmsg(const struct decode *d)
 
 			rc = decode_sockaddr(d, (unsigned long)batch[j].msg_hdr.msg_name,
 					     batch[j].msg_hdr.msg_namelen, false, &ev, text,
-					     c->n_events == 0 ? c->unix_path : NULL);
+					     c->n_events == 0 ? c->unix_path : NULL, NULL);
 			if (rc < 0)
 				goto cut;
 			if (rc == DECODE_NO_EVENT)
@@ -622,11 +626,14 @@ static int decode_net(const struct decode *d)
 		return 0;
 	}
 	rc = decode_sockaddr(d, addr, len, e->net == SYSCALL_NET_BIND, &c->events[0], c->path[0],
-			     c->unix_path);
+			     c->unix_path, &c->sockaddr);
 	if (rc < 0)
 		return decode_fail(c, rc);
 	if (rc == 0)
 		c->n_events = 1;
+	if (rc == 0 && e->net == SYSCALL_NET_CONNECT) {
+		c->sockaddr_len = (unsigned)len;
+	}
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -22,6 +23,13 @@
 #include "tracer/syscall/call.h"
 #include "tracer/unotify/emulate.h"
 #include "tracer/unotify/listener.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
 
 #define EMULATE_GROUPS 64
 
@@ -315,6 +323,86 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		a->how = STOP_RETURN;
 		a->ret = r;
 		return 0;
+	}
+	return 1;
+}
+
+/* ---- connect ---- */
+
+/* A connect may wait (a TCP handshake, a full listen queue): made by a
+ * thread of its own, on a copy of the caller's descriptor (the same open
+ * socket: pidfd_getfd(2)), to the address that was judged. */
+struct emulate_connect_job {
+	int listener;
+	uint64_t id;
+	int fd;
+	struct sockaddr_storage addr;
+	socklen_t len;
+	struct emulate_creds creds;
+};
+
+static void *emulate_connect_thread(void *arg)
+{
+	struct emulate_connect_job *j = arg;
+	struct emulate_creds saved;
+	struct seccomp_notif_resp resp = { .id = j->id };
+	int r;
+
+	/* A UNIX socket's connect checks write permission on its file, as
+	 * the caller. */
+	emulate_become(&j->creds, &saved);
+	do
+		r = connect(j->fd, (const struct sockaddr *)&j->addr, j->len);
+	while (r < 0 && errno == EINTR);
+	resp.error = r < 0 ? -errno : 0;
+	close(j->fd);
+	if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+		debug_msg("answering a connect: %s", strerror(errno));
+	free(j);
+	return NULL;
+}
+
+int emulate_connect(struct session *s, const struct unotify_call *u, const struct call *c,
+		    pid_t tgid, struct stop_answer *a)
+{
+	struct emulate_connect_job *j;
+	pthread_attr_t attr;
+	pthread_t th;
+	int pidfd, fd, r;
+
+	if (!c->name || strcmp(c->name, "connect") != 0 || c->sockaddr_len == 0 ||
+	    c->sockaddr_len > sizeof(c->sockaddr))
+		return -ENOTSUP;
+	j = xmalloc(sizeof(*j));
+	if (emulate_read_creds(u->tid, &j->creds) < 0) {
+		free(j);
+		return -ENOTSUP;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)c->args[0], 0);
+	r = errno;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (fd < 0) {
+		free(j);
+		/* EBADF and the like: the kernel's own answer to the caller. */
+		a->how = STOP_RETURN;
+		a->ret = r == EBADF || r == ENOTSOCK ? -r : -EBADF;
+		return 0;
+	}
+	j->listener = s->listener_fd;
+	j->id = u->id;
+	j->fd = fd;
+	j->addr = c->sockaddr;
+	j->len = (socklen_t)c->sockaddr_len;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	r = pthread_create(&th, &attr, emulate_connect_thread, j);
+	pthread_attr_destroy(&attr);
+	if (r != 0) {
+		close(fd);
+		free(j);
+		return -ENOTSUP;
 	}
 	return 1;
 }

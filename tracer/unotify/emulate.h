@@ -5,12 +5,14 @@
  * checked, as the caller (its fs uid, gid, groups and umask), without
  * following a symlink that appeared since, and installs the descriptor in
  * the caller (SECCOMP_IOCTL_NOTIF_ADDFD): what the caller gets is the
- * object that was judged.  doc/INTERNALS.md, "The notify engine", says
+ * object that was judged.  A connect likewise, on a copy of the caller's
+ * socket, to the address that was judged.  doc/INTERNALS.md, "The notify engine", says
  * what is made this way and what runs as it is. */
 #ifndef AGENTTRACE_UNOTIFY_EMULATE_H
 #define AGENTTRACE_UNOTIFY_EMULATE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct call;
 struct session;
@@ -29,5 +31,11 @@ bool emulate_needed(const struct session *s, const struct tracee *t);
  * own, /dev/tty, an openat2 with resolve flags). */
 int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
 		 struct stop_answer *a);
+
+/* The connect C of notification U by a task of process TGID (allowed):
+ * made on a copy of its socket to the address that was judged, by a
+ * thread of its own (a connect may wait).  Returns as emulate_open(). */
+int emulate_connect(struct session *s, const struct unotify_call *u, const struct call *c,
+		    pid_t tgid, struct stop_answer *a);
 
 #endif

@@ -1,0 +1,68 @@
+/* race-connect GOOD BAD PORT N: the connect race.  A second thread flips
+ * the IPv4 address of one sockaddr between GOOD and BAD while the main
+ * thread connects a new TCP socket to it N times, so that the supervisor
+ * may judge GOOD and the kernel connect to BAD.  Prints "connects=N
+ * good=G bad=B refused=R": good and bad count the connections made, by
+ * the peer address the kernel reports.  Exit 0, or 2 on usage errors.
+ * Built without sanitizers: it runs under the filter. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static struct sockaddr_in race_sa;
+static struct in_addr race_good, race_bad;
+
+static void *race_flipper(void *arg)
+{
+	volatile uint32_t *a = (volatile uint32_t *)&race_sa.sin_addr.s_addr;
+
+	(void)arg;
+	for (;;) {
+		*a = race_bad.s_addr;
+		*a = race_good.s_addr;
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n, good = 0, bad = 0, refused = 0;
+	pthread_t th;
+
+	if (argc != 5 || inet_pton(AF_INET, argv[1], &race_good) != 1 ||
+	    inet_pton(AF_INET, argv[2], &race_bad) != 1) {
+		fprintf(stderr, "usage: race-connect GOOD BAD PORT N\n");
+		return 2;
+	}
+	race_sa.sin_family = AF_INET;
+	race_sa.sin_port = htons((uint16_t)atoi(argv[3]));
+	race_sa.sin_addr = race_good;
+	n = strtoul(argv[4], NULL, 10);
+	if (pthread_create(&th, NULL, race_flipper, NULL) != 0)
+		return 2;
+	for (unsigned long i = 0; i < n; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in peer;
+		socklen_t len = sizeof(peer);
+
+		if (fd < 0)
+			return 2;
+		if (connect(fd, (struct sockaddr *)&race_sa, sizeof(race_sa)) == 0 &&
+		    getpeername(fd, (struct sockaddr *)&peer, &len) == 0) {
+			if (peer.sin_addr.s_addr == race_bad.s_addr)
+				bad++;
+			else
+				good++;
+		} else {
+			refused++;
+		}
+		close(fd);
+	}
+	printf("connects=%lu good=%lu bad=%lu refused=%lu\n", n, good, bad, refused);
+	return 0;
+}
