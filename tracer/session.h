@@ -16,6 +16,8 @@
 
 struct call;
 struct channel_msg;
+struct stop_answer;
+struct unotify_call;
 struct privtmp;
 struct landlock;
 struct survive;
@@ -123,6 +125,7 @@ struct session {
 	 * Both engines follow the processes with ptrace. */
 	enum session_engine engine;
 	bool notify_sync;         /* notify: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP in force */
+	bool notify_killable;     /* notify: received notifications wait killable (5.19) */
 	int listener_fd;          /* notify: the filter's listener; -1 */
 	int listener_sock;        /* notify: where the child sends it; -1 */
 	int sigchld_fd;           /* notify: SIGCHLD as a descriptor to poll; -1 */
@@ -137,11 +140,13 @@ struct session {
 	 * the call came again): it is answered, not recorded twice. */
 	bool mute_records;
 	pid_t frames_stopped;     /* notify: the task frames_stop() stopped; 0 none */
-	struct {                  /* ... its withdrawn call, which comes again */
-		pid_t tid;
-		long nr;
-		unsigned long args[6];
-	} withdrawn;
+	/* notify: the notification being handled and its answer, which
+	 * frames_stop() gives before unwinding (a received notification
+	 * waits killable: an interrupt stops the caller only once its call
+	 * is answered). */
+	const struct unotify_call *notif;
+	const struct stop_answer *notif_answer;
+	bool notif_answered;
 	struct {                  /* notify: an exit seen while waiting for that stop */
 		pid_t pid;
 		int status;

@@ -42,11 +42,12 @@ static void stop_bypass(struct session *s, struct tracee *t, struct call *c,
 	struct judge_who w;
 
 	judge_who_of_task(&w, t);
-	/* Denied also in audit mode: see agenttrace(1). */
+	/* Denied also in audit mode: see agenttrace(1).  The answer comes
+	 * first: an engine may give it before the record is written. */
+	stop_fail(a, c->bypass_errno);
 	judge_own(&v, SESSION_KIND_SYSCALL, 0, RULES_ACTION_DENY,
 		  c->bypass_id ? c->bypass_id : "syscall.bypass", c->bypass_why, c->bypass_errno);
 	judge_record(s, &w, &jc, &v);
-	stop_fail(a, c->bypass_errno);
 }
 
 /* The shim's own sendto to the channel: let through unrecorded, after
@@ -81,12 +82,12 @@ static void stop_uncuttable(struct session *s, struct tracee *t, struct call *c,
 	struct judge_verdict v;
 	struct judge_who w;
 
+	stop_fail(a, EACCES);
 	judge_own(&v, SESSION_KIND_NET, 0, RULES_ACTION_DENY, "net.sendmmsg-destinations",
 		  "a sendmmsg to more than two destinations cannot be judged in one go by this "
 		  "engine; send to fewer at a time (or use --engine ptrace)", EACCES);
 	judge_who_of_task(&w, t);
 	judge_record(s, &w, &jc, &v);
-	stop_fail(a, EACCES);
 }
 
 static void stop_decide(struct session *s, struct tracee *t, struct call *c,

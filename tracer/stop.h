@@ -36,8 +36,10 @@ struct stop_engine {
 };
 
 /* Handle the call C of task T; ST: its number and arguments as the engine
- * read them (NULL: read them at the ptrace stop).  Fills A.  The records
- * are written here; the engine answers the caller. */
+ * read them (NULL: read them at the ptrace stop).  Fills A, always before
+ * the call's records are written (to unwind the caller for a record the
+ * notify engine may give the answer first, session.h frames_stop).  The
+ * engine answers the caller. */
 void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st,
 		 const struct stop_engine *e, struct stop_answer *a);
 

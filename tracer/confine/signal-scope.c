@@ -201,10 +201,10 @@ void signal_scope_run(struct session *s, struct tracee *t, struct call *c, struc
 			return;
 		}
 		tracee_foreach(&s->tasks, scope_all_one, &r);
-		scope_record(&r, 0);
 		/* kill_something_info(): any process there -> 0 unless a send
 		 * failed otherwise than EPERM. */
 		scope_answer(a, r.members ? (r.err == EPERM || r.sent ? 0 : r.err) : ESRCH);
+		scope_record(&r, 0);
 		return;
 	}
 	r.pgrp = c->signal_pgrp;
@@ -217,14 +217,14 @@ void signal_scope_run(struct session *s, struct tracee *t, struct call *c, struc
 	if (!r.outside && !r.own)
 		return; /* the session's alone (or nobody's): the kernel's own kill */
 	if (!r.members) {
-		scope_record(&r, EPERM);
 		scope_answer(a, EPERM);
+		scope_record(&r, EPERM);
 		return;
 	}
 	r.members = 0;
 	r.outside = r.own = 0;
 	scope_group_scan(&r, true);
+	scope_answer(a, r.sent ? 0 : r.err);
 	if (r.outside)
 		scope_record(&r, 0);
-	scope_answer(a, r.sent ? 0 : r.err);
 }

@@ -425,10 +425,12 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 /* ---- the notify engine's calls ---- */
 
 /* session.h frames_stop: a task waiting in a notification is in no ptrace
- * stop, and libunwind-ptrace needs one.  PTRACE_INTERRUPT wakes the wait
- * (the kernel withdraws the notification: the filter has no
- * WAIT_KILLABLE_RECV) and stops the task on its way out of the call, its
- * stack as it was; once resumed, it makes the call again and
+ * stop, and libunwind-ptrace needs one.  PTRACE_INTERRUPT stops it on its
+ * way out of the call, its stack as it was.  Where received notifications
+ * wait killable (the filter's WAIT_KILLABLE_RECV) the interrupt cannot
+ * end the wait: the call is answered here first, then the task stops.
+ * Elsewhere the interrupt ends the wait (the kernel withdraws the
+ * notification); once resumed, the task makes the call again and
  * loop_notification() answers it without recording it twice. */
 static bool loop_frames_stop(struct session *s, pid_t tid)
 {
@@ -437,8 +439,17 @@ static bool loop_frames_stop(struct session *s, pid_t tid)
 
 	if (s->frames_stopped == tid)
 		return true;
+	/* Not a notification's caller: a task in a ptrace stop (the calls
+	 * that come as stops under this engine too, filter.c). */
+	if (!s->notif || s->notif->tid != tid)
+		return true;
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
 		return false;
+	if (s->notify_killable) {
+		if (unotify_answer(s, s->notif, s->notif_answer) < 0)
+			debug_msg("SECCOMP_IOCTL_NOTIF_SEND %d: %s", (int)tid, strerror(errno));
+		s->notif_answered = true;
+	}
 	for (;;) {
 		r = waitpid(tid, &status, __WALL);
 		if (r < 0 && errno == EINTR)
@@ -460,10 +471,14 @@ static bool loop_frames_stop(struct session *s, pid_t tid)
 	}
 }
 
-static bool loop_same_call(const struct session *s, const struct unotify_call *u)
+/* Whether U is the call withdrawn from T, come again. */
+static bool loop_withdrawn_again(struct tracee *t, const struct unotify_call *u)
 {
-	return s->withdrawn.tid == u->tid && s->withdrawn.nr == u->st.nr &&
-	       memcmp(s->withdrawn.args, u->st.args, sizeof(u->st.args)) == 0;
+	bool again = t->withdrawn && t->withdrawn_nr == u->st.nr &&
+		     memcmp(t->withdrawn_args, u->st.args, sizeof(u->st.args)) == 0;
+
+	t->withdrawn = false;
+	return again;
 }
 
 /* One notification: the same handling as a ptrace seccomp stop
@@ -486,20 +501,30 @@ static void loop_notification(struct session *s)
 		/* A new task whose first call came before its parent's
 		 * fork/clone event. */
 		t = loop_add_task(s, u.tid, NULL);
-	s->mute_records = loop_same_call(s, &u);
-	s->withdrawn.tid = 0;
-	if (t)
+	s->notif = &u;
+	s->notif_answer = &a;
+	s->notif_answered = false;
+	if (t) {
+		s->mute_records = loop_withdrawn_again(t, &u);
 		stop_handle(s, t, &u.st, &engine, &a);
-	s->mute_records = false;
-	if (s->frames_stopped == u.tid) {
-		/* Withdrawn by the interrupt: the call comes again. */
+		s->mute_records = false;
+	}
+	s->notif = NULL;
+	s->notif_answer = NULL;
+	if (t && s->frames_stopped == u.tid) {
+		/* Answered and unwound, or withdrawn to be unwound (the call
+		 * then comes again). */
 		s->frames_stopped = 0;
-		s->withdrawn.tid = u.tid;
-		s->withdrawn.nr = u.st.nr;
-		memcpy(s->withdrawn.args, u.st.args, sizeof(u.st.args));
+		if (!s->notif_answered) {
+			t->withdrawn = true;
+			t->withdrawn_nr = u.st.nr;
+			memcpy(t->withdrawn_args, u.st.args, sizeof(u.st.args));
+		}
 		loop_resume(u.tid, 0);
 		return;
 	}
+	if (s->notif_answered)
+		return;
 	/* An allowed open or connect whose path or address another thread
 	 * could rewrite before the kernel reads it again: made here, on what
 	 * was judged. */
@@ -636,6 +661,7 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 		info_msg("engine notify: seccomp user notification%s",
 			 s->notify_sync ? ", sync wake-up" : " (no sync wake-up on this kernel)");
 		s->frames_stop = loop_frames_stop;
+		s->notify_killable = probe_notify_wait_killable();
 		s->emulate_opens = probe_notify_addfd();
 	}
 	if (signals_forward_start(s->main_pid) < 0)

@@ -41,6 +41,12 @@ struct tracee {
 	/* A fork/clone allowed at its seccomp stop whose new task has not been
 	 * seen yet (counts against --max-procs). */
 	bool spawn_pending;
+	/* notify engine: the call the supervisor withdrew to unwind it for
+	 * its record; when it comes again it is answered, not recorded again
+	 * (loop.c loop_frames_stop()). */
+	bool withdrawn;
+	long withdrawn_nr;
+	unsigned long withdrawn_args[6];
 	/* Shares its memory with a process of its own (vfork, CLONE_VM) until
 	 * it execs: its calls' arguments can change under the supervisor, as
 	 * a thread's can. */

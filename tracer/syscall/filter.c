@@ -59,6 +59,9 @@
 #include "tracer/syscall/table.h"
 
 #define OFF_NR offsetof(struct seccomp_data, nr)
+
+/* Linux 5.19; not in every build machine's headers. */
+#define FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #define OFF_ARCH offsetof(struct seccomp_data, arch)
 /* x86_64 is little-endian: the low half of args[i] comes first. */
 #define OFF_ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
@@ -199,9 +202,19 @@ static void filter_bypass(struct filter_gen *g, const struct syscall_bypass *b)
 	filter_ret(g, g->decide | ARCH_TRACE_NATIVE);
 }
 
+/* How entry E's calls reach the supervisor.  Under the notify engine the
+ * signal calls still come as ptrace stops: a signal that arrives while a
+ * notification waits to be received ends the wait and the call with
+ * EINTR, which kill(2) and its kin never return natively (ptrace stops
+ * queue signals instead). */
+static uint32_t filter_decide(const struct filter_gen *g, const struct syscall_entry *e)
+{
+	return e->cls == SYSCALL_SIGNAL ? SECCOMP_RET_TRACE : g->decide;
+}
+
 static void filter_block(struct filter_gen *g, const struct syscall_entry *e, int action)
 {
-	const uint32_t trace = g->decide | ARCH_TRACE_NATIVE;
+	const uint32_t trace = filter_decide(g, e) | ARCH_TRACE_NATIVE;
 	unsigned arg = e->bpf_arg ? e->bpf_arg - 1u : 0;
 
 	switch (action) {
@@ -314,12 +327,16 @@ int filter_install(const struct filter_spec *f)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 	if (f->notify) {
-		/* The listener is the result.  No WAIT_KILLABLE_RECV: a signal
-		 * (or the supervisor's PTRACE_INTERRUPT, to unwind the caller
-		 * for a record) withdraws a notification, and the call comes
-		 * again. */
-		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-			    &fprog);
+		/* The listener is the result.  Once received, a notification
+		 * waits for its answer unless the caller is killed
+		 * (WAIT_KILLABLE_RECV, Linux 5.19): a signal then does not end
+		 * the call with EINTR, which many calls never return natively.
+		 * Older kernels take the filter without it. */
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			    SECCOMP_FILTER_FLAG_NEW_LISTENER | FILTER_FLAG_WAIT_KILLABLE_RECV, &fprog);
+		if (r < 0 && errno == EINVAL)
+			r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
 		return r < 0 ? -errno : (int)r;
 	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) == 0)

@@ -90,3 +90,8 @@ bool probe_notify_addfd(void)
 	return probe_notify() && test_knob("NOTIFY_ADDFD", 1, 0, 1) == 1 &&
 	       probe_release() >= 5014;
 }
+
+bool probe_notify_wait_killable(void)
+{
+	return probe_notify() && probe_release() >= 5019;
+}

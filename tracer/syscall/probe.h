@@ -37,6 +37,11 @@ bool probe_notify(void);
 bool probe_notify_sync(void);
 
 
+/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor
+ * has received a notification, a signal does not end the caller's wait
+ * (and its call, with EINTR). */
+bool probe_notify_wait_killable(void);
+
 /* SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14): the
  * notify engine can make an open itself and hand the caller the
  * descriptor as the call's result. */
