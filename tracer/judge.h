@@ -24,6 +24,7 @@
 #include "lib/channel-wire.h"
 #include "rules/rules.h"
 #include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/identity.h"
 
 struct session;
 
@@ -62,6 +63,15 @@ struct judge_call {
 	/* The ptrace backend records an allowed exec when it happens
 	 * (PTRACE_EVENT_EXEC, with the program's ELF facts), not here. */
 	bool exec_recorded_later;
+	/* An exec (event 0): the program it runs (tracer/inspect/identity.h)
+	 * in storage of the caller's; NULL: judged as the event says.
+	 * judge_decide() finds it in VIEW_PID's view (paths relative to its
+	 * cwd; CALLER: the program VIEW_PID runs, may be NULL), unless
+	 * ID_READY: a backend that resolved it itself (the shim). */
+	struct identity *id;
+	bool id_ready;
+	pid_t view_pid;
+	const struct identity_caller *caller;
 };
 
 /* Record kinds beyond the policy's four (enum session_kind). */

@@ -139,9 +139,23 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 	const struct rules_event *ev;
 	struct judge_verdict v;
 	struct judge_who w;
+	struct identity_caller caller = { 0 };
+	static struct identity id;
 
 	if (jc.n_events == 0 || loop_channel_first(s, c))
 		return;
+	if (c->events[0].kind == RULES_KIND_EXEC) {
+		/* The program the exec runs, in the caller's view; the caller's
+		 * own program, for a "#!" chain through env. */
+		jc.id = &id;
+		jc.view_pid = t->pid;
+		if (t->info) {
+			caller.exe = t->info->exe;
+			caller.argv = (const char *const *)t->info->argv;
+			caller.argc = t->info->argc;
+		}
+		jc.caller = &caller;
+	}
 	judge_decide(s, &jc, &v);
 	ev = &c->events[v.event];
 
@@ -167,7 +181,9 @@ static void loop_decide(struct session *s, struct tracee *t, struct call *c)
 	else if (!v.quiet && ev->kind == RULES_KIND_EXEC) {
 		/* The program this task becomes if the exec succeeds. */
 		tracee_info_unref(t->pending_exec);
-		t->pending_exec = tracee_info_new(ev->exe ? ev->exe : "", ev->argv, ev->argc);
+		t->pending_exec = tracee_info_new_exec(id.exe ? id.exe : "", ev->argv, ev->argc,
+						       id.loader, id.script,
+						       id.script ? id.script_name : id.exe_name);
 	}
 	judge_who_of_task(&w, t);
 	judge_record(s, &w, &jc, &v);
@@ -355,6 +371,11 @@ static void loop_exec(struct session *s, struct tracee *t)
 		record_who(&r, t);
 		r.kind = -1;
 		r.port = -1;
+		if (t->info) {
+			r.loader = t->info->loader;
+			r.script_path = t->info->script;
+			r.program_name = t->info->name;
+		}
 		/* /proc/PID/exe names the very file the kernel ran. */
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->pid);
 		fd = open(exe, O_RDONLY | O_CLOEXEC);

@@ -341,6 +341,9 @@ void record_emit(struct session *s, const struct record *r)
 	record_set_str(o, "target", r->target);
 	if (r->target_argv)
 		json_object_set_new(o, "target_argv", record_jargv(r->target_argv, r->target_argc));
+	record_set_str(o, "loader", r->loader);
+	record_set_str(o, "script_path", r->script_path);
+	record_set_str(o, "program_name", r->program_name);
 	if (r->err)
 		json_object_set_new(o, "errno", json_string(record_errno_name(r->err)));
 	record_set_str(o, "rule", r->rule);
