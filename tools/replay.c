@@ -18,6 +18,7 @@
 
 #include "lib/exitcode.h"
 #include "lib/log.h"
+#include "lib/textesc.h"
 #include "lib/xalloc.h"
 #include "rules/load.h"
 #include "tools/learn.h"
@@ -188,7 +189,7 @@ static char *replay_object(const struct logrec *rec, int kind, const struct repl
 	case RULES_KIND_EXEC:
 		fputs(e->ev[0].exe, f);
 		for (size_t i = 1; i < e->ev[0].argc && i < 16; i++)
-			fprintf(f, " %s", e->argv[i]);
+			fprintf(f, " %s", e->ev[0].argv[i]);
 		if (e->ev[0].argc > 16)
 			fputs(" ...", f);
 		break;
@@ -382,11 +383,11 @@ int replay_main(int argc, char **argv)
 		const json_t *entry = json_array_get(rp.lines, i);
 		json_int_t n = json_integer_value(json_array_get(entry, 1));
 
+		/* The objects are the log's: escaped (lib/textesc.h). */
+		textesc_fputs(stdout, json_string_value(json_array_get(entry, 0)), TEXTESC_LINE);
 		if (n > 1)
-			printf("%s [%lld times]\n", json_string_value(json_array_get(entry, 0)),
-			       (long long)n);
-		else
-			printf("%s\n", json_string_value(json_array_get(entry, 0)));
+			printf(" [%lld times]", (long long)n);
+		putchar('\n');
 	}
 	if (fflush(stdout) != 0) {
 		replay_msg(errno, "replay: cannot write the result");

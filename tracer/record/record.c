@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/textesc.h"
 #include "lib/utf8.h"
 #include "lib/utc.h"
 #include "lib/xalloc.h"
@@ -301,9 +302,11 @@ void record_emit(struct session *s, const struct record *r)
 			s->alerts++;
 	}
 	if (alert) {
-		char line[PATH_MAX * 2 + 1024];
+		char raw[PATH_MAX * 2 + 1024], line[sizeof(raw) * 4];
 
-		record_human_line(r, line, sizeof(line));
+		/* Escaped once for stderr, the annotation and syslog alike. */
+		record_human_line(r, raw, sizeof(raw));
+		textesc(raw, strlen(raw), 0, line, sizeof(line));
 		if (s->log_fd < 0 || s->opt->verbosity > 0)
 			out_msg("%s", line);
 		notify_alert(&s->notify, r->action && strcmp(r->action, "deny") == 0, r->rule, line);
