@@ -103,7 +103,7 @@ static void exec_identity(struct ask_call *c, const char *abs, char *const argv[
 			  char *script)
 {
 	const char *const *av = (const char *const *)argv;
-	size_t argc = 0, s;
+	size_t argc = 0, s, off;
 
 	while (av && av[argc])
 		argc++;
@@ -119,8 +119,8 @@ static void exec_identity(struct ask_call *c, const char *abs, char *const argv[
 		c->target_arg0 += p;
 	}
 	s = rules_interp_script(c->target, av ? av + c->target_arg0 : NULL, argc - c->target_arg0,
-				NULL, NULL);
-	if (s && ask_path(AT_FDCWD, av[c->target_arg0 + s], true, script) != -ENAMETOOLONG) {
+				&off, NULL, NULL);
+	if (s && ask_path(AT_FDCWD, av[c->target_arg0 + s] + off, true, script) != -ENAMETOOLONG) {
 		c->script = script;
 		c->script_arg = s;
 	}

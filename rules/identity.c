@@ -231,8 +231,6 @@ static enum id_step id_php_opt(const char *a)
 		return ID_SKIP_ONE;
 	if (id_is(a, "--"))
 		return ID_END; /* arguments for a script read from stdin */
-	if (a[1] == 'f' && a[2])
-		return ID_NEXT; /* "-fFILE": handled by the caller */
 	return id_is(a, "-a") || id_is(a, "-S") || id_is(a, "-l") || id_is(a, "-i") ||
 	       id_is(a, "-v") || id_is(a, "-h") || id_is(a, "-m") ? ID_END : ID_NEXT;
 }
@@ -260,12 +258,14 @@ static enum id_interp id_interp_start(const char *exe_base, const char *const *a
 }
 
 size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc,
-			   size_t *text_arg, size_t *text_off)
+			   size_t *script_off, size_t *text_arg, size_t *text_off)
 {
 	enum id_interp kind;
 	bool shell_text = false;
 	size_t i;
 
+	if (script_off)
+		*script_off = 0;
 	if (text_arg)
 		*text_arg = 0;
 	if (text_off)
@@ -316,8 +316,11 @@ size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc
 			step = id_perl_ruby_opt(a, kind == ID_RUBY, &off);
 			break;
 		case ID_PHP:
-			if (a[1] == 'f' && a[2])
-				return 0; /* "-fFILE": a file named inside the argument: not one of argv */
+			if (a[1] == 'f' && a[2]) { /* "-fFILE" */
+				if (script_off)
+					*script_off = 2;
+				return i;
+			}
 			step = id_php_opt(a);
 			break;
 		default:

@@ -255,11 +255,12 @@ size_t rules_loader_prog(const char *const *argv, size_t argc);
  * ksh, mksh, ash, hush, fish, busybox's shells, python*, pypy*, node,
  * nodejs, perl*, ruby*, php*) given ARGV: the index of the script file
  * it runs, 0 when none (not an interpreter, inline code, stdin, a
- * module).  Inline code (sh -c TEXT, python -c TEXT, node -e TEXT, perl
- * -e TEXT, php -r TEXT) is argv[*TEXT_ARG] from byte *TEXT_OFF, 0 when
- * none (either may be NULL). */
+ * module); the file's name starts at byte *SCRIPT_OFF of it (php
+ * -fFILE), else 0.  Inline code (sh -c TEXT, python -c TEXT, node -e
+ * TEXT, perl -e TEXT, php -r TEXT) is argv[*TEXT_ARG] from byte
+ * *TEXT_OFF, 0 when none.  Each out pointer may be NULL. */
 size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc,
-			   size_t *text_arg, size_t *text_off);
+			   size_t *script_off, size_t *text_arg, size_t *text_off);
 
 /* The "@name" text of an abstract AF_UNIX address (NAME, N bytes after
  * the leading NUL) into OUT (SIZE >= 6): printable bytes as they are, the

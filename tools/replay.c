@@ -109,7 +109,7 @@ static void replay_identity(struct replay_event *e, const struct logrec *rec)
 	}
 	if (rec->script_path) {
 		ev->script = rec->script_path;
-		ev->script_arg = rules_interp_script(ev->exe, ev->argv, ev->argc, NULL, NULL);
+		ev->script_arg = rules_interp_script(ev->exe, ev->argv, ev->argc, NULL, NULL, NULL);
 		ev->script_name = rec->program_name;
 		if (!ev->script_arg)
 			ev->script = ev->script_name = NULL;

@@ -320,7 +320,7 @@ static void identity_clear(struct identity *id, const char *exe, const char *con
 void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const char *const *argv,
 		      size_t argc, const struct identity_caller *caller)
 {
-	size_t s;
+	size_t s, off;
 
 	identity_clear(id, exe, argv, argc);
 	if (!exe)
@@ -342,8 +342,8 @@ void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const cha
 		id->argv += p;
 		id->argc -= p;
 	}
-	s = rules_interp_script(id->exe, id->argv, id->argc, NULL, NULL);
-	if (s && identity_resolve(pid, id->argv[s], id->script_buf)) {
+	s = rules_interp_script(id->exe, id->argv, id->argc, &off, NULL, NULL);
+	if (s && identity_resolve(pid, id->argv[s] + off, id->script_buf)) {
 		id->script = id->script_buf;
 		id->script_arg = s;
 		id->script_judged = caller && caller->exe && strcmp(caller->exe, id->script) == 0 &&

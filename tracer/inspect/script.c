@@ -42,7 +42,7 @@ size_t script_text(const char *exe, const char *const *argv, size_t argc, const 
 
 	if (script)
 		return script_read_file(script, buf, size, false);
-	if (rules_interp_script(exe, argv, argc, &text_arg, &text_off) == 0 && text_arg) {
+	if (rules_interp_script(exe, argv, argc, NULL, &text_arg, &text_off) == 0 && text_arg) {
 		const char *t = argv[text_arg] + text_off;
 
 		n = strlen(t);
