@@ -95,8 +95,9 @@ struct judge_verdict {
  * the policy names), with their source. */
 void judge_names(struct session *s, struct judge_call *c);
 
-/* Decide C: judge_names(), the policy (rules_decide_call()), the mode, the
- * kernel's own answers.  Fills V. */
+/* Decide C: judge_names(), an exec's identity (C->id), the policy
+ * (rules_decide_call()) on the events as the identity judges them, the
+ * mode, the kernel's own answers.  Fills V. */
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v);
 
 /* The verdict the shim reached in-process for C's events: ACTION and
