@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define CHANNEL_MAGIC 0x48435441u /* "ATCH" little-endian */
-#define CHANNEL_VERSION 1u
+#define CHANNEL_VERSION 2u
 
 #define CHANNEL_ENV_CHANNEL "AGENTTRACE_CHANNEL"
 #define CHANNEL_ENV_BACKEND "AGENTTRACE_BACKEND"
@@ -104,13 +104,18 @@ struct channel_event {
 	char unix_path[110];
 	char host[CHANNEL_HOST_MAX];
 
-	/* write / read */
+	/* write / read; exec: the script an interpreter runs (path) and the
+	 * dynamic loader that runs target (path2), "" none */
 	char path[CHANNEL_PATH];
 	char path2[CHANNEL_PATH];
 
-	/* exec: the resolved program and its argv */
+	/* exec: the program run (through the loader: the program it runs,
+	 * judged with target_argv from element target_arg0 on), the argv as
+	 * exec'ed, and the script's element of the judged argv */
 	char target[CHANNEL_PATH];
 	uint32_t target_argc;
+	uint32_t target_arg0;
+	uint32_t script_arg;
 	char target_argv[CHANNEL_ARGV];
 
 	/* the calling process */

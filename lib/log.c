@@ -7,6 +7,7 @@
 
 #include "lib/exitcode.h"
 #include "lib/log.h"
+#include "lib/textesc.h"
 
 static const char *program = "agenttrace";
 static int level = 1;
@@ -16,12 +17,17 @@ void log_set_level(int l) { level = l; }
 int log_level(void) { return level; }
 
 /* One fprintf per message so that lines from concurrent writers of the
- * same stderr do not interleave mid-line. */
+ * same stderr do not interleave mid-line.  A message names paths, argv
+ * and host names the command chose: escaped (lib/textesc.h), so that it
+ * stays one line, starts with the program's name and moves no terminal. */
 static void vmsg(const char *tag, int errnum, const char *fmt, va_list ap)
 {
-	char text[1024];
+	char raw[1024], text[4 * sizeof(raw)];
+	int n = vsnprintf(raw, sizeof(raw), fmt, ap);
 
-	vsnprintf(text, sizeof(text), fmt, ap);
+	if (n < 0)
+		n = 0;
+	textesc(raw, (size_t)n < sizeof(raw) ? (size_t)n : sizeof(raw) - 1, 0, text, sizeof(text));
 	if (errnum)
 		fprintf(stderr, "%s: %s%s: %s\n", program, tag, text, strerror(errnum));
 	else

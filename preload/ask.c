@@ -446,6 +446,19 @@ static uint32_t ask_rule_index(const struct rules_policy *p, const struct rules_
 	return (uint32_t)(r - rules_rule_at(p, 0));
 }
 
+/* An exec's program, argv and identity into E (lib/channel-wire.h). */
+static void ask_exec_identity(struct channel_event *e, const struct ask_call *c)
+{
+	ask_copy(e->target, sizeof(e->target), c->target);
+	e->target_argc = ask_pack_argv(e->target_argv, sizeof(e->target_argv), c->target_argv);
+	if (c->kind != RULES_KIND_EXEC)
+		return;
+	e->target_arg0 = (uint32_t)c->target_arg0;
+	e->script_arg = (uint32_t)c->script_arg;
+	ask_copy(e->path, sizeof(e->path), c->script);
+	ask_copy(e->path2, sizeof(e->path2), c->loader);
+}
+
 /* The message is big (paths, argv, cwd): built only when there is
  * something to say, in its own frame. */
 __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8_t kind,
@@ -472,8 +485,7 @@ __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8
 	e->port = c->port;
 	ask_copy(e->unix_path, sizeof(e->unix_path), c->unix_path);
 	ask_copy(e->host, sizeof(e->host), c->host);
-	ask_copy(e->target, sizeof(e->target), c->target);
-	e->target_argc = ask_pack_argv(e->target_argv, sizeof(e->target_argv), c->target_argv);
+	ask_exec_identity(e, c);
 	ask_self(e);
 	if (frames)
 		ask_backtrace(e);
@@ -514,9 +526,13 @@ int ask_decide(const struct ask_call *call)
 		ev[i].kind = c->kind;
 		ev[i].path = i ? c->path2 : c->path;
 		ev[i].exe = c->target;
-		ev[i].argv = (const char *const *)c->target_argv;
-		for (ev[i].argc = 0; c->target_argv && c->target_argv[ev[i].argc]; ev[i].argc++)
+		ev[i].argv = c->target_argv ? (const char *const *)c->target_argv + c->target_arg0 :
+					      NULL;
+		for (ev[i].argc = 0; ev[i].argv && ev[i].argv[ev[i].argc]; ev[i].argc++)
 			;
+		ev[i].loader = c->loader;
+		ev[i].script = c->script;
+		ev[i].script_arg = c->script_arg;
 		ev[i].family = c->family;
 		memcpy(ev[i].addr, c->addr, sizeof(ev[i].addr));
 		ev[i].port = c->port;
@@ -532,12 +548,12 @@ int ask_decide(const struct ask_call *call)
 		ask_report(c, (uint8_t)c->kind, v.action, v.effective, ask_rule_index(p, v.rule), err,
 			   v.effective != RULES_ACTION_ALLOW && c->kind != RULES_KIND_EXEC);
 	else if (c->kind == RULES_KIND_EXEC)
-		ask_exec_notice(c->target, c->target_argv);
+		ask_exec_notice(c);
 	errno = saved;
 	return err;
 }
 
-__attribute__((noinline)) void ask_exec_notice(const char *target, char *const *argv)
+__attribute__((noinline)) void ask_exec_notice(const struct ask_call *c)
 {
 	struct channel_msg m;
 	struct channel_event *e = &m.u.event;
@@ -550,8 +566,7 @@ __attribute__((noinline)) void ask_exec_notice(const char *target, char *const *
 	e->kind = CHANNEL_KIND_EXEC_NOTICE;
 	e->rule = UINT32_MAX;
 	ask_copy(e->syscall, sizeof(e->syscall), "execve");
-	ask_copy(e->target, sizeof(e->target), target);
-	e->target_argc = ask_pack_argv(e->target_argv, sizeof(e->target_argv), argv);
+	ask_exec_identity(e, c);
 	ask_self(e);
 	ask_send(&m, sizeof(m));
 	errno = saved;

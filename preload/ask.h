@@ -31,8 +31,16 @@ struct ask_call {
 	uint16_t port;
 	const char *unix_path;
 	const char *host;
-	const char *target;      /* exec: the resolved program */
+	/* exec: the program run (through the loader: the program it runs,
+	 * from TARGET_ARG0 of the argv), the argv as exec'ed, the loader
+	 * and the script an interpreter runs (argv[TARGET_ARG0 +
+	 * SCRIPT_ARG]), all resolved (agenttrace-policy(5), "Exec identity"). */
+	const char *target;
 	char *const *target_argv;
+	size_t target_arg0;
+	const char *loader;
+	const char *script;
+	size_t script_arg;
 };
 
 /* Called by the constructor. */
@@ -54,7 +62,7 @@ int ask_decide(const struct ask_call *c);
 
 /* An allowed exec: the supervisor learns the program (static ones are
  * listed as unseen in the summary). */
-void ask_exec_notice(const char *target, char *const *argv);
+void ask_exec_notice(const struct ask_call *c);
 
 /* A name lookup's answer: kept for this process's own connects and sent
  * to the supervisor (HOSTS).  Numeric names are ignored. */

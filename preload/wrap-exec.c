@@ -7,10 +7,14 @@
  * on the stack, nothing is allocated, no lock is taken.  The PATH search
  * of execvp() is done here (as glibc does it) so that the program checked
  * is the one that runs. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <spawn.h>
+#include <stdint.h>
+#include <sys/auxv.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,25 +34,120 @@ extern char **environ;
 
 typedef int (*exec_execve_fn)(const char *, char *const[], char *const[]);
 
+/* ld.so ld.so ... PROG: as many loaders as this are looked through (as
+ * tracer/inspect/identity.c does). */
+#define EXEC_LOADER_DEPTH 4
+
+/* The dynamic loader of this very process (its PT_INTERP, read from the
+ * program headers in memory: async-signal-safe, nothing to open),
+ * resolved into OUT (PATH_MAX); false when it has none.  Every dynamic
+ * program of the session names the system's loader there. */
+static bool exec_own_loader(char *out)
+{
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	unsigned long n = getauxval(AT_PHNUM);
+	uintptr_t bias = 0;
+	const char *interp = NULL;
+
+	if (!ph || !n)
+		return false;
+	for (unsigned long i = 0; i < n; i++)
+		if (ph[i].p_type == PT_PHDR)
+			bias = (uintptr_t)ph - ph[i].p_vaddr;
+	for (unsigned long i = 0; i < n; i++)
+		if (ph[i].p_type == PT_INTERP)
+			interp = (const char *)(bias + ph[i].p_vaddr);
+	return interp && interp[0] == '/' && ask_path(AT_FDCWD, interp, true, out) == 0;
+}
+
+/* The resolved loader, kept once found: a lock-free once (vfork children
+ * and threads may race to fill it; only the one that claims it writes,
+ * the others resolve on their own stack meanwhile). */
+enum { EXEC_LOADER_UNKNOWN, EXEC_LOADER_FILLING, EXEC_LOADER_READY, EXEC_LOADER_NONE };
+static int exec_loader_state;
+static char exec_loader[PATH_MAX];
+
+static bool exec_is_loader(const char *abs)
+{
+	char own[PATH_MAX];
+	const char *slash = strrchr(abs, '/');
+	int state = __atomic_load_n(&exec_loader_state, __ATOMIC_ACQUIRE), expect;
+
+	if (rules_loader_name(slash ? slash + 1 : abs))
+		return true;
+	if (state == EXEC_LOADER_READY)
+		return strcmp(exec_loader, abs) == 0;
+	if (state == EXEC_LOADER_NONE)
+		return false;
+	expect = EXEC_LOADER_UNKNOWN;
+	if (state == EXEC_LOADER_UNKNOWN &&
+	    __atomic_compare_exchange_n(&exec_loader_state, &expect, EXEC_LOADER_FILLING, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		bool found = exec_own_loader(exec_loader);
+
+		__atomic_store_n(&exec_loader_state, found ? EXEC_LOADER_READY : EXEC_LOADER_NONE,
+				 __ATOMIC_RELEASE);
+		return found && strcmp(exec_loader, abs) == 0;
+	}
+	return exec_own_loader(own) && strcmp(own, abs) == 0;
+}
+
+/* What the exec of ABS with ARGV runs (agenttrace-policy(5), "Exec
+ * identity"), into C: through the loader, the program it runs (resolved
+ * into PROG); the script an interpreter runs (into SCRIPT).  Node's
+ * package.json names are the supervisor's alone: reading and parsing a
+ * file the command controls is no work for a wrapper that must stay
+ * async-signal-safe in every process (argv[0]'s name still names npm
+ * when it is run as npm). */
+static void exec_identity(struct ask_call *c, const char *abs, char *const argv[], char *prog,
+			  char *script)
+{
+	const char *const *av = (const char *const *)argv;
+	size_t argc = 0, s, off;
+
+	while (av && av[argc])
+		argc++;
+	for (int depth = 0; depth < EXEC_LOADER_DEPTH && exec_is_loader(c->target); depth++) {
+		size_t p = rules_loader_prog(av + c->target_arg0, argc - c->target_arg0);
+
+		if (!p)
+			break;
+		if (ask_path(AT_FDCWD, av[c->target_arg0 + p], true, prog) == -ENAMETOOLONG)
+			break;
+		c->loader = abs;
+		c->target = prog;
+		c->target_arg0 += p;
+	}
+	s = rules_interp_script(c->target, av ? av + c->target_arg0 : NULL, argc - c->target_arg0,
+				&off, NULL, NULL);
+	if (s && ask_path(AT_FDCWD, av[c->target_arg0 + s] + off, true, script) != -ENAMETOOLONG) {
+		c->script = script;
+		c->script_arg = s;
+	}
+}
+
 /* 0, or the errno of a denial.  A program that does not exist is left to
  * fail in the kernel with its own errno, unrecorded (execvp tries every
  * PATH entry). */
 static int exec_check(int dirfd, const char *path, char *const argv[], const char *name)
 {
-	char abs[PATH_MAX];
+	char abs[PATH_MAX], prog[PATH_MAX], script[PATH_MAX];
 	struct ask_call c = { 0 };
 	int saved = errno, r;
 
 	if (!shim_deciding() || !path)
 		return 0;
 	r = ask_path(dirfd, path, true, abs);
-	errno = saved;
-	if (r < 0)
+	if (r < 0) {
+		errno = saved;
 		return 0;
+	}
 	c.syscall = name;
 	c.kind = RULES_KIND_EXEC;
 	c.target = abs;
 	c.target_argv = argv;
+	exec_identity(&c, abs, argv, prog, script);
+	errno = saved;
 	return ask_decide(&c);
 }
 

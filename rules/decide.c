@@ -11,6 +11,36 @@
 #include "rules/match-internal.h"
 #include "rules/rules.h"
 
+/* SRC (LEN bytes) as the subject's path: normalized into BUF when it
+ * needs it, NULL when it does not fit; FILE: its components' summary too. */
+static void subject_path(struct match_subject *m, const char *src, bool file, char *buf)
+{
+	size_t n = strlen(src);
+	bool needs;
+	uint64_t comps = 0;
+
+	/* A file's path (most decisions) is scanned once for both. */
+	if (file)
+		comps = match_path_scan(src, n, &needs);
+	else
+		needs = match_path_needs_normalize(src, n);
+	if (needs) {
+		n = match_path_normalize(src, n, buf, MATCH_PATH_MAX);
+		src = n == (size_t)-1 ? NULL : buf;
+		if (src && file)
+			comps = match_path_comps(src, n);
+	}
+	if (src) {
+		const char *slash = memrchr(src, '/', n);
+
+		m->path = src;
+		m->path_len = n;
+		m->comps = comps;
+		m->base = slash ? slash + 1 : src;
+		m->base_len = n - (size_t)(m->base - src);
+	}
+}
+
 void match_subject_init(struct match_subject *m, const struct rules_event *ev, char *buf)
 {
 	const char *src = NULL;
@@ -32,39 +62,76 @@ void match_subject_init(struct match_subject *m, const struct rules_event *ev, c
 	default:
 		break;
 	}
-	if (src) {
-		size_t n = strlen(src);
-		bool file = ev->kind == RULES_KIND_WRITE || ev->kind == RULES_KIND_READ;
-		bool needs;
-		uint64_t comps = 0;
-
-		/* A file's path (most decisions) is scanned once for both. */
-		if (file)
-			comps = match_path_scan(src, n, &needs);
-		else
-			needs = match_path_needs_normalize(src, n);
-		if (needs) {
-			n = match_path_normalize(src, n, buf, MATCH_PATH_MAX);
-			src = n == (size_t)-1 ? NULL : buf;
-			if (src && file)
-				comps = match_path_comps(src, n);
-		}
-		if (src) {
-			const char *slash = memrchr(src, '/', n);
-
-			m->path = src;
-			m->path_len = n;
-			m->comps = comps;
-			m->base = slash ? slash + 1 : src;
-			m->base_len = n - (size_t)(m->base - src);
-		}
-	}
+	if (src)
+		subject_path(m, src, ev->kind == RULES_KIND_WRITE || ev->kind == RULES_KIND_READ, buf);
 	if (ev->kind == RULES_KIND_NET && ev->host) {
 		m->host = ev->host;
 		m->host_len = strlen(ev->host);
 		if (m->host_len > 1 && m->host[m->host_len - 1] == '.')
 			m->host_len--;
 	}
+}
+
+/* ---- exec identity (rules.h, struct rules_event) ---- */
+
+/* The program, its package's name, argv[0]'s name, the script, the
+ * script's package name. */
+#define DECIDE_EXEC_IDS 5
+
+struct exec_ids {
+	struct match_subject id[DECIDE_EXEC_IDS];
+	bool allow[DECIDE_EXEC_IDS]; /* allow rules see this one too */
+	size_t n;
+};
+
+/* One more identity: SRC's path and arguments with another name. */
+static void exec_id_named(struct exec_ids *x, const struct match_subject *src, const char *name,
+			  bool allow)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!n || !src->path || (n == src->base_len && memcmp(name, src->base, n) == 0))
+		return;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->id[i].path == src->path && x->id[i].arg0 == src->arg0 &&
+		    x->id[i].base_len == n && memcmp(x->id[i].base, name, n) == 0)
+			return; /* the same identity already */
+	x->id[x->n] = *src;
+	x->id[x->n].base = name;
+	x->id[x->n].base_len = n;
+	x->allow[x->n] = allow;
+	x->n++;
+}
+
+static const char *exec_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static void exec_ids_init(struct exec_ids *x, const struct rules_event *ev, char *buf, char *sbuf)
+{
+	struct match_subject script;
+
+	x->n = 1;
+	match_subject_init(&x->id[0], ev, buf);
+	x->allow[0] = true;
+	exec_id_named(x, &x->id[0], ev->exe_name, true);
+	if (ev->argv && ev->argc > 0 && ev->argv[0])
+		exec_id_named(x, &x->id[0], exec_base(ev->argv[0]), false);
+	if (!ev->script || !*ev->script)
+		return;
+	script = x->id[0];
+	script.path = NULL;
+	subject_path(&script, ev->script, false, sbuf);
+	if (!script.path)
+		return;
+	script.arg0 = ev->script_arg;
+	x->id[x->n] = script;
+	x->allow[x->n] = false;
+	x->n++;
+	exec_id_named(x, &script, ev->script_name, false);
 }
 
 bool match_pattern(const struct rules_policy *p, enum rules_kind k,
@@ -105,6 +172,43 @@ static bool decide_rule(const struct rules_policy *p, enum rules_kind k,
 	return true;
 }
 
+/* An exec: each rule against every identity it may see, in policy
+ * order (the first rule that any identity matches decides).  Its own
+ * frame: the script's path needs a second buffer, which the file
+ * decisions (most of the traffic, also in the preload shim) never pay. */
+__attribute__((noinline)) static void decide_exec(const struct rules_policy *p,
+						  const struct rules_event *ev,
+						  struct rules_verdict *out)
+{
+	static const enum rules_action order[] = {
+		RULES_ACTION_DENY, RULES_ACTION_ALERT, RULES_ACTION_ALLOW,
+	};
+	char buf[MATCH_PATH_MAX], sbuf[MATCH_PATH_MAX];
+	struct exec_ids x;
+	const struct rules_rule *r;
+
+	exec_ids_init(&x, ev, buf, sbuf);
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		const struct rules_span *sp = &p->span[RULES_KIND_EXEC][order[o]];
+
+		for (uint32_t i = 0; i < sp->count; i++) {
+			r = rules_rule_at(p, sp->first + i);
+			for (size_t k = 0; k < x.n; k++) {
+				if (order[o] == RULES_ACTION_ALLOW && !x.allow[k])
+					continue;
+				if (decide_rule(p, RULES_KIND_EXEC, r, &x.id[k])) {
+					out->action = order[o];
+					out->rule = r;
+					return;
+				}
+			}
+		}
+	}
+	r = rules_rule_at(p, p->fallback[RULES_KIND_EXEC]);
+	out->action = (enum rules_action)r->action;
+	out->rule = r;
+}
+
 int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 		 struct rules_verdict *out)
 {
@@ -119,6 +223,10 @@ int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 	if (!p || !ev || !out || (unsigned)ev->kind >= RULES_KIND_COUNT)
 		return -EINVAL;
 	k = ev->kind;
+	if (k == RULES_KIND_EXEC) {
+		decide_exec(p, ev, out);
+		return 0;
+	}
 	match_subject_init(&m, ev, buf);
 	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
 		const struct rules_span *sp = &p->span[k][order[o]];

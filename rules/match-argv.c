@@ -1,7 +1,8 @@
 /* exec patterns: element 0 is the program, the rest match argv[1..].
  *
- * The program is identified by the resolved executable (subject->path),
- * never by argv[0].  Each '|' alternative of element 0 is a path glob
+ * The program is the subject's identity (rules/decide.c): a path and a
+ * name, and the argument that names it (m->arg0: 0, or the script an
+ * interpreter runs).  Each '|' alternative of element 0 is a path glob
  * against the full executable when it contains '/', else a plain glob
  * against its base name, so "python|/opt/py/bin/python3" mixes both.
  *
@@ -85,14 +86,14 @@ bool match_argv(const struct rules_policy *p, const struct rules_pattern *pat,
 {
 	const struct rules_event *ev = m->ev;
 	uint32_t pi = 1, pn = pat->argv_count;
-	size_t ai = 1, an = ev->argc;
+	size_t ai = m->arg0 + 1, an = ev->argc;
 	uint32_t star_p = UINT32_MAX;
 	size_t star_a = 0;
 
 	if (pn == 0 || !argv_program(argv_elem(p, pat->argv_first), m))
 		return false;
-	if (an == 0 || !ev->argv)
-		an = 1; /* no arguments at all: argv[1..] is empty */
+	if (an < ai || !ev->argv)
+		an = ai; /* no arguments at all: argv[1..] is empty */
 	for (;;) {
 		const char *e, *a;
 

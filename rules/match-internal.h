@@ -64,9 +64,13 @@ struct match_subject {
 	const char *path;
 	size_t path_len;
 	uint64_t comps;       /* match_path_comps(path) */
-	/* exec: the base name of path. */
+	/* exec: the name of the program (the base name of path, or another
+	 * name of one identity: rules.h, struct rules_event), and the argv
+	 * element that names it: a pattern's elements 1.. match
+	 * argv[arg0 + 1..]. */
 	const char *base;
 	size_t base_len;
+	size_t arg0;
 	/* net: ev->host without one trailing dot; NULL when unknown. */
 	const char *host;
 	size_t host_len;

@@ -172,11 +172,36 @@ struct rules_event {
 	/* write, read: the resolved absolute path (no "..", no "//"). */
 	const char *path;
 
-	/* exec: the resolved executable, and the argv as the program got it
-	 * (argv[0] is never used for identity). */
+	/* exec: the program that runs (resolved), and the argv it gets.  The
+	 * backends fill in its identity (agenttrace-policy(5), "Exec
+	 * identity"; rules_loader_prog(), rules_interp_script()):
+	 *
+	 *  - a program the dynamic loader runs (ld.so [OPTIONS] PROG ARGS) is
+	 *    PROG with argv from PROG on; LOADER names the loader, for the
+	 *    record only (no rule sees it);
+	 *  - EXE_NAME is the name the program's package gives it when that
+	 *    differs from its file's (node's package.json "bin":
+	 *    .../npm/bin/npm-cli.js is "npm"), NULL otherwise;
+	 *  - SCRIPT is the script file an interpreter runs (sh x.sh, python3
+	 *    x.py), absolute and resolved, named by argv[SCRIPT_ARG]; its
+	 *    package's name for it in SCRIPT_NAME.
+	 *
+	 * Every rule matches the program by its path, the base name of that
+	 * path and EXE_NAME.  Deny and alert rules match more names, which
+	 * can only make more of them match: argv[0]'s base name (a
+	 * multi-call binary, the name a symlinked script was called by), and
+	 * the script by its path, base name and SCRIPT_NAME with the
+	 * arguments after it.  Allow rules never see those: an allow-list
+	 * names the programs that may run, and a name the caller chose
+	 * (argv[0]) or an interpreter's script must not admit a program. */
 	const char *exe;
 	const char *const *argv;
 	size_t argc;
+	const char *loader;
+	const char *exe_name;
+	const char *script;
+	size_t script_arg;
+	const char *script_name;
 
 	/* net: family is AF_INET, AF_INET6 or AF_UNIX; 0 when only a host
 	 * name is known (a policy test "connect": "pypi.org:443").
@@ -224,6 +249,29 @@ struct rules_call_verdict {
  * backends.  Allocation-free. */
 void rules_decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
 		       const bool *explicit_deny_only, struct rules_call_verdict *out);
+
+/* ---- exec identity (rules/identity.c): what a command line runs ---- */
+
+/* True when BASE (a file's base name) is the dynamic loader's by name:
+ * ld-linux*.so*, ld-*.so* (glibc, musl), ld.so. */
+bool rules_loader_name(const char *base);
+
+/* The dynamic loader's ARGV (ld.so [OPTIONS] PROG ARGS): the index of
+ * PROG, past the options (--library-path, --preload, --argv0, --audit,
+ * ... and their values; "--"); 0 when it runs no program (--help,
+ * --version, --list-tunables, no argument). */
+size_t rules_loader_prog(const char *const *argv, size_t argc);
+
+/* The interpreter EXE (matched by its base name: sh, bash, dash, zsh,
+ * ksh, mksh, ash, hush, fish, busybox's shells, python*, pypy*, node,
+ * nodejs, perl*, ruby*, php*) given ARGV: the index of the script file
+ * it runs, 0 when none (not an interpreter, inline code, stdin, a
+ * module); the file's name starts at byte *SCRIPT_OFF of it (php
+ * -fFILE), else 0.  Inline code (sh -c TEXT, python -c TEXT, node -e
+ * TEXT, perl -e TEXT, php -r TEXT) is argv[*TEXT_ARG] from byte
+ * *TEXT_OFF, 0 when none.  Each out pointer may be NULL. */
+size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc,
+			   size_t *script_off, size_t *text_arg, size_t *text_off);
 
 /* The "@name" text of an abstract AF_UNIX address (NAME, N bytes after
  * the leading NUL) into OUT (SIZE >= 6): printable bytes as they are, the

@@ -153,6 +153,9 @@ static void logread_fill(struct logrec *r, json_t *o)
 	r->host = logread_str(o, "host");
 	r->target = logread_str(o, "target");
 	r->target_argv = logread_array(o, "target_argv");
+	r->loader = logread_str(o, "loader");
+	r->script_path = logread_str(o, "script_path");
+	r->program_name = logread_str(o, "program_name");
 	r->err = logread_str(o, "errno");
 	r->rule = json_is_object(rule) ? logread_str(rule, "id") : json_string_value(rule);
 	r->why = logread_str(o, "why");

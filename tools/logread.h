@@ -47,6 +47,9 @@ struct logrec {
 	const char *host;
 	const char *target;
 	const json_t *target_argv; /* array or NULL */
+	const char *loader;      /* exec: agenttrace-policy(5), "Exec identity" */
+	const char *script_path;
+	const char *program_name;
 	const char *err;         /* "errno" */
 	const char *rule;        /* a string, or the "id" of an object */
 	const char *why;

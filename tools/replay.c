@@ -18,6 +18,7 @@
 
 #include "lib/exitcode.h"
 #include "lib/log.h"
+#include "lib/textesc.h"
 #include "lib/xalloc.h"
 #include "rules/load.h"
 #include "tools/learn.h"
@@ -86,6 +87,37 @@ static void replay_argv(struct replay_event *e, const json_t *argv)
 	e->ev[0].argc = n;
 }
 
+/* The identity the record names (agenttrace-policy(5), "Exec identity"):
+ * the argv from the program the loader ran, the script and the package's
+ * name, as the backend judged them. */
+static void replay_identity(struct replay_event *e, const struct logrec *rec)
+{
+	struct rules_event *ev = &e->ev[0];
+
+	ev->loader = rec->loader;
+	for (int depth = 0; rec->loader && depth < 4; depth++) {
+		size_t p = rules_loader_prog(ev->argv, ev->argc);
+		const char *a = p ? ev->argv[p] : NULL, *slash = a ? strrchr(a, '/') : NULL;
+
+		if (!p)
+			break;
+		ev->argv += p;
+		ev->argc -= p;
+		/* The loader ran once more when the program it named was a loader. */
+		if (!rules_loader_name(slash ? slash + 1 : a))
+			break;
+	}
+	if (rec->script_path) {
+		ev->script = rec->script_path;
+		ev->script_arg = rules_interp_script(ev->exe, ev->argv, ev->argc, NULL, NULL, NULL);
+		ev->script_name = rec->program_name;
+		if (!ev->script_arg)
+			ev->script = ev->script_name = NULL;
+	} else {
+		ev->exe_name = rec->program_name;
+	}
+}
+
 /* The record as engine events; false when it is not a replayable
  * decision (or lacks what the engine needs). */
 static bool replay_event_of(const struct logrec *rec, struct replay_event *e, int *kind)
@@ -104,6 +136,7 @@ static bool replay_event_of(const struct logrec *rec, struct replay_event *e, in
 		if (!e->ev[0].exe)
 			return false;
 		replay_argv(e, exec_rec ? rec->argv : rec->target_argv);
+		replay_identity(e, rec);
 		return true;
 	case RULES_KIND_WRITE:
 	case RULES_KIND_READ:
@@ -156,7 +189,7 @@ static char *replay_object(const struct logrec *rec, int kind, const struct repl
 	case RULES_KIND_EXEC:
 		fputs(e->ev[0].exe, f);
 		for (size_t i = 1; i < e->ev[0].argc && i < 16; i++)
-			fprintf(f, " %s", e->argv[i]);
+			fprintf(f, " %s", e->ev[0].argv[i]);
 		if (e->ev[0].argc > 16)
 			fputs(" ...", f);
 		break;
@@ -350,11 +383,11 @@ int replay_main(int argc, char **argv)
 		const json_t *entry = json_array_get(rp.lines, i);
 		json_int_t n = json_integer_value(json_array_get(entry, 1));
 
+		/* The objects are the log's: escaped (lib/textesc.h). */
+		textesc_fputs(stdout, json_string_value(json_array_get(entry, 0)), TEXTESC_LINE);
 		if (n > 1)
-			printf("%s [%lld times]\n", json_string_value(json_array_get(entry, 0)),
-			       (long long)n);
-		else
-			printf("%s\n", json_string_value(json_array_get(entry, 0)));
+			printf(" [%lld times]", (long long)n);
+		putchar('\n');
 	}
 	if (fflush(stdout) != 0) {
 		replay_msg(errno, "replay: cannot write the result");

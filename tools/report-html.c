@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/textesc.h"
 #include "lib/xalloc.h"
 #include "tools/logread.h"
 #include "tools/report.h"
@@ -17,7 +18,7 @@
 #define HTML_TL_ROW 18         /* px per row */
 #define HTML_CMD_MAX 120
 
-static void html_esc(FILE *out, const char *s)
+static void html_esc_raw(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -28,6 +29,37 @@ static void html_esc(FILE *out, const char *s)
 		case '\'': fputs("&#39;", out); break;
 		default: fputc(*s, out);
 		}
+	}
+}
+
+/* A value of the log: escaped for a human (lib/textesc.h: control bytes
+ * as \xHH, so one line), then for HTML. */
+static void html_esc(FILE *out, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	char *safe = xmalloc(4 * n + 1);
+
+	textesc(s ? s : "", n, 0, safe, 4 * n + 1);
+	html_esc_raw(out, safe);
+	free(safe);
+}
+
+/* Text of several lines for a <pre>: each line escaped, tabs kept, and
+ * none beginning with "::" (a workflow command, were the page printed in
+ * a CI log). */
+static void html_pre(FILE *out, const char *s)
+{
+	for (const char *p = s; p && *p;) {
+		const char *nl = strchrnul(p, '\n');
+		size_t n = (size_t)(nl - p);
+		char *safe = xmalloc(4 * n + 1);
+
+		textesc(p, n, TEXTESC_LINE | TEXTESC_KEEP_TAB, safe, 4 * n + 1);
+		html_esc_raw(out, safe);
+		free(safe);
+		if (*nl)
+			fputc('\n', out);
+		p = *nl ? nl + 1 : nl;
 	}
 }
 
@@ -303,7 +335,7 @@ static void html_finding(const struct report *r, const struct report_finding *f,
 	fprintf(out, " (log line %zu)</div>\n", a->line);
 	if (a->script) {
 		fprintf(out, "<div><b>script:</b><pre>");
-		html_esc(out, a->script);
+		html_pre(out, a->script);
 		fprintf(out, "</pre></div>\n");
 	}
 	if (a->n_frames) {

@@ -1,41 +1,26 @@
 /* The Markdown report: GitHub-flavoured, for CI job summaries
  * ($GITHUB_STEP_SUMMARY) and merge-request comments.  Every value from
- * the log is untrusted text: it goes out HTML-escaped inside <code> (or a
- * fenced block whose fence is longer than any backtick run in it), so
- * that a file name cannot inject markup, links or table columns. */
+ * the log is untrusted text: it goes out escaped (lib/textesc.h: control
+ * bytes as \xHH) and HTML-escaped inside <code> (or a fenced block whose
+ * fence is longer than any backtick run in it), so that a file name
+ * cannot inject markup, links, table columns or workflow commands. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/textesc.h"
 #include "lib/xalloc.h"
 #include "tools/report.h"
 
 #define MD_CMD_MAX 100
 #define MD_FINDINGS_MAX 200
 
-/* Text inside HTML: & < > " escaped, '|' too (it would split a table
- * cell even inside <code>), newlines as spaces. */
+/* Text inside HTML or Markdown (lib/textesc.h): control bytes as \xHH,
+ * every character either language reads ('|' would split a table cell
+ * even inside <code>) as a character reference. */
 static void md_esc(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '|': fputs("&#124;", out); break;
-		case '\\': fputs("&#92;", out); break;
-		case '`': fputs("&#96;", out); break;
-		case '*': fputs("&#42;", out); break;
-		case '_': fputs("&#95;", out); break;
-		case '$': fputs("&#36;", out); break;
-		case '~': fputs("&#126;", out); break;
-		case '[': fputs("&#91;", out); break;
-		case ']': fputs("&#93;", out); break;
-		case '\n': case '\r': case '\t': fputc(' ', out); break;
-		default: fputc(*s, out);
-		}
-	}
+	textesc_markdown(out, s);
 }
 
 static void md_code(FILE *out, const char *s)
@@ -45,7 +30,9 @@ static void md_code(FILE *out, const char *s)
 	fputs("</code>", out);
 }
 
-/* A fenced block of raw text: the fence outgrows any backtick run. */
+/* A fenced block of text: the fence outgrows any backtick run; each
+ * line escaped (lib/textesc.h), tabs kept, and a line cannot begin with
+ * "::" (a workflow command, when the report is printed in a CI log). */
 static void md_fence(FILE *out, const char *text)
 {
 	size_t run = 0, longest = 0;
@@ -59,9 +46,13 @@ static void md_fence(FILE *out, const char *text)
 	for (size_t i = 0; i < longest; i++)
 		fputc('`', out);
 	fputs("text\n", out);
-	fputs(text, out);
-	if (*text && text[strlen(text) - 1] != '\n')
+	for (const char *p = text; *p;) {
+		const char *nl = strchrnul(p, '\n');
+
+		textesc_fput(out, p, (size_t)(nl - p), TEXTESC_LINE | TEXTESC_KEEP_TAB);
 		fputc('\n', out);
+		p = *nl ? nl + 1 : nl;
+	}
 	for (size_t i = 0; i < longest; i++)
 		fputc('`', out);
 	fputc('\n', out);
@@ -138,7 +129,9 @@ static void md_finding_details(const struct report *r, const struct report_findi
 {
 	const struct report_alert *a = &r->alerts[f->first];
 
-	fprintf(out, "<details><summary>%s %s ", report_verb(a), a->kind_name);
+	fprintf(out, "<details><summary>%s ", report_verb(a));
+	md_esc(out, a->kind_name);
+	fputc(' ', out);
 	md_code(out, a->object);
 	fprintf(out, " (");
 	md_esc(out, a->rule);
@@ -165,7 +158,9 @@ static void md_finding_details(const struct report *r, const struct report_findi
 		md_code(out, a->suggest);
 		fputc('\n', out);
 	}
-	fprintf(out, "- **first at:** %s (log line %zu)", a->time ? a->time : "?", a->line);
+	fprintf(out, "- **first at:** ");
+	md_esc(out, a->time ? a->time : "?");
+	fprintf(out, " (log line %zu)", a->line);
 	if (f->count > 1)
 		fprintf(out, ", %zu times in all", f->count);
 	fputc('\n', out);
@@ -254,8 +249,9 @@ int report_markdown(const struct report *r, FILE *out)
 			if (!a->action)
 				continue;
 			shown++;
-			fprintf(out, "| %s | %s | ", strcmp(a->action, "deny") == 0 ? "**deny**" : "alert",
-				a->kind_name);
+			fprintf(out, "| %s | ", strcmp(a->action, "deny") == 0 ? "**deny**" : "alert");
+			md_esc(out, a->kind_name);
+			fprintf(out, " | ");
 			md_code(out, report_trunc(a->object, MD_CMD_MAX, ob, sizeof(ob)));
 			fprintf(out, " | ");
 			md_code(out, a->rule);

@@ -1,21 +1,39 @@
 /* The plain text report: for a terminal and for golden-file tests (no
- * colour, no width detection: the same log gives the same bytes). */
+ * colour, no width detection: the same log gives the same bytes).  Every
+ * value from the log is the command's choice and goes out escaped
+ * (lib/textesc.h): no control byte, no line of its own. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/textesc.h"
 #include "lib/xalloc.h"
 #include "tools/report.h"
 
 #define TEXT_CMD_MAX 100
 #define TEXT_SCRIPT_LINES 5
 
+/* A value of the log, escaped. */
+static void text_put(FILE *out, const char *s)
+{
+	textesc_fputs(out, s, 0);
+}
+
+/* "LABEL VALUE\n" with the value escaped. */
+static void text_field(FILE *out, const char *label, const char *value)
+{
+	fputs(label, out);
+	text_put(out, value);
+	fputc('\n', out);
+}
+
 static void text_proc_label(FILE *out, const struct report_proc *p)
 {
 	char buf[TEXT_CMD_MAX + 8];
 	const char *cmd = p->cmdline && *p->cmdline ? p->cmdline : p->exe ? p->exe : "?";
 
-	fprintf(out, "%ld %s", p->pid, report_trunc(cmd, TEXT_CMD_MAX, buf, sizeof(buf)));
+	fprintf(out, "%ld ", p->pid);
+	text_put(out, report_trunc(cmd, TEXT_CMD_MAX, buf, sizeof(buf)));
 	if (p->exited) {
 		if (p->signal)
 			fprintf(out, "  killed by signal %ld", p->signal);
@@ -92,7 +110,12 @@ static void text_rules(const struct report *r, FILE *out)
 		if (!any)
 			fprintf(out, "\nRules:\n");
 		any = true;
-		fprintf(out, "  %-40s deny %zu, alert %zu\n", ru->id, ru->deny, ru->alert);
+		size_t w = strlen(ru->id);
+
+		fputs("  ", out);
+		text_put(out, ru->id);
+		fprintf(out, "%*s deny %zu, alert %zu\n", w < 40 ? (int)(40 - w) : 0, "", ru->deny,
+			ru->alert);
 	}
 }
 
@@ -105,7 +128,9 @@ static void text_script(const char *script, FILE *out)
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
-		fprintf(out, "       | %.*s\n", (int)(len > 200 ? 200 : len), p);
+		fputs("       | ", out);
+		textesc_fput(out, p, len > 200 ? 200 : len, TEXTESC_KEEP_TAB);
+		fputc('\n', out);
 		if (!nl)
 			return;
 		p = nl + 1;
@@ -120,26 +145,34 @@ static void text_finding(const struct report *r, size_t n, const struct report_f
 	const struct report_alert *a = &r->alerts[f->first];
 	char buf[TEXT_CMD_MAX + 8];
 
-	fprintf(out, "  %zu. %s %s %s", n, report_verb(a), a->kind_name, a->object);
+	fprintf(out, "  %zu. %s ", n, report_verb(a));
+	text_put(out, a->kind_name);
+	fputc(' ', out);
+	text_put(out, a->object);
 	if (f->count > 1)
 		fprintf(out, "  (%zu times)", f->count);
 	fputc('\n', out);
-	fprintf(out, "     rule:      %s\n", a->rule);
+	text_field(out, "     rule:      ", a->rule);
 	if (a->why)
-		fprintf(out, "     why:       %s\n", a->why);
-	fprintf(out, "     process:   pid %ld %s\n", a->pid,
-		report_trunc(a->cmdline && *a->cmdline ? a->cmdline : a->exe ? a->exe : "?",
-			     TEXT_CMD_MAX, buf, sizeof(buf)));
-	if (a->syscall && a->err)
-		fprintf(out, "     syscall:   %s, failed with %s\n", a->syscall, a->err);
-	else if (a->syscall)
-		fprintf(out, "     syscall:   %s\n", a->syscall);
+		text_field(out, "     why:       ", a->why);
+	fprintf(out, "     process:   pid %ld ", a->pid);
+	text_field(out, "", report_trunc(a->cmdline && *a->cmdline ? a->cmdline :
+					 a->exe ? a->exe : "?", TEXT_CMD_MAX, buf, sizeof(buf)));
+	if (a->syscall) {
+		fputs("     syscall:   ", out);
+		text_put(out, a->syscall);
+		if (a->err) {
+			fputs(", failed with ", out);
+			text_put(out, a->err);
+		}
+		fputc('\n', out);
+	}
 	if (a->mode && strcmp(a->mode, "audit") == 0)
 		fprintf(out, "     mode:      audit (let through)\n");
 	if (a->context)
-		fprintf(out, "     context:   %s\n", a->context);
+		text_field(out, "     context:   ", a->context);
 	if (a->suggest)
-		fprintf(out, "     suggest:   %s\n", a->suggest);
+		text_field(out, "     suggest:   ", a->suggest);
 	if (a->script)
 		text_script(a->script, out);
 	if (a->n_frames) {
@@ -148,10 +181,12 @@ static void text_finding(const struct report *r, size_t n, const struct report_f
 			char fr[1024];
 
 			report_frame_text(&a->frames[i], i, fr, sizeof(fr));
-			fprintf(out, "       %s\n", fr);
+			text_field(out, "       ", fr);
 		}
 	}
-	fprintf(out, "     first at:  %s (log line %zu)\n", a->time ? a->time : "?", a->line);
+	fputs("     first at:  ", out);
+	text_put(out, a->time ? a->time : "?");
+	fprintf(out, " (log line %zu)\n", a->line);
 }
 
 int report_text(const struct report *r, FILE *out)
@@ -163,14 +198,17 @@ int report_text(const struct report *r, FILE *out)
 		deny += r->counts[k][0];
 		alert += r->counts[k][1];
 	}
-	fprintf(out, "agenttrace report: %s\n", r->log_name);
+	text_field(out, "agenttrace report: ", r->log_name);
 	if (r->session)
-		fprintf(out, "session:  %s\n", r->session);
+		text_field(out, "session:  ", r->session);
 	if (r->has_summary) {
-		fprintf(out, "policy:   %s (%s)\n", r->policy ? r->policy : "?",
-			r->mode ? r->mode : "?");
+		fputs("policy:   ", out);
+		text_put(out, r->policy ? r->policy : "?");
+		fputs(" (", out);
+		text_put(out, r->mode ? r->mode : "?");
+		fputs(")\n", out);
 		if (r->command && *r->command)
-			fprintf(out, "command:  %s\n", r->command);
+			text_field(out, "command:  ", r->command);
 		if (r->signal)
 			fprintf(out, "result:   killed by signal %ld", r->signal);
 		else
@@ -206,12 +244,19 @@ int report_text(const struct report *r, FILE *out)
 		for (size_t i = 0; i < r->n_findings; i++) {
 			const struct report_alert *a = &r->alerts[r->findings[i].first];
 
-			if (!a->action)
-				fprintf(out, "  %s: %s (pid %ld)\n", a->rule, a->why ? a->why : "",
-					a->pid);
+			if (!a->action) {
+				fputs("  ", out);
+				text_put(out, a->rule);
+				fputs(": ", out);
+				text_put(out, a->why ? a->why : "");
+				fprintf(out, " (pid %ld)\n", a->pid);
+			}
 		}
 	}
-	if (report_malformed_text(r, buf, sizeof(buf)))
-		fprintf(out, "\n%s (first: %s)\n", buf, r->first_bad ? r->first_bad : "?");
+	if (report_malformed_text(r, buf, sizeof(buf))) {
+		fprintf(out, "\n%s (first: ", buf);
+		text_put(out, r->first_bad ? r->first_bad : "?");
+		fputs(")\n", out);
+	}
 	return ferror(out) ? -1 : 0;
 }

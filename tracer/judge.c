@@ -64,13 +64,40 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 	return 0;
 }
 
+/* The events as the policy judges them: an exec as the program it runs
+ * (its identity, once found), the others as they are.  OUT holds
+ * RULES_CALL_EVENTS. */
+static const struct rules_event *judge_events(const struct judge_call *c, struct rules_event *out)
+{
+	if (!c->id || !c->id_ready || c->n_events == 0 || c->events[0].kind != RULES_KIND_EXEC)
+		return c->events;
+	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++)
+		out[i] = c->events[i];
+	identity_apply(c->id, &out[0]);
+	return out;
+}
+
+static void judge_identity(struct judge_call *c)
+{
+	const struct rules_event *ev = c->n_events ? &c->events[0] : NULL;
+
+	if (!c->id || c->id_ready || !ev || ev->kind != RULES_KIND_EXEC)
+		return;
+	identity_of_exec(c->id, c->view_pid, ev->exe, ev->argv, ev->argc, c->caller);
+	c->id_ready = true;
+}
+
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v)
 {
+	struct rules_event judged[RULES_CALL_EVENTS];
+	const struct rules_event *evs;
 	struct rules_call_verdict cv;
 
 	memset(v, 0, sizeof(*v));
 	judge_names(s, c);
-	rules_decide_call(s->policy, c->events, c->n_events, c->explicit_deny_only, &cv);
+	judge_identity(c);
+	evs = judge_events(c, judged);
+	rules_decide_call(s->policy, evs, c->n_events, c->explicit_deny_only, &cv);
 	v->action = cv.action;
 	v->effective = cv.effective;
 	v->event = cv.event;
@@ -182,9 +209,16 @@ static void judge_object(struct record *r, const struct judge_call *c, size_t i,
 		}
 		break;
 	case RULES_KIND_EXEC:
-		r->target = ev->exe;
+		/* The program judged; the argv as it was exec'ed (the loader's
+		 * options are evidence too). */
+		r->target = c->id && c->id_ready ? c->id->exe : ev->exe;
 		r->target_argv = ev->argv;
 		r->target_argc = ev->argc;
+		if (c->id && c->id_ready) {
+			r->loader = c->id->loader;
+			r->script_path = c->id->script;
+			r->program_name = c->id->script ? c->id->script_name : c->id->exe_name;
+		}
 		break;
 	default:
 		break;
@@ -272,14 +306,23 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	/* Every alert of a policy rule suggests the rule that admits its
 	 * event (for an alert rule: the allow-list entry a strict policy
 	 * would need). */
-	if (v->rule && ev)
-		suggest = rules_suggest(&s->anchors, ev->kind, ev);
+	if (v->rule && ev) {
+		struct rules_event judged[RULES_CALL_EVENTS];
+		const struct rules_event *evs = judge_events(c, judged);
+
+		suggest = rules_suggest(&s->anchors, ev->kind, &evs[v->event]);
+	}
 	r.suggest = suggest;
 	if (ev && ev->kind == RULES_KIND_EXEC) {
-		r.script_len = script_text(w->pid, w->cwd, ev->exe, ev->argv, ev->argc, script,
-					   sizeof(script));
+		const struct identity *id = c->id && c->id_ready ? c->id : NULL;
+		const char *exe = id ? id->exe : ev->exe;
+
+		r.script_len = id ? script_text(id->exe, id->argv, id->argc, id->script, script,
+						sizeof(script)) :
+				    script_text(ev->exe, ev->argv, ev->argc, NULL, script,
+						sizeof(script));
 		r.script = script;
-		if (ev->exe && elfinfo_read(ev->exe, &elf) == 0)
+		if (exe && elfinfo_read(exe, &elf) == 0)
 			r.elf = &elf;
 	}
 	judge_frames(s, &r, w);

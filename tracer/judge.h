@@ -24,6 +24,7 @@
 #include "lib/channel-wire.h"
 #include "rules/rules.h"
 #include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/identity.h"
 
 struct session;
 
@@ -64,6 +65,15 @@ struct judge_call {
 	/* The ptrace backend records an allowed exec when it happens
 	 * (PTRACE_EVENT_EXEC, with the program's ELF facts), not here. */
 	bool exec_recorded_later;
+	/* An exec (event 0): the program it runs (tracer/inspect/identity.h)
+	 * in storage of the caller's; NULL: judged as the event says.
+	 * judge_decide() finds it in VIEW_PID's view (paths relative to its
+	 * cwd; CALLER: the program VIEW_PID runs, may be NULL), unless
+	 * ID_READY: a backend that resolved it itself (the shim). */
+	struct identity *id;
+	bool id_ready;
+	pid_t view_pid;
+	const struct identity_caller *caller;
 };
 
 /* Record kinds beyond the policy's four (enum session_kind). */
@@ -87,8 +97,9 @@ struct judge_verdict {
  * the policy names), with their source. */
 void judge_names(struct session *s, struct judge_call *c);
 
-/* Decide C: judge_names(), the policy (rules_decide_call()), the mode, the
- * kernel's own answers.  Fills V. */
+/* Decide C: judge_names(), an exec's identity (C->id), the policy
+ * (rules_decide_call()) on the events as the identity judges them, the
+ * mode, the kernel's own answers.  Fills V. */
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v);
 
 /* The verdict the shim reached in-process for C's events: ACTION and

@@ -106,9 +106,23 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 	const struct rules_event *ev;
 	struct judge_verdict v;
 	struct judge_who w;
+	struct identity_caller caller = { 0 };
+	static struct identity id;
 
 	if (jc.n_events == 0 || stop_channel_first(s, c))
 		return;
+	if (c->events[0].kind == RULES_KIND_EXEC) {
+		/* The program the exec runs, in the caller's view; the caller's
+		 * own program, for a "#!" chain through env. */
+		jc.id = &id;
+		jc.view_pid = t->pid;
+		if (t->info) {
+			caller.exe = t->info->exe;
+			caller.argv = (const char *const *)t->info->argv;
+			caller.argc = t->info->argc;
+		}
+		jc.caller = &caller;
+	}
 	judge_decide(s, &jc, &v);
 	ev = &c->events[v.event];
 
@@ -143,7 +157,9 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			stop_fail(a, -r);
 		} else {
 			tracee_info_unref(t->pending_exec);
-			t->pending_exec = tracee_info_new(ev->exe ? ev->exe : "", ev->argv, ev->argc);
+			t->pending_exec = tracee_info_new_exec(id.exe ? id.exe : "", ev->argv, ev->argc,
+							       id.loader, id.script,
+							       id.script ? id.script_name : id.exe_name);
 		}
 	}
 	judge_who_of_task(&w, t);

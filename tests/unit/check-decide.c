@@ -108,7 +108,10 @@ static const struct decide_case decide_cases[] = {
 	{ X, "/tmp/ok/tool", { "tool", "-v" }, 0, 0, 0, 0, ALLOW, "exec.not-allowed" },
 	{ X, "/usr/bin/pip", { "pip", "install", "x" }, 0, 0, 0, 0, ALERT, "exec.pip-install" },
 	{ X, "/usr/bin/sudo", { "sudo", "ls" }, 0, 0, 0, 0, DENY, "exec.sudo" },
-	{ X, "/usr/bin/ls", { "sudo", "ls" }, 0, 0, 0, 0, ALLOW, "exec.not-allowed" },
+	/* argv[0]'s name is one more name for deny and alert rules */
+	{ X, "/usr/bin/ls", { "sudo", "ls" }, 0, 0, 0, 0, DENY, "exec.sudo" },
+	{ X, "/usr/bin/ls", { "/opt/x/pip", "install", "y" }, 0, 0, 0, 0, ALERT, "exec.pip-install" },
+	{ X, "/usr/bin/ls", { "ls", "sudo" }, 0, 0, 0, 0, ALLOW, "exec.not-allowed" },
 	{ X, NULL, { "sudo" }, 0, 0, 0, 0, ALLOW, "exec.not-allowed" },
 };
 
@@ -199,6 +202,77 @@ START_TEST(test_fallback_per_kind)
 	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
 	ck_assert_int_eq(v.action, DENY);
 	ck_assert_str_eq(rules_string(p, v.rule->id), "net.fallback");
+	free(p);
+}
+END_TEST
+
+/* Exec identity (rules.h, struct rules_event): which names each rule
+ * kind sees. */
+static const struct bb_rule id_rules[] = {
+	{ X, DENY, "/tmp/** **", "exec.tmp", { "/tmp/proj/** **" } },
+	{ X, DENY, "evil.sh **", "exec.evil", { NULL } },
+	{ X, ALERT, "npm ** install **", "exec.npm-install", { NULL } },
+	{ X, ALLOW, "sh|python3|node|npm **", "exec.allowed", { NULL } },
+};
+
+struct id_case {
+	const char *exe;
+	const char *argv[6];
+	const char *exe_name;
+	const char *script;
+	size_t script_arg;
+	const char *script_name;
+	enum rules_action expect;
+	const char *id;
+};
+
+static const struct id_case id_cases[] = {
+	/* the script's path, for the temp-dir rule, with its "unless" */
+	{ "/bin/sh", { "sh", "/tmp/x.sh" }, 0, "/tmp/x.sh", 1, 0, DENY, "exec.tmp" },
+	{ "/bin/sh", { "sh", "x.sh" }, 0, "/tmp/proj/x.sh", 1, 0, ALLOW, "exec.allowed" },
+	{ "/tmp/proj/venv/python3", { "python3", "/tmp/y.py" }, 0, "/tmp/y.py", 1, 0, DENY,
+	  "exec.tmp" },
+	{ "/bin/sh", { "sh", "-e", "./a/../../tmp/x.sh" }, 0, "/r/a/../../tmp/x.sh", 2, 0, DENY,
+	  "exec.tmp" },
+	/* the script's base name */
+	{ "/bin/sh", { "sh", "evil.sh" }, 0, "/r/evil.sh", 1, 0, DENY, "exec.evil" },
+	/* the script's package name, with the arguments after the script */
+	{ "/usr/bin/node", { "node", "/n/npm/bin/npm-cli.js", "install", "x" }, 0,
+	  "/n/npm/bin/npm-cli.js", 1, "npm", ALERT, "exec.npm-install" },
+	{ "/usr/bin/node", { "node", "/n/npm/bin/npm-cli.js", "ls" }, 0, "/n/npm/bin/npm-cli.js", 1,
+	  "npm", ALLOW, "exec.allowed" },
+	/* "install" before the script is the interpreter's, not npm's */
+	{ "/usr/bin/node", { "node", "install", "/n/npm/bin/npm-cli.js" }, 0,
+	  "/n/npm/bin/npm-cli.js", 2, "npm", ALLOW, "exec.allowed" },
+	/* the program's own package name: every rule sees it */
+	{ "/n/npm/bin/npm-cli.js", { "/usr/bin/npm", "install" }, "npm", 0, 0, 0, ALERT,
+	  "exec.npm-install" },
+	{ "/n/npm/bin/npm-cli.js", { "x", "ls" }, "npm", 0, 0, 0, ALLOW, "exec.allowed" },
+	/* allow rules see neither argv[0]'s name nor the script */
+	{ "/opt/tool", { "sh", "x" }, 0, 0, 0, 0, DENY, "exec.not-allowed" },
+	{ "/opt/tool", { "tool", "s.sh" }, 0, "/r/sh", 1, 0, DENY, "exec.not-allowed" },
+	{ "/opt/tool", { "tool", "s.js" }, 0, "/r/s.js", 1, "npm", DENY, "exec.not-allowed" },
+	/* a script that does not fit is no identity */
+	{ "/bin/sh", { "sh", "x" }, 0, "", 1, 0, ALLOW, "exec.allowed" },
+};
+
+START_TEST(test_exec_identity)
+{
+	const struct id_case *c = &id_cases[_i];
+	struct bb_policy def = { .rules = id_rules, .n_rules = N(id_rules) };
+	struct rules_policy *p = bb_build(&def, NULL);
+	struct rules_event ev = { .kind = X, .exe = c->exe, .argv = c->argv,
+				  .exe_name = c->exe_name, .script = c->script,
+				  .script_arg = c->script_arg, .script_name = c->script_name };
+	struct rules_verdict v;
+
+	while (ev.argc < N(c->argv) && c->argv[ev.argc])
+		ev.argc++;
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_msg(v.action == c->expect && strcmp(rules_string(p, v.rule->id), c->id) == 0,
+		      "case %d (%s %s): got %s %s, want %s %s", _i, c->exe,
+		      c->script ? c->script : "-", rules_action_name(v.action),
+		      rules_string(p, v.rule->id), rules_action_name(c->expect), c->id);
 	free(p);
 }
 END_TEST
@@ -507,6 +581,7 @@ static Suite *decide_suite(void)
 	tc = tcase_create("decide");
 	tcase_add_loop_test(tc, test_decide, 0, (int)N(decide_cases));
 	tcase_add_test(tc, test_fallback_per_kind);
+	tcase_add_loop_test(tc, test_exec_identity, 0, (int)N(id_cases));
 	tcase_add_test(tc, test_bad_event);
 	tcase_add_test(tc, test_mode);
 	tcase_add_loop_test(tc, test_env_drop, 0, (int)N(env_cases));

@@ -816,6 +816,33 @@ START_TEST(test_builtin_names)
 }
 END_TEST
 
+/* A shipped policy's own tests must hold wherever the temp dir is, or
+ * agenttrace refuses to start (125) there: a TMPDIR inside the project,
+ * a project under /tmp or in the TMPDIR itself. */
+START_TEST(test_builtin_any_tmpdir)
+{
+	static const struct { const char *root, *home, *tmpdir; } sets[] = {
+		{ "/home/u/proj", "/home/u", "/home/u/proj/tmp" },
+		{ "/tmp/proj", "/home/u", "/tmp" },
+		{ "/tmp/proj", "/home/u", "/tmp/proj" },
+		{ "/work/proj", "/home/u", "/work/tmp" },
+	};
+
+	for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+		struct rules_vars vars = fixed_vars();
+
+		vars.root = vars.cwd = sets[k].root;
+		vars.home = sets[k].home;
+		vars.tmpdir = sets[k].tmpdir;
+		for (int i = 0; rules_builtin_names[i]; i++) {
+			const char *names[] = { rules_builtin_names[i] };
+
+			free(load_ok(names, 1, NULL, 0, &vars));
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_unknown_name)
 {
 	struct rules_vars vars = fixed_vars();
@@ -852,6 +879,7 @@ static Suite *load_suite(void)
 	tcase_add_test(c, test_vars_root_unset_uses_cwd);
 	tcase_add_test(c, test_vars_home_unset);
 	tcase_add_test(c, test_vars_tmpdir_unset);
+	tcase_add_test(c, test_builtin_any_tmpdir);
 	tcase_add_test(c, test_vars_ssh_auth_sock);
 	tcase_add_test(c, test_vars_resolvers);
 	tcase_add_test(c, test_vars_glob_chars_escaped);

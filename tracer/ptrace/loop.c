@@ -302,6 +302,11 @@ static void loop_exec(struct session *s, struct tracee *t)
 		record_who(&r, t);
 		r.kind = -1;
 		r.port = -1;
+		if (t->info) {
+			r.loader = t->info->loader;
+			r.script_path = t->info->script;
+			r.program_name = t->info->name;
+		}
 		/* /proc/PID/exe names the very file the kernel ran. */
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->pid);
 		fd = open(exe, O_RDONLY | O_CLOEXEC);
@@ -443,6 +448,11 @@ static bool loop_frames_stop(struct session *s, pid_t tid)
 	 * that come as stops under this engine too, filter.c). */
 	if (!s->notif || s->notif->tid != tid)
 		return true;
+	/* An exec let through runs a new program before the trap: its
+	 * record goes without the old one's frames. */
+	if (s->notify_killable && s->notif_answer->how == STOP_RUN &&
+	    s->call->events[0].kind == RULES_KIND_EXEC && s->call->n_events)
+		return false;
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
 		return false;
 	if (s->notify_killable) {

@@ -7,34 +7,48 @@
 
 #define TRACEE_MIN_BUCKETS 64
 
-struct tracee_info *tracee_info_new(const char *exe, const char *const *argv, size_t argc)
+static char *tracee_put(char **p, const char *s)
 {
-	size_t bytes, exe_len = strlen(exe) + 1;
+	char *at = *p;
+	size_t n = strlen(s) + 1;
+
+	memcpy(at, s, n);
+	*p += n;
+	return at;
+}
+
+struct tracee_info *tracee_info_new_exec(const char *exe, const char *const *argv, size_t argc,
+					 const char *loader, const char *script, const char *name)
+{
+	size_t bytes;
 	struct tracee_info *i;
 	char *p;
 
 	if (!argv)
 		argc = 0;
-	bytes = sizeof(struct tracee_info) + (argc + 1) * sizeof(char *) + exe_len;
+	bytes = sizeof(struct tracee_info) + (argc + 1) * sizeof(char *) + strlen(exe) + 1;
 	for (size_t k = 0; k < argc; k++)
 		bytes += strlen(argv[k]) + 1;
+	bytes += (loader ? strlen(loader) + 1 : 0) + (script ? strlen(script) + 1 : 0) +
+		 (name ? strlen(name) + 1 : 0);
 	i = xmalloc(bytes);
 	i->refs = 1;
 	i->argc = argc;
 	i->argv = (char **)(i + 1);
 	p = (char *)(i->argv + argc + 1);
-	memcpy(p, exe, exe_len);
-	i->exe = p;
-	p += exe_len;
-	for (size_t k = 0; k < argc; k++) {
-		size_t l = strlen(argv[k]) + 1;
-
-		memcpy(p, argv[k], l);
-		i->argv[k] = p;
-		p += l;
-	}
+	i->exe = tracee_put(&p, exe);
+	for (size_t k = 0; k < argc; k++)
+		i->argv[k] = tracee_put(&p, argv[k]);
 	i->argv[argc] = NULL;
+	i->loader = loader ? tracee_put(&p, loader) : NULL;
+	i->script = script ? tracee_put(&p, script) : NULL;
+	i->name = name ? tracee_put(&p, name) : NULL;
 	return i;
+}
+
+struct tracee_info *tracee_info_new(const char *exe, const char *const *argv, size_t argc)
+{
+	return tracee_info_new_exec(exe, argv, argc, NULL, NULL, NULL);
 }
 
 struct tracee_info *tracee_info_ref(struct tracee_info *i)

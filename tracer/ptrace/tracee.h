@@ -14,9 +14,15 @@
  * a fork costs no copy.  One allocation holds everything. */
 struct tracee_info {
 	unsigned refs;
-	char *exe;
+	char *exe;   /* the program run (through the loader: the program it runs) */
 	size_t argc;
-	char **argv; /* argc entries + NULL */
+	char **argv; /* argc entries + NULL, as exec'ed */
+	/* What the exec record says besides (agenttrace(1), RECORDS): the
+	 * loader, the script an interpreter runs, its package's name; NULL:
+	 * none. */
+	char *loader;
+	char *script;
+	char *name;
 };
 
 /* The tasks of one thread group that the table holds: the race detector
@@ -67,6 +73,9 @@ struct tracee_table {
 };
 
 struct tracee_info *tracee_info_new(const char *exe, const char *const *argv, size_t argc);
+/* The same with the exec's loader, script and name (each may be NULL). */
+struct tracee_info *tracee_info_new_exec(const char *exe, const char *const *argv, size_t argc,
+					 const char *loader, const char *script, const char *name);
 struct tracee_info *tracee_info_ref(struct tracee_info *i);
 void tracee_info_unref(struct tracee_info *i);
 

@@ -7,6 +7,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "lib/textesc.h"
 #include "lib/xalloc.h"
 #include "tracer/record/notify.h"
 
@@ -34,21 +35,30 @@ void notify_init(struct notify *n, bool use_syslog)
 		openlog("agenttrace", LOG_PID, LOG_USER);
 }
 
-/* Workflow command data: '%', CR and LF are escaped (the runner's own
- * escaping rules for "::error ...::message"); properties also escape ':'
- * and ','. */
+/* Workflow command data ("::error title=PROPERTY::MESSAGE"): the text
+ * escaped for a human first (lib/textesc.h: no control byte, so no CR or
+ * LF that would end the command and start another line), then by the
+ * runner's own rules: '%' as %25 (the runner decodes %25, %0D, %0A in
+ * data, and %3A, %2C in properties too), and in a property ':' and ','
+ * (a property ends at ',' and the properties at "::").  A "::" inside the
+ * message is data: the command ends at its line's end. */
 static void notify_gh_escape(FILE *f, const char *s, bool property)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	size_t len = strlen(s);
+	char *safe = xmalloc(len * 4 + 1);
+
+	textesc(s, len, 0, safe, len * 4 + 1);
+	for (const char *p = safe; *p; p++) {
+		switch (*p) {
 		case '%': fputs("%25", f); break;
 		case '\r': fputs("%0D", f); break;
 		case '\n': fputs("%0A", f); break;
 		case ':': fputs(property ? "%3A" : ":", f); break;
 		case ',': fputs(property ? "%2C" : ",", f); break;
-		default: fputc(*s, f);
+		default: fputc(*p, f);
 		}
 	}
+	free(safe);
 }
 
 void notify_alert(struct notify *n, bool deny, const char *title, const char *text)
@@ -77,23 +87,24 @@ void notify_alert(struct notify *n, bool deny, const char *title, const char *te
 		}
 		free(line);
 	}
-	if (n->syslog)
-		syslog(deny ? LOG_WARNING : LOG_NOTICE, "%s", text);
+	if (n->syslog) {
+		size_t len = strlen(text);
+		char *safe = xmalloc(len * 4 + 1);
+
+		textesc(text, len, 0, safe, len * 4 + 1);
+		syslog(deny ? LOG_WARNING : LOG_NOTICE, "%s", safe);
+		free(safe);
+	}
 }
 
-/* Markdown table cells: no '|' and no newline may break the row. */
-static void notify_md_cell(FILE *f, const char *s)
+/* A Markdown table cell of untrusted text: as code, every character
+ * Markdown or HTML reads escaped (lib/textesc.h), so that no '|' splits
+ * the row, no newline ends it and no name adds markup. */
+static void notify_md_code(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '|')
-			fputs("\\|", f);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', f);
-		else if (*s == '`')
-			fputc('\'', f);
-		else
-			fputc(*s, f);
-	}
+	fputs("<code>", f);
+	textesc_markdown(f, s ? s : "");
+	fputs("</code>", f);
 }
 
 int notify_summary(struct notify *n, const struct notify_counts *c)
@@ -114,12 +125,12 @@ int notify_summary(struct notify *n, const struct notify_counts *c)
 	}
 	fprintf(f, "### agenttrace: %" PRIu64 " denied, %" PRIu64 " alert%s\n\n",
 		c->denials, c->alerts, c->alerts == 1 ? "" : "s");
-	fputs("| command | policy | mode | exit |\n|---|---|---|---|\n| `", f);
-	notify_md_cell(f, c->command);
-	fputs("` | ", f);
-	notify_md_cell(f, c->policy);
+	fputs("| command | policy | mode | exit |\n|---|---|---|---|\n| ", f);
+	notify_md_code(f, c->command);
 	fputs(" | ", f);
-	notify_md_cell(f, c->mode);
+	notify_md_code(f, c->policy);
+	fputs(" | ", f);
+	textesc_markdown(f, c->mode);
 	fprintf(f, " | %d |\n\n", c->exit_code);
 	if (c->n_kinds > 0) {
 		fputs("| kind | denied | alerted |\n|---|---:|---:|\n", f);
@@ -129,9 +140,9 @@ int notify_summary(struct notify *n, const struct notify_counts *c)
 		fputc('\n', f);
 	}
 	if (c->log) {
-		fputs("Every record is in `", f);
-		notify_md_cell(f, c->log);
-		fputs("`; `agenttrace-report LOG --format markdown` shows each denial.\n\n", f);
+		fputs("Every record is in ", f);
+		notify_md_code(f, c->log);
+		fputs("; `agenttrace-report LOG --format markdown` shows each denial.\n\n", f);
 	}
 	if (fflush(f) != 0 || ferror(f))
 		rc = -(errno ? errno : EIO);

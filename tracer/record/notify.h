@@ -19,7 +19,8 @@ void notify_init(struct notify *n, bool use_syslog);
 
 /* One alert.  DENY: a denial (error annotation, LOG_WARNING) rather than
  * an alert (warning annotation, LOG_NOTICE).  TEXT is the human line
- * without the "agenttrace: " prefix; TITLE the rule id. */
+ * without the "agenttrace: " prefix; TITLE the rule id.  Both are
+ * escaped here (lib/textesc.h, and the runner's own escaping). */
 void notify_alert(struct notify *n, bool deny, const char *title, const char *text);
 
 /* The end of the session: appends a Markdown summary to the step

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/textesc.h"
 #include "lib/utf8.h"
 #include "lib/utc.h"
 #include "lib/xalloc.h"
@@ -301,9 +302,11 @@ void record_emit(struct session *s, const struct record *r)
 			s->alerts++;
 	}
 	if (alert) {
-		char line[PATH_MAX * 2 + 1024];
+		char raw[PATH_MAX * 2 + 1024], line[sizeof(raw) * 4];
 
-		record_human_line(r, line, sizeof(line));
+		/* Escaped once for stderr, the annotation and syslog alike. */
+		record_human_line(r, raw, sizeof(raw));
+		textesc(raw, strlen(raw), 0, line, sizeof(line));
 		if (s->log_fd < 0 || s->opt->verbosity > 0)
 			out_msg("%s", line);
 		notify_alert(&s->notify, r->action && strcmp(r->action, "deny") == 0, r->rule, line);
@@ -341,6 +344,9 @@ void record_emit(struct session *s, const struct record *r)
 	record_set_str(o, "target", r->target);
 	if (r->target_argv)
 		json_object_set_new(o, "target_argv", record_jargv(r->target_argv, r->target_argc));
+	record_set_str(o, "loader", r->loader);
+	record_set_str(o, "script_path", r->script_path);
+	record_set_str(o, "program_name", r->program_name);
 	if (r->err)
 		json_object_set_new(o, "errno", json_string(record_errno_name(r->err)));
 	record_set_str(o, "rule", r->rule);

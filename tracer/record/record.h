@@ -35,9 +35,12 @@ struct record {
 	int port;               /* -1 none */
 	const char *family;     /* "inet" "inet6" "unix" */
 	const char *host;
-	const char *target;
-	const char *const *target_argv;
+	const char *target;     /* exec: the program run (agenttrace-policy(5), "Exec identity") */
+	const char *const *target_argv; /* as exec'ed */
 	size_t target_argc;
+	const char *loader;     /* exec: the dynamic loader that runs target */
+	const char *script_path; /* exec: the script file target interprets */
+	const char *program_name; /* exec: its package's name for the script (or target) */
 	int err;                /* errno of a denial, 0 none */
 	const char *rule;
 	const char *why;

@@ -286,6 +286,18 @@ static void preload_mode_spawn_free(void)
 	memset(&preload_mode_tab, 0, sizeof(preload_mode_tab));
 }
 
+/* The identity the shim found for an exec (its paths resolved in the
+ * caller's view): the program from target_arg0 of ARGV (N elements). */
+static void preload_mode_identity(struct identity *id, const struct channel_event *e,
+				  const char *const *argv, size_t n)
+{
+	size_t arg0 = e->target_arg0 < n ? e->target_arg0 : 0;
+
+	identity_of_resolved(id, e->target, argv + arg0, n - arg0,
+			     e->path2[0] ? e->path2 : NULL, e->path[0] ? e->path : NULL,
+			     e->script_arg);
+}
+
 /* One event the shim decided (and applied) in-process: its record. */
 static void preload_mode_decided(struct session *s, const struct channel_msg *m)
 {
@@ -294,6 +306,7 @@ static void preload_mode_decided(struct session *s, const struct channel_msg *m)
 	struct bt_frame frames[CHANNEL_FRAMES];
 	struct rules_event ev[RULES_CALL_EVENTS] = { { 0 } };
 	struct judge_call c = { .syscall = e->syscall, .events = ev, .n_events = 1 };
+	static struct identity id;
 	struct judge_verdict v;
 	struct judge_who w = {
 		.pid = m->pid, .ppid = m->ppid, .exe = e->exe, .argv = argv,
@@ -330,6 +343,9 @@ static void preload_mode_decided(struct session *s, const struct channel_msg *m)
 		ev[0].argc = preload_mode_split(e->target_argv, sizeof(e->target_argv), e->target_argc,
 						targv, PRELOAD_MODE_ARGV_MAX);
 		ev[0].argv = targv;
+		preload_mode_identity(&id, e, targv, ev[0].argc);
+		c.id = &id;
+		c.id_ready = true;
 		if (e->effective != RULES_ACTION_DENY && e->target[0])
 			preload_mode_unseen(s, e->target);
 		break;
@@ -360,6 +376,7 @@ void preload_mode_event(struct session *s, const struct channel_msg *m)
 		return;
 	if (e->kind == CHANNEL_KIND_EXEC_NOTICE) {
 		const char *argv[PRELOAD_MODE_ARGV_MAX], *targv[PRELOAD_MODE_ARGV_MAX];
+		static struct identity id;
 		struct record r = { 0 };
 
 		if (e->target[0])
@@ -382,6 +399,10 @@ void preload_mode_event(struct session *s, const struct channel_msg *m)
 		r.target_argc = preload_mode_split(e->target_argv, sizeof(e->target_argv),
 						   e->target_argc, targv, PRELOAD_MODE_ARGV_MAX);
 		r.target_argv = targv;
+		preload_mode_identity(&id, e, targv, r.target_argc);
+		r.loader = id.loader;
+		r.script_path = id.script;
+		r.program_name = id.script ? id.script_name : id.exe_name;
 		record_emit(s, &r);
 		return;
 	}
@@ -490,6 +511,7 @@ int preload_mode_decide_command(struct session *s)
 	struct judge_who w = { .pid = getpid(), .ppid = getppid(), .exe = s->self_exe,
 			       .backend = "preload" };
 	struct judge_verdict v;
+	static struct identity id;
 	size_t argc = 0;
 
 	if (!cmd || !*cmd)
@@ -522,6 +544,9 @@ int preload_mode_decide_command(struct session *s)
 	ev.exe = exe;
 	ev.argv = argv;
 	ev.argc = argc;
+	/* agenttrace's cwd is the command's: paths resolve in its view. */
+	c.id = &id;
+	c.view_pid = getpid();
 	judge_decide(s, &c, &v);
 	w.argv = argv;
 	w.argc = argc;

@@ -1,0 +1,389 @@
+/* Which program an exec runs (tracer/inspect/identity.h). */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracer/inspect/identity.h"
+#include "tracer/syscall/path.h"
+
+/* ld.so ld.so ... PROG: as many loaders as this are looked through. */
+#define IDENTITY_LOADER_DEPTH 4
+/* How far up from a node script its package.json may be
+ * (bin/cli.js, dist/bin/cli.js, ...). */
+#define IDENTITY_PACKAGE_DEPTH 4
+#define IDENTITY_PACKAGE_MAX (1024 * 1024)
+
+static const char *identity_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static ssize_t identity_pread(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t r;
+
+	do
+		r = pread(fd, buf, n, off);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* PT_INTERP of the 64-bit ELF file PATH into OUT (SIZE bytes); false when
+ * it has none.  Read by hand: libelf is loaded only for records
+ * (elfinfo.c), and this runs at the first exec. */
+static bool identity_interp_of(const char *path, char *out, size_t size)
+{
+	Elf64_Ehdr eh;
+	bool found = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return false;
+	if (identity_pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
+		goto out;
+	for (unsigned i = 0; i < eh.e_phnum && !found; i++) {
+		Elf64_Phdr ph;
+
+		if (identity_pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			break;
+		if (ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_filesz < 2 || ph.p_filesz > size ||
+		    identity_pread(fd, out, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
+			break;
+		out[ph.p_filesz - 1] = '\0';
+		found = out[0] == '/';
+	}
+out:
+	close(fd);
+	return found;
+}
+
+const char *identity_system_loader(void)
+{
+	static char loader[PATH_MAX];
+	static bool done;
+	char interp[PATH_MAX];
+
+	if (!done) {
+		done = true;
+		if (!identity_interp_of("/bin/sh", interp, sizeof(interp)) ||
+		    !realpath(interp, loader))
+			loader[0] = '\0';
+	}
+	return loader;
+}
+
+static bool identity_is_loader(const char *exe)
+{
+	const char *sys = identity_system_loader();
+
+	return rules_loader_name(identity_base(exe)) || (sys[0] && strcmp(exe, sys) == 0);
+}
+
+/* ---- node's package.json ---- */
+
+static bool identity_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* "./bin/x.js", "bin//x.js" -> "bin/x.js" in OUT; false when it climbs. */
+static bool identity_rel_norm(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (*in) {
+		const char *end = strchrnul(in, '/');
+		size_t len = (size_t)(end - in);
+
+		if (len == 2 && in[0] == '.' && in[1] == '.')
+			return false;
+		if (len && !(len == 1 && in[0] == '.')) {
+			if (n + len + 2 > size)
+				return false;
+			if (n)
+				out[n++] = '/';
+			memcpy(out + n, in, len);
+			n += len;
+		}
+		in = *end ? end + 1 : end;
+	}
+	out[n] = '\0';
+	return n > 0;
+}
+
+static bool identity_sane_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= IDENTITY_NAME_MAX)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x21 || *p == 0x7f || *p == '/')
+			return false;
+	return true;
+}
+
+/* The "bin" of package.json text (LEN bytes) that names REL (the file's
+ * path below the package's directory) into OUT. */
+static bool identity_bin_of(const char *text, size_t len, const char *rel, char *out)
+{
+	json_t *root = json_loadb(text, len, 0, NULL), *bin;
+	char norm[PATH_MAX];
+	bool found = false;
+
+	if (!root)
+		return false;
+	bin = json_object_get(root, "bin");
+	if (json_is_string(bin)) {
+		/* "bin": "cli.js": the package's own name, without its scope. */
+		const char *name = json_string_value(json_object_get(root, "name"));
+
+		if (name && identity_rel_norm(json_string_value(bin), norm, sizeof(norm)) &&
+		    strcmp(norm, rel) == 0) {
+			const char *slash = strrchr(name, '/');
+
+			name = slash && name[0] == '@' ? slash + 1 : name;
+			if (identity_sane_name(name)) {
+				strcpy(out, name);
+				found = true;
+			}
+		}
+	} else if (json_is_object(bin)) {
+		const char *key;
+		json_t *v;
+
+		json_object_foreach(bin, key, v) {
+			if (!json_is_string(v) || !identity_sane_name(key) ||
+			    !identity_rel_norm(json_string_value(v), norm, sizeof(norm)) ||
+			    strcmp(norm, rel) != 0)
+				continue;
+			strcpy(out, key);
+			found = true;
+			break;
+		}
+	}
+	json_decref(root);
+	return found;
+}
+
+/* DIR/package.json, a regular file (not a link, not a FIFO), into a
+ * malloc'ed buffer; NULL when there is none. */
+static char *identity_read_package(const char *dir, size_t *len)
+{
+	char path[PATH_MAX + 16];
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/package.json", dir) >= sizeof(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    st.st_size > IDENTITY_PACKAGE_MAX)
+		goto fail;
+	buf = malloc((size_t)st.st_size);
+	if (!buf)
+		goto fail;
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*len = got;
+	return buf;
+fail:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+/* DIR is a package's own directory: node_modules/P or node_modules/@S/P. */
+static bool identity_is_package_dir(const char *dir)
+{
+	const char *s = strrchr(dir, '/'), *pb;
+	size_t plen;
+
+	if (!s || s == dir)
+		return false;
+	plen = (size_t)(s - dir);
+	pb = memrchr(dir, '/', plen);
+	pb = pb ? pb + 1 : dir;
+	if ((size_t)(s - pb) == 12 && memcmp(pb, "node_modules", 12) == 0)
+		return true;
+	if (*pb == '@' && pb > dir + 1) {
+		const char *gb = memrchr(dir, '/', (size_t)(pb - 1 - dir));
+
+		gb = gb ? gb + 1 : dir;
+		return (size_t)(pb - 1 - gb) == 12 && memcmp(gb, "node_modules", 12) == 0;
+	}
+	return false;
+}
+
+bool identity_package_bin(const char *file, char *out)
+{
+	char dir[PATH_MAX];
+	size_t n = strlen(file);
+	bool found = false;
+
+	if (file[0] != '/' || n >= sizeof(dir) ||
+	    !(identity_ends(file, ".js") || identity_ends(file, ".cjs") ||
+	      identity_ends(file, ".mjs") || strstr(file, "/node_modules/")))
+		return false;
+	memcpy(dir, file, n + 1);
+	for (int up = 0; up < IDENTITY_PACKAGE_DEPTH; up++) {
+		char *slash = strrchr(dir, '/'), *text;
+		size_t len;
+
+		if (!slash || slash == dir)
+			break;
+		*slash = '\0';
+		text = identity_read_package(dir, &len);
+		if (text) {
+			found = identity_bin_of(text, len, file + strlen(dir) + 1, out);
+			free(text);
+			break; /* the nearest package.json is the package's */
+		}
+		if (identity_is_package_dir(dir))
+			break; /* a package's files stop at its own directory */
+	}
+	return found && strcmp(out, identity_base(file)) != 0;
+}
+
+/* ---- the identity ---- */
+
+/* ARG as process PID would open it, into OUT (PATH_MAX): resolved, or as
+ * text when it cannot be (the program fails to open it as well). */
+static const char *identity_resolve(pid_t pid, const char *arg, char *out)
+{
+	if (path_resolve(pid, AT_FDCWD, arg, 0, out, PATH_MAX) == 0)
+		return out;
+	if (strlen(arg) >= PATH_MAX)
+		return NULL;
+	strcpy(out, arg);
+	return out;
+}
+
+static bool identity_same_args(const char *const *a, size_t na, const char *const *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (!a[i] || !b[i] || strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
+static void identity_names(struct identity *id)
+{
+	if (id->exe && identity_package_bin(id->exe, id->exe_name_buf))
+		id->exe_name = id->exe_name_buf;
+	if (id->script && identity_package_bin(id->script, id->script_name_buf))
+		id->script_name = id->script_name_buf;
+}
+
+static void identity_clear(struct identity *id, const char *exe, const char *const *argv,
+			   size_t argc)
+{
+	id->exe = exe;
+	id->argv = argv;
+	id->argc = argv ? argc : 0;
+	id->loader = NULL;
+	id->script = NULL;
+	id->script_arg = 0;
+	id->exe_name = NULL;
+	id->script_name = NULL;
+	id->script_judged = false;
+}
+
+void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const char *const *argv,
+		      size_t argc, const struct identity_caller *caller)
+{
+	size_t s, off;
+
+	identity_clear(id, exe, argv, argc);
+	if (!exe)
+		return;
+	for (int depth = 0; depth < IDENTITY_LOADER_DEPTH && identity_is_loader(id->exe); depth++) {
+		size_t p = rules_loader_prog(id->argv, id->argc);
+		const char *prog;
+
+		if (!p)
+			break; /* ld.so --help and the like run no program */
+		if (!id->loader) {
+			strcpy(id->loader_buf, exe);
+			id->loader = id->loader_buf;
+		}
+		prog = identity_resolve(pid, id->argv[p], id->exe_buf);
+		if (!prog)
+			break;
+		id->exe = prog;
+		id->argv += p;
+		id->argc -= p;
+	}
+	s = rules_interp_script(id->exe, id->argv, id->argc, &off, NULL, NULL);
+	if (s && identity_resolve(pid, id->argv[s] + off, id->script_buf)) {
+		id->script = id->script_buf;
+		id->script_arg = s;
+		id->script_judged = caller && caller->exe && strcmp(caller->exe, id->script) == 0 &&
+				    caller->argc > 0 &&
+				    identity_same_args(id->argv + s + 1, id->argc - s - 1,
+						       caller->argv + 1, caller->argc - 1);
+	}
+	identity_names(id);
+}
+
+void identity_of_resolved(struct identity *id, const char *exe, const char *const *argv,
+			  size_t argc, const char *loader, const char *script, size_t script_arg)
+{
+	identity_clear(id, exe, argv, argc);
+	if (loader && *loader && strlen(loader) < PATH_MAX) {
+		strcpy(id->loader_buf, loader);
+		id->loader = id->loader_buf;
+	}
+	if (script && *script && strlen(script) < PATH_MAX && script_arg < id->argc) {
+		strcpy(id->script_buf, script);
+		id->script = id->script_buf;
+		id->script_arg = script_arg;
+	}
+	identity_names(id);
+}
+
+void identity_apply(const struct identity *id, struct rules_event *ev)
+{
+	ev->exe = id->exe;
+	ev->argv = id->argv;
+	ev->argc = id->argc;
+	ev->loader = id->loader;
+	ev->exe_name = id->exe_name;
+	if (id->script_judged) {
+		ev->script = NULL;
+		ev->script_name = NULL;
+		ev->script_arg = 0;
+	} else {
+		ev->script = id->script;
+		ev->script_arg = id->script_arg;
+		ev->script_name = id->script_name;
+	}
+}
