@@ -45,7 +45,7 @@ static const struct option options_table[] = {
 	{ "allow-exec", required_argument, NULL, OPT_ALLOW_EXEC },
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "fail-on-alert", no_argument, NULL, OPT_FAIL_ON_ALERT },
+	{ "fail-on-alert", optional_argument, NULL, OPT_FAIL_ON_ALERT },
 	{ "syslog", no_argument, NULL, OPT_SYSLOG },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
@@ -84,8 +84,9 @@ static void options_usage(FILE *f)
 	      "                            auto: ptrace plus the preload shim for host\n"
 	      "                            names (shim alone if ptrace cannot start);\n"
 	      "                            preload: the shim alone, bypassable\n"
-	      "      --fail-on-alert       exit 124 when the command exited 0 but something\n"
-	      "                            was denied or alerted\n"
+	      "      --fail-on-alert[=LIST]  exit 113 when the command exited 0 but something\n"
+	      "                            was denied (LIST: deny, alert, rule-id globs such\n"
+	      "                            as exec.install.*; comma-separated)\n"
 	      "      --syslog              send alerts to syslog as well\n"
 	      "      --timeout SEC         stop the command after SEC seconds\n"
 	      "      --max-procs N         at most N live processes\n"
@@ -105,7 +106,7 @@ static void options_usage(FILE *f)
 	      "  -V, --version             the version\n"
 	      "\n"
 	      "Exit status: the command's; 128+N when it was killed by signal N;\n"
-	      "124 with --fail-on-alert; 125 agenttrace failed; 126 command not\n"
+	      "113 with --fail-on-alert; 125 agenttrace failed; 126 command not\n"
 	      "executable; 127 command not found.\n", f);
 }
 
@@ -265,9 +266,15 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_SYSLOG:
 			o->syslog = true;
 			break;
-		case OPT_FAIL_ON_ALERT:
-			o->fail_on_alert = true;
+		case OPT_FAIL_ON_ALERT: {
+			char bad[128];
+
+			if (fail_on_add(&o->fail_on, optarg, bad, sizeof(bad)) < 0)
+				return options_bad("invalid --fail-on-alert selector '%s' (deny, alert "
+						   "or a rule-id glob such as exec.install.*, "
+						   "comma-separated)", bad);
 			break;
+		}
 		case OPT_TIMEOUT:
 			if (options_parse_seconds(optarg, &o->timeout_ms) < 0)
 				return options_bad("invalid --timeout '%s' (seconds, > 0)", optarg);
@@ -363,5 +370,6 @@ void options_free(struct options *o)
 	free(o->allow_net.v);
 	free(o->allow_write.v);
 	free(o->allow_exec.v);
+	fail_on_free(&o->fail_on);
 	memset(o, 0, sizeof(*o));
 }

@@ -582,11 +582,8 @@ static void landlock_race_record(struct session *s, struct tracee *t, const char
 
 	if (landlock_race_records++ >= LANDLOCK_RACE_RECORDS) {
 		/* Counted, not recorded: see LANDLOCK_RACE_RECORDS. */
-		s->counts[SESSION_KIND_WRITE][refused ? RULES_ACTION_DENY : RULES_ACTION_ALERT]++;
-		if (refused)
-			s->denials++;
-		else
-			s->alerts++;
+		session_count(s, SESSION_KIND_WRITE, refused ? RULES_ACTION_DENY : RULES_ACTION_ALERT,
+			      refused ? "landlock.race" : "race.toctou");
 		return;
 	}
 	if (refused)

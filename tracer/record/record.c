@@ -289,17 +289,11 @@ void record_emit(struct session *s, const struct record *r)
 	bool alert = strcmp(r->event, "alert") == 0;
 	json_t *o;
 
-	if (alert && r->kind >= 0 && r->kind < SESSION_KIND_COUNT && r->action) {
-		enum rules_action a = strcmp(r->action, "deny") == 0 ? RULES_ACTION_DENY :
-				      strcmp(r->action, "alert") == 0 ? RULES_ACTION_ALERT :
-				      RULES_ACTION_ALLOW;
-
-		s->counts[r->kind][a]++;
-		if (a == RULES_ACTION_DENY)
-			s->denials++;
-		else if (a == RULES_ACTION_ALERT)
-			s->alerts++;
-	}
+	if (alert && r->kind >= 0 && r->kind < SESSION_KIND_COUNT && r->action)
+		session_count(s, r->kind,
+			      strcmp(r->action, "deny") == 0 ? RULES_ACTION_DENY :
+			      strcmp(r->action, "alert") == 0 ? RULES_ACTION_ALERT :
+			      RULES_ACTION_ALLOW, r->rule);
 	if (alert) {
 		char line[PATH_MAX * 2 + 1024];
 
