@@ -23,6 +23,7 @@
 #include "preload/real.h"
 #include "preload/shim.h"
 #include "lib/channel-wire.h"
+#include "lib/syscall-open.h"
 
 /* ---- small async-signal-safe helpers ---- */
 
@@ -524,6 +525,17 @@ int ask_decide(const struct ask_call *call)
 		ev[i].unix_path = c->unix_path;
 	}
 	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
+	/* An open without O_CREAT of a missing name: the kernel's ENOENT,
+	 * no record, as the supervisor answers it (tracer/judge.c). */
+	if (v.action != RULES_ACTION_ALLOW && n == 1 && c->has_flags &&
+	    (c->kind == RULES_KIND_READ || c->kind == RULES_KIND_WRITE)) {
+		int missing = syscall_open_missing(c->flags, c->path);
+
+		if (missing) {
+			errno = saved;
+			return v.effective == RULES_ACTION_DENY ? missing : 0;
+		}
+	}
 	if (v.effective == RULES_ACTION_DENY)
 		err = EACCES;
 	if (v.effective != RULES_ACTION_ALLOW || p->record)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <arpa/inet.h>
 
+#include "lib/syscall-open.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/inspect/script.h"
 #include "tracer/judge.h"
@@ -44,7 +45,7 @@ static bool judge_is(const char *name, const char *a, const char *b)
 
 /* The kernel's own answer to a call the policy would refuse, when that
  * answer comes before any permission check and nothing can happen:
- * ENOENT, EEXIST, or 0 when there is none. */
+ * ENOENT (ENOTDIR), EEXIST, or 0 when there is none. */
 static int judge_kernel_answer(const struct judge_call *c, const struct rules_event *ev)
 {
 	/* execvp() tries every PATH directory: a candidate that does not
@@ -55,6 +56,17 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 	if (ev->kind == RULES_KIND_EXEC && judge_is(c->syscall, "execve", NULL) && ev->exe &&
 	    judge_missing(ev->exe))
 		return ENOENT;
+	/* An open that cannot create, of a name that does not exist
+	 * (lib/syscall-open.h): ENOENT, the answer the program would get
+	 * without agenttrace.  Read rules are about what a program reads;
+	 * there is nothing to read. */
+	if (c->n_events == 1 && c->has_flags && ev->path &&
+	    (ev->kind == RULES_KIND_READ || ev->kind == RULES_KIND_WRITE)) {
+		int missing = syscall_open_missing(c->flags, ev->path);
+
+		if (missing)
+			return missing;
+	}
 	/* mkdir of a name that exists: EEXIST before any permission check
 	 * (fs/namei.c filename_create()), and `mkdir -p /abs/dir` tries
 	 * every ancestor. */

@@ -35,6 +35,7 @@
 #include "lib/exitcode.h"
 #include "lib/hash.h"
 #include "lib/log.h"
+#include "lib/syscall-open.h"
 #include "lib/xalloc.h"
 #include "tracer/syscall/arch.h"
 #include "tracer/syscall/call.h"
@@ -425,8 +426,12 @@ int landlock_uncovered(const struct session *s, const struct call *c)
 			continue;
 		/* A call that only creates fails with EEXIST on an existing
 		 * name before any security hook runs (mkdir -p walks every
-		 * ancestor): the kernel's answer, not Landlock's. */
+		 * ancestor): the kernel's answer, not Landlock's.  So does an
+		 * open without O_CREAT of a missing name, with ENOENT. */
 		if (landlock_creates_only(c->name) && lstat(p, &st) == 0)
+			continue;
+		if ((strncmp(c->name, "open", 4) == 0 || strcmp(c->name, "creat") == 0) &&
+		    syscall_open_missing(c->flags, p))
 			continue;
 		return (int)i;
 	}
