@@ -414,15 +414,33 @@ static bool landlock_creates_only(const char *name)
 	return false;
 }
 
+/* An O_TMPFILE open names the directory its unnamed file is made in: the
+ * file lies beneath that directory, so Landlock lets it through when the
+ * directory is a granted root or lies beneath one (the file gets a name
+ * only by linkat(2), which is judged and governed on that name). */
+static bool landlock_covers_tmpfile(const struct landlock *l, const char *dir)
+{
+	for (size_t i = 0; i < l->n_roots; i++)
+		if (l->root_is_dir[i] && strcmp(dir, l->roots[i]) == 0)
+			return true;
+	return landlock_covers(l, dir);
+}
+
 int landlock_uncovered(const struct session *s, const struct call *c)
 {
+	bool is_open;
+
 	if (!s->landlock || !landlock_governs(c->name))
 		return -1;
+	is_open = strncmp(c->name, "open", 4) == 0 || strcmp(c->name, "creat") == 0;
 	for (size_t i = 0; i < c->n_events && i < 2; i++) {
 		const char *p = c->events[i].path;
 		struct stat st;
 
 		if (c->events[i].kind != RULES_KIND_WRITE || !p || landlock_covers(s->landlock, p))
+			continue;
+		if (is_open && (c->flags & SYSCALL_TMPFILE_BIT) &&
+		    landlock_covers_tmpfile(s->landlock, p))
 			continue;
 		/* A call that only creates fails with EEXIST on an existing
 		 * name before any security hook runs (mkdir -p walks every
@@ -430,8 +448,7 @@ int landlock_uncovered(const struct session *s, const struct call *c)
 		 * open without O_CREAT of a missing name, with ENOENT. */
 		if (landlock_creates_only(c->name) && lstat(p, &st) == 0)
 			continue;
-		if ((strncmp(c->name, "open", 4) == 0 || strcmp(c->name, "creat") == 0) &&
-		    syscall_open_missing(c->flags, p))
+		if (is_open && syscall_open_missing(c->flags, p))
 			continue;
 		return (int)i;
 	}

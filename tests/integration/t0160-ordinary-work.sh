@@ -1,0 +1,86 @@
+#!/bin/bash
+# Ordinary work raises no record (agenttrace(1), agenttrace-policy(5)): what a
+# passing test suite, an editor or a package manager does under the shipped
+# policies is neither denied nor reported.  Each case was a false positive:
+# anonymous temporary files (O_TMPFILE), pseudo-terminals, programs that
+# Debian's alternatives name, and directories that appeared in HOME.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+# The open Python's tempfile.TemporaryFile() tries first (O_TMPFILE: an
+# unnamed file in DIR), then TemporaryFile() itself.
+tmpfile_py='
+import os, sys, tempfile
+d = sys.argv[1]
+fd = os.open(d, os.O_TMPFILE | os.O_RDWR, 0o600)
+os.write(fd, b"x")
+os.close(fd)
+with tempfile.TemporaryFile(dir=d) as f:
+    f.write(b"y")
+with tempfile.TemporaryFile() as f:
+    f.write(b"z")
+'
+# A pseudo-terminal pair as pty.openpty() makes it: /dev/ptmx, then the
+# /dev/pts/N it names.
+pty_py='
+import os, pty
+m, s = pty.openpty()
+os.write(m, b"hi\n")
+assert os.read(s, 3) == b"hi\n"
+print(os.ttyname(s))
+'
+
+for B in auto preload; do
+	backend_use "$B"
+
+	# --- O_TMPFILE in the temp dir and in the project ---------------------
+	bk_allowed "O_TMPFILE and TemporaryFile in TMPDIR" -- "$PYTHON" -c "$tmpfile_py" "$TMPDIR"
+	bk_allowed "O_TMPFILE and TemporaryFile in ROOT" -- "$PYTHON" -c "$tmpfile_py" "$ROOT"
+	mkdir -p "$ROOT/build"
+	bk_allowed "O_TMPFILE and TemporaryFile in a directory of ROOT" -- \
+		"$PYTHON" -c "$tmpfile_py" "$ROOT/build"
+	if [ "$(id -u)" = 0 ]; then
+		# /tmp itself, as the private /tmp of the session (a tmpfs of its
+		# own: the test never touches the real /tmp).
+		bk_q --private-tmp -- "$PYTHON" -c "$tmpfile_py" /tmp
+		assert_eq "${BK}O_TMPFILE and TemporaryFile in /tmp (--private-tmp): exit 0" 0 $?
+		assert_no_alert "${BK}O_TMPFILE and TemporaryFile in /tmp (--private-tmp): no alert record"
+	else
+		skip "${BK}O_TMPFILE and TemporaryFile in /tmp (--private-tmp)" "not root: no private /tmp"
+	fi
+	# The unnamed file gets its name by linkat(2) (AT_SYMLINK_FOLLOW of its
+	# /proc/self/fd link, as open(2) shows), judged on that name.
+	link_py='
+import os, sys
+fd = os.open(sys.argv[1], os.O_TMPFILE | os.O_WRONLY, 0o600)
+root = os.open("/", os.O_RDONLY | os.O_DIRECTORY)
+try:
+    os.link("/proc/self/fd/%d" % fd, sys.argv[2], src_dir_fd=root, follow_symlinks=True)
+except OSError as e:
+    sys.exit(e.errno)
+'
+	bk_allowed "linkat of an O_TMPFILE file to a name in ROOT" -- "$PYTHON" -c "$link_py" "$ROOT" "$ROOT/named"
+	assert_file_present "${BK}linkat of an O_TMPFILE file to a name in ROOT: the file is there" "$ROOT/named"
+	bk_q -- "$PYTHON" -c "$link_py" "$ROOT" "$HOME/.bashrc"
+	assert_eq "${BK}linkat of an O_TMPFILE file to HOME/.bashrc: EACCES" "$EACCES" $?
+	assert_file_absent "${BK}linkat of an O_TMPFILE file to HOME/.bashrc: absent" "$HOME/.bashrc"
+	assert_rec "${BK}linkat of an O_TMPFILE file to HOME/.bashrc: deny record" \
+		"$(deny_expr write write.home.bashrc "$HOME/.bashrc")$(bk_rec_backend)"
+
+	# --- pseudo-terminals, under default and strict ---------------------------
+	for P in default strict; do
+		bk_q --policy "$P" -- "$PYTHON" -c "$pty_py"
+		assert_eq "${BK}$P: pty.openpty(): exit 0" 0 $?
+		assert_match "${BK}$P: pty.openpty(): a /dev/pts terminal" '^/dev/pts/' "$(cat "$OUT")"
+		assert_no_alert "${BK}$P: pty.openpty(): no alert record"
+	done
+	if have script; then
+		bk_q -- script -qec 'tty' /dev/null </dev/null
+		assert_eq "${BK}script(1): exit 0" 0 $?
+		assert_match "${BK}script(1): the command ran on a /dev/pts terminal" '/dev/pts/' "$(cat "$OUT")"
+		assert_no_alert "${BK}script(1): no alert record"
+	else
+		skip "${BK}script(1) makes a pty" "no script(1)"
+	fi
+	sandbox_reset
+done
