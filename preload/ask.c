@@ -495,6 +495,26 @@ static const char *ask_proc_self(const char *path, char *buf)
 	return buf;
 }
 
+/* The kernel's own answer to a call the policy would refuse, when it comes
+ * before any permission check and nothing can happen, as the supervisor
+ * gives it (tracer/judge.c): refused so, with no record.  An open without
+ * O_CREAT of a missing name fails with ENOENT; a mkdir of a name that
+ * exists with EEXIST (`mkdir -p` tries every ancestor). */
+static int ask_kernel_answer(const struct ask_call *c, int n)
+{
+	struct stat st;
+
+	if (n != 1 || !c->path || (c->kind != RULES_KIND_READ && c->kind != RULES_KIND_WRITE))
+		return 0;
+	if (c->has_flags)
+		return syscall_open_missing(c->flags, c->path);
+	if (c->kind == RULES_KIND_WRITE && c->syscall &&
+	    (strcmp(c->syscall, "mkdir") == 0 || strcmp(c->syscall, "mkdirat") == 0) &&
+	    fstatat(AT_FDCWD, c->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return EEXIST;
+	return 0;
+}
+
 int ask_decide(const struct ask_call *call)
 {
 	const struct rules_policy *p = shim.policy;
@@ -525,15 +545,12 @@ int ask_decide(const struct ask_call *call)
 		ev[i].unix_path = c->unix_path;
 	}
 	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
-	/* An open without O_CREAT of a missing name: the kernel's ENOENT,
-	 * no record, as the supervisor answers it (tracer/judge.c). */
-	if (v.action != RULES_ACTION_ALLOW && n == 1 && c->has_flags &&
-	    (c->kind == RULES_KIND_READ || c->kind == RULES_KIND_WRITE)) {
-		int missing = syscall_open_missing(c->flags, c->path);
+	if (v.action != RULES_ACTION_ALLOW) {
+		int answer = ask_kernel_answer(c, n);
 
-		if (missing) {
+		if (answer) {
 			errno = saved;
-			return v.effective == RULES_ACTION_DENY ? missing : 0;
+			return v.effective == RULES_ACTION_DENY ? answer : 0;
 		}
 	}
 	if (v.effective == RULES_ACTION_DENY)

@@ -82,5 +82,27 @@ except OSError as e:
 	else
 		skip "${BK}script(1) makes a pty" "no script(1)"
 	fi
+	# --- HOME is left as the run found it --------------------------------------
+	# Landlock grants only directories that exist, so the cache roots
+	# (~/.cache, ~/go/pkg, ~/.m2/repository, ...) are made at start; those
+	# the command left empty are gone again at the end.
+	sandbox_reset
+	before=$(cd "$HOME" && find . | sort)
+	bk_allowed "a run that writes nothing in HOME" -- true
+	assert_eq "${BK}HOME unchanged after a run" "$before" "$(cd "$HOME" && find . | sort)"
+	bk_allowed "a run that fills a cache" -- sh -c \
+		'mkdir -p "$HOME/.cache/pip" && echo x >"$HOME/.cache/pip/x"'
+	assert_file_content "${BK}a cache write works" "$HOME/.cache/pip/x" x
+	made="./.cache ./.cache/pip ./.cache/pip/x"
+	if [ "$B" = auto ]; then
+		# Beneath a root whose parent is not one (~/go is no write root):
+		# Landlock's roots are there while the command runs.
+		bk_allowed "a run that fills a cache below a root made at start" -- sh -c \
+			'mkdir -p "$HOME/go/pkg/mod" && echo y >"$HOME/go/pkg/mod/y"'
+		assert_file_content "${BK}a cache write below a root made at start works" "$HOME/go/pkg/mod/y" y
+		made="$made ./go ./go/pkg ./go/pkg/mod ./go/pkg/mod/y"
+	fi
+	assert_eq "${BK}HOME holds what the command made, nothing else" \
+		"$(printf '%s\n' . $made | sort)" "$(cd "$HOME" && find . | sort)"
 	sandbox_reset
 done

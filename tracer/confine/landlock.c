@@ -9,7 +9,13 @@
  * no ~/.cache or ~/.npm yet, and refusing the package managers their
  * caches would break the very builds agenttrace watches: missing roots
  * under ${HOME}, which the policy lets the command create anyway, are
- * created empty (0700) before the ruleset is built.  Elsewhere a write
+ * created empty (0700) before the ruleset is built, and removed at the
+ * end when they are still empty, so that HOME is left as it was found
+ * (~/go/pkg, ~/.m2/repository and the like appeared in every fresh HOME
+ * otherwise).  Nothing else would do: Landlock cannot grant a directory
+ * that does not exist yet, nor widen a ruleset once in force, and
+ * granting the nearest existing parent (HOME itself) would leave the
+ * whole of HOME to the supervisor alone.  Elsewhere a write
  * beneath a root that did not exist yet is refused by the kernel, and the
  * supervisor refuses it first with a record that says why
  * (landlock.outside-roots) rather than let the program see an
@@ -123,10 +129,30 @@ static void landlock_push(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
+/* Remembers directory NAME made in PARENT_FD, to remove it at the end. */
+static void landlock_made_push(struct landlock *l, int parent_fd, const char *name)
+{
+	struct landlock_made *m;
+	struct stat st;
+	int fd;
+
+	if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	l->made = xrealloc(l->made, (l->n_made + 1) * sizeof(*l->made));
+	m = &l->made[l->n_made++];
+	m->parent_fd = fd;
+	m->name = xstrdup(name);
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+}
+
 /* mkdir -p of ROOT when it lies strictly beneath $HOME (see the comment at
  * the top).  Each component is made with mkdirat relative to its parent's
  * descriptor, never following a symlink planted on the way. */
-static void landlock_make_home_root(const char *root)
+static void landlock_make_home_root(struct landlock *l, const char *root)
 {
 	const char *home = getenv("HOME");
 	char *real_home, buf[PATH_MAX];
@@ -151,7 +177,9 @@ static void landlock_make_home_root(const char *root)
 			close(dfd);
 			return;
 		}
-		if (mkdirat(dfd, c, 0700) < 0 && errno != EEXIST)
+		if (mkdirat(dfd, c, 0700) == 0)
+			landlock_made_push(l, dfd, c);
+		else if (errno != EEXIST)
 			break;
 		next = openat(dfd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(dfd);
@@ -197,7 +225,7 @@ static int landlock_add_root(struct landlock *l, const char *root)
 
 	fd = landlock_open_root(root, &real);
 	if (fd < 0 && errno == ENOENT) {
-		landlock_make_home_root(root);
+		landlock_make_home_root(l, root);
 		fd = landlock_open_root(root, &real);
 	}
 	if (fd < 0) {
@@ -460,10 +488,36 @@ int landlock_abi_in_force(const struct landlock *l)
 	return l ? l->abi : 0;
 }
 
+/* The directories made at start, deepest first: removed when they are
+ * still the very directory made (a command may have replaced it) and
+ * empty (rmdir fails otherwise: what the command put there stays, and so
+ * does the directory).  unlinkat() never follows a link, and each name
+ * is taken relative to the descriptor of the directory it was made in. */
+static void landlock_unmake(struct landlock *l)
+{
+	for (size_t i = l->n_made; i-- > 0;) {
+		struct landlock_made *m = &l->made[i];
+		struct stat st;
+
+		if (fstatat(m->parent_fd, m->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode) && st.st_dev == m->dev && st.st_ino == m->ino &&
+		    unlinkat(m->parent_fd, m->name, AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
+		    errno != EEXIST)
+			debug_msg("landlock: cannot remove %s made at start: %s", m->name,
+				  strerror(errno));
+		close(m->parent_fd);
+		free(m->name);
+	}
+	free(l->made);
+	l->made = NULL;
+	l->n_made = 0;
+}
+
 void landlock_free(struct landlock *l)
 {
 	if (!l)
 		return;
+	landlock_unmake(l);
 	if (l->ruleset_fd >= 0)
 		close(l->ruleset_fd);
 	for (size_t i = 0; i < l->n_roots; i++)
