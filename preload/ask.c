@@ -22,6 +22,7 @@
 #include "preload/ask.h"
 #include "preload/real.h"
 #include "preload/shim.h"
+#include "lib/alternatives.h"
 #include "lib/channel-wire.h"
 #include "lib/syscall-open.h"
 
@@ -515,6 +516,19 @@ static int ask_kernel_answer(const struct ask_call *c, int n)
 	return 0;
 }
 
+/* The Debian alternative the exec's program was called by, when the link
+ * leads to that very program (lib/alternatives.h), as the supervisor
+ * finds it (tracer/judge.c): the link's path in LINK, or NULL. */
+static const char *ask_exec_alias(const struct ask_call *c, char *link)
+{
+	char real[PATH_MAX];
+
+	if (!c->target || !c->target_argv || !alternatives_link(c->target_argv[0], link, PATH_MAX) ||
+	    ask_path(AT_FDCWD, link, true, real) < 0)
+		return NULL;
+	return strcmp(real, c->target) == 0 ? link : NULL;
+}
+
 int ask_decide(const struct ask_call *call)
 {
 	const struct rules_policy *p = shim.policy;
@@ -522,7 +536,7 @@ int ask_decide(const struct ask_call *call)
 	struct rules_call_verdict v;
 	struct ask_call self = *call;
 	const struct ask_call *c = &self;
-	char proc1[PATH_MAX], proc2[PATH_MAX];
+	char proc1[PATH_MAX], proc2[PATH_MAX], link[PATH_MAX];
 	bool explicit_deny_only[RULES_CALL_EVENTS] = { false, c->path2_explicit_deny_only };
 	int saved = errno, n = c->path2 ? 2 : 1, err = 0;
 
@@ -545,6 +559,9 @@ int ask_decide(const struct ask_call *call)
 		ev[i].unix_path = c->unix_path;
 	}
 	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
+	if (c->kind == RULES_KIND_EXEC && n == 1 &&
+	    v.rule == rules_rule_at(p, p->fallback[RULES_KIND_EXEC]))
+		rules_decide_exec_alias(p, &ev[0], ask_exec_alias(c, link), &v);
 	if (v.action != RULES_ACTION_ALLOW) {
 		int answer = ask_kernel_answer(c, n);
 

@@ -214,6 +214,17 @@ struct rules_call_verdict {
 void rules_decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
 		       const bool *explicit_deny_only, struct rules_call_verdict *out);
 
+/* CV, the verdict of exec event EV (a call of one event), decided again
+ * as the program ALIAS when no rule but the exec fallback matched it:
+ * ALIAS is another name of the very file EV runs, such as
+ * "/etc/alternatives/vi" for /usr/bin/vim.basic (Debian's alternatives
+ * name programs on the system's behalf: an exec allow-list naming "vi"
+ * admits the program the system calls vi).  A rule that names the alias
+ * then decides; otherwise CV stays.  ALIAS NULL: nothing to do.  Both
+ * backends call it after rules_decide_call().  Allocation-free. */
+void rules_decide_exec_alias(const struct rules_policy *p, const struct rules_event *ev,
+			     const char *alias, struct rules_call_verdict *cv);
+
 /* The "@name" text of an abstract AF_UNIX address (NAME, N bytes after
  * the leading NUL) into OUT (SIZE >= 6): printable bytes as they are, the
  * others and '\' as \xHH, so that the text is unambiguous and valid

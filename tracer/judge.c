@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <arpa/inet.h>
 
+#include "lib/alternatives.h"
 #include "lib/syscall-open.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/inspect/script.h"
@@ -76,13 +77,32 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 	return 0;
 }
 
+/* The Debian alternative an exec's program was called by, when the link
+ * leads to that very program (lib/alternatives.h): "/etc/alternatives/vi"
+ * in LINK (PATH_MAX bytes) for /usr/bin/vim.basic run as vi; NULL for
+ * none. */
+static const char *judge_exec_alias(const struct rules_event *ev, char *link)
+{
+	char real[PATH_MAX];
+
+	if (ev->kind != RULES_KIND_EXEC || !ev->exe || ev->argc < 1 || !ev->argv ||
+	    !alternatives_link(ev->argv[0], link, PATH_MAX) || !realpath(link, real))
+		return NULL;
+	return strcmp(real, ev->exe) == 0 ? link : NULL;
+}
+
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v)
 {
 	struct rules_call_verdict cv;
+	char link[PATH_MAX];
 
 	memset(v, 0, sizeof(*v));
 	judge_names(s, c);
 	rules_decide_call(s->policy, c->events, c->n_events, c->explicit_deny_only, &cv);
+	if (c->n_events == 1 && cv.rule &&
+	    cv.rule == rules_rule_at(s->policy, s->policy->fallback[RULES_KIND_EXEC]))
+		rules_decide_exec_alias(s->policy, &c->events[0], judge_exec_alias(&c->events[0], link),
+					&cv);
 	v->action = cv.action;
 	v->effective = cv.effective;
 	v->event = cv.event;

@@ -82,6 +82,36 @@ except OSError as e:
 	else
 		skip "${BK}script(1) makes a pty" "no script(1)"
 	fi
+	# --- strict: what its allow-list names, as Debian installs it -----------
+	# which, vi and editor are alternatives (/etc/alternatives/NAME ->
+	# which.debianutils, vim.basic): the program answers to the name it
+	# was called by when that alternative leads to it.
+	for c in "env true" "which ls" "vi --version" "editor --version" "man -w ls" "npm --version"; do
+		set -- $c
+		if ! have "$1"; then
+			skip "${BK}strict: $c" "no $1 here"
+			continue
+		fi
+		want=$(native "$@")
+		bk_q --policy strict -- "$@"
+		st=$?
+		assert_eq "${BK}strict: $c: status as natively ($want)" "$want" "$st"
+		[ "$st" = "$want" ] || diag "stderr:" "$(head -c 2000 "$ERR")"
+		assert_no_alert "${BK}strict: $c: no alert record"
+	done
+	# A copy named like an alternative's target, called by the
+	# alternative's name, is not that alternative.
+	if [ -L /etc/alternatives/vi ]; then
+		mkdir -p "$HOME/tools"
+		cp /bin/true "$HOME/tools/$(basename "$(readlink -f /etc/alternatives/vi)")"
+		bk_q --policy strict -- bash -c 'exec -a vi "$0"' "$HOME/tools/$(basename "$(readlink -f /etc/alternatives/vi)")"
+		assert_eq "${BK}strict: a copy of another program run as vi: EACCES (126)" 126 $?
+		assert_rec "${BK}strict: a copy of another program run as vi: denied by the allow-list" \
+			"event == 'alert' and action == 'deny' and rule_id == 'exec.not-allowed'$(bk_rec_backend)"
+	else
+		skip "${BK}strict: a copy run as vi is no alternative" "no /etc/alternatives/vi"
+	fi
+
 	# --- HOME is left as the run found it --------------------------------------
 	# Landlock grants only directories that exist, so the cache roots
 	# (~/.cache, ~/go/pkg, ~/.m2/repository, ...) are made at start; those
