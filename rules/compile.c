@@ -38,6 +38,11 @@ struct crule {
 	struct cpat pat;
 	struct cpat *unless;
 	size_t n_unless;
+	size_t layer_no;           /* index in ctx->layers; SIZE_MAX: the command line */
+	/* An allow rule's "overrides" (the layer's JSON) and where it is. */
+	const json_t *overrides;
+	const struct load_layer *layer;
+	char *kp;
 };
 
 struct cdrop {
@@ -69,6 +74,9 @@ struct comp {
 	struct rules_limits limits;
 	size_t errors;
 	bool oom;
+	/* "overrides" of layers up to this index take effect (SIZE_MAX: all):
+	 * a layer's tests run without the exemptions of later layers. */
+	size_t overrides_upto;
 };
 
 static const char *const kind_names[RULES_KIND_COUNT] = { "exec", "write", "read", "net" };
@@ -156,6 +164,7 @@ static void crule_free(struct crule *r)
 	free(r->why);
 	free(r->source);
 	free(r->origin);
+	free(r->kp);
 	cpat_free(&r->pat);
 	for (size_t i = 0; i < r->n_unless; i++)
 		cpat_free(&r->unless[i]);
@@ -574,6 +583,8 @@ struct rule_in {
 	char pat_kp[KP_SIZE];
 	bool implicit_args;              /* exec string rule: any arguments */
 	const json_t *unless;
+	const json_t *overrides;         /* allow rules: ids to exempt the pattern from */
+	size_t layer_no;                 /* SIZE_MAX: command line */
 	char *origin;
 };
 
@@ -929,6 +940,13 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 			}
 		}
 		r->from_extra = in->layer == NULL;
+		r->layer_no = in->layer_no;
+		r->layer = in->layer;
+		r->overrides = in->overrides;
+		if (in->overrides && !(r->kp = strdup(in->kp))) {
+			c->oom = true;
+			goto out;
+		}
 	}
 	goto out;
 bad:
@@ -1002,7 +1020,7 @@ static bool rule_shape_ok(enum rules_kind k, const json_t *rule)
 	return true;
 }
 
-static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
+static void comp_layer_rules(struct comp *c, const struct load_layer *layer, size_t layer_no)
 {
 	for (int k = 0; k < RULES_KIND_COUNT; k++) {
 		json_t *sec = json_object_get(layer->root, kind_names[k]);
@@ -1013,7 +1031,8 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 			size_t i, kp_len;
 
 			json_array_foreach(list, i, rule) {
-				struct rule_in in = { .kind = k, .action = a, .layer = layer };
+				struct rule_in in = { .kind = k, .action = a, .layer = layer,
+						      .layer_no = layer_no };
 
 				if (!rule_shape_ok(k, rule)) {
 					c->gen[k][a]++;
@@ -1040,6 +1059,9 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 					in.id = json_string_value(json_object_get(rule, "id"));
 					in.why = json_string_value(json_object_get(rule, "why"));
 					in.unless = json_object_get(rule, "unless");
+					in.overrides = json_object_get(rule, "overrides");
+					if (!json_is_array(in.overrides))
+						in.overrides = NULL;
 					memcpy(in.pat_kp, in.kp, kp_len + 1);
 					error_kp_str(in.pat_kp, sizeof(in.pat_kp),
 						     error_kp_put(in.pat_kp, sizeof(in.pat_kp), kp_len,
@@ -1116,6 +1138,7 @@ static void comp_extras(struct comp *c, const struct rules_extra *extras, size_t
 		struct rule_in in = {
 			.kind = x->kind, .action = x->action, .id = x->id, .why = x->why,
 			.str = x->pattern, .implicit_args = true, .origin = (char *)"<command line>",
+			.layer_no = SIZE_MAX,
 		};
 		size_t before = c->errors;
 
@@ -1137,6 +1160,99 @@ static void comp_extras(struct comp *c, const struct rules_extra *extras, size_t
 	}
 }
 
+/* Adds a copy of PAT to the "unless" list of D.  false: out of memory. */
+static bool comp_exempt(struct crule *d, const struct cpat *pat)
+{
+	struct cpat *nv = realloc(d->unless, (d->n_unless + 1) * sizeof(*nv));
+
+	if (!nv)
+		return false;
+	d->unless = nv;
+	return cpat_copy(&d->unless[d->n_unless++], pat) == 0;
+}
+
+/* Why an "overrides" id names no rule it can exempt from, for R (an allow
+ * rule of layer R->layer_no); NULL when it does (or named a rule dropped
+ * for an unset variable: nothing to exempt). */
+static const char *comp_override_problem(const struct comp *c, const struct crule *r,
+					 const char *id, bool *found)
+{
+	const char *why = "names no rule (agenttrace --explain lists the ids)";
+
+	*found = false;
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct crule *d = &c->rules[i];
+
+		if (strcmp(d->id, id) != 0)
+			continue;
+		if (d->kind != r->kind)
+			why = "names a rule of another section";
+		else if (d->action == RULES_ACTION_ALLOW)
+			why = "names an allow rule (overrides exempts from deny and alert rules)";
+		else if (d->from_extra || d->layer_no >= r->layer_no)
+			why = "names a rule of this or a later layer (a layer exempts from the "
+			      "layers it builds on)";
+		else
+			*found = true;
+	}
+	if (*found)
+		return NULL;
+	for (size_t i = 0; i < c->n_drops; i++)
+		if (strcmp(c->drops[i].id, id) == 0)
+			return NULL;
+	return why;
+}
+
+/* agenttrace-policy(5), LAYERING: an allow rule's "overrides" names deny
+ * and alert rules of earlier layers that its pattern is exempted from
+ * (added to their "unless"), so that a project's layer can admit
+ * ${ROOT}/.git/config although default denies it, and admit nothing
+ * else.  Every name must be such a rule: a typo exempts nothing and is an
+ * error. */
+static void comp_apply_overrides(struct comp *c)
+{
+	for (size_t i = 0; i < c->n_rules; i++) {
+		struct crule *r = &c->rules[i];
+		/* A pattern expanded into several rules reports its errors once. */
+		bool report = !(i && c->rules[i - 1].overrides == r->overrides);
+		const json_t *el;
+		size_t k;
+
+		if (!r->overrides || r->action != RULES_ACTION_ALLOW ||
+		    r->layer_no > c->overrides_upto)
+			continue;
+		json_array_foreach(r->overrides, k, el) {
+			const char *id = json_string_value(el), *why;
+			bool found;
+
+			if (!id)
+				continue;
+			why = comp_override_problem(c, r, id, &found);
+			if (why && report) {
+				char kp[KP_SIZE];
+
+				error_kp_index(kp, sizeof(kp),
+					       error_kp_str(kp, sizeof(kp),
+							    error_kp_str(kp, sizeof(kp), 0, r->kp),
+							    ".overrides"), k);
+				comp_error(c, r->layer, kp, "\"%s\" %s", id, why);
+			}
+			for (size_t j = 0; found && j < c->n_rules; j++) {
+				struct crule *d = &c->rules[j];
+
+				if (j == i || strcmp(d->id, id) != 0 || d->kind != r->kind ||
+				    d->action == RULES_ACTION_ALLOW || d->from_extra ||
+				    d->layer_no >= r->layer_no)
+					continue;
+				if (!comp_exempt(d, &r->pat)) {
+					c->oom = true;
+					return;
+				}
+			}
+		}
+	}
+}
+
 /* `--allow-write '${ROOT}/.git/config'` must admit what the default
  * policy denies (agenttrace-policy(5), LAYERING).  A command-line allow is the user's explicit exception, so what it matches
  * is exempted from the policy's deny rules of the same kind (added to
@@ -1151,17 +1267,10 @@ static void comp_exempt_extras(struct comp *c)
 			continue;
 		for (size_t j = 0; j < c->n_rules; j++) {
 			struct crule *d = &c->rules[j];
-			struct cpat *nv;
 
 			if (d->from_extra || d->action != RULES_ACTION_DENY || d->kind != x->kind)
 				continue;
-			nv = realloc(d->unless, (d->n_unless + 1) * sizeof(*nv));
-			if (!nv) {
-				c->oom = true;
-				return;
-			}
-			d->unless = nv;
-			if (cpat_copy(&d->unless[d->n_unless++], &x->pat) < 0) {
+			if (!comp_exempt(d, &x->pat)) {
 				c->oom = true;
 				return;
 			}
@@ -1416,10 +1525,10 @@ out:
 	return rc;
 }
 
-int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_t n_extras,
-		   struct rules_policy **out)
+static int compile_policy_upto(struct load_ctx *ctx, const struct rules_extra *extras,
+			       size_t n_extras, size_t overrides_upto, struct rules_policy **out)
 {
-	struct comp c = { .ctx = ctx, .mode = RULES_MODE_ENFORCE };
+	struct comp c = { .ctx = ctx, .mode = RULES_MODE_ENFORCE, .overrides_upto = overrides_upto };
 	char *layers = NULL;
 	size_t layers_len = 1;
 	int rc = -1;
@@ -1442,10 +1551,12 @@ int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_
 	layers[layers_len] = '\0';
 	for (size_t i = 0; i < ctx->n_layers; i++) {
 		comp_layer_settings(&c, ctx->layers[i]);
-		comp_layer_rules(&c, ctx->layers[i]);
+		comp_layer_rules(&c, ctx->layers[i], i);
 		if (c.oom)
 			break;
 	}
+	if (!c.oom)
+		comp_apply_overrides(&c);
 	if (!c.oom)
 		comp_extras(&c, extras, n_extras);
 	if (!c.oom && !c.errors)
@@ -1471,6 +1582,12 @@ out:
 	free(layers);
 	comp_free(&c);
 	return rc;
+}
+
+int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_t n_extras,
+		   struct rules_policy **out)
+{
+	return compile_policy_upto(ctx, extras, n_extras, SIZE_MAX, out);
 }
 
 /* ---- tests ---- */
@@ -1681,11 +1798,39 @@ out:
 	return failed;
 }
 
+/* True when a rule of LAYER has "overrides". */
+static bool layer_has_overrides(const struct load_layer *layer)
+{
+	for (int k = 0; k < RULES_KIND_COUNT; k++) {
+		const json_t *list = json_object_get(json_object_get(layer->root, kind_names[k]),
+						     "allow");
+		const json_t *rule;
+		size_t i;
+
+		json_array_foreach(list, i, rule)
+			if (json_is_object(rule) && json_object_get(rule, "overrides"))
+				return true;
+	}
+	return false;
+}
+
 size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, bool *extra_hit)
 {
 	struct test_probe probe = { 0 }, *pr = NULL;
 	struct test_event *t = NULL;
-	size_t failed = 0;
+	size_t failed = 0, last_overrides = 0;
+	bool any_overrides = false;
+	struct rules_policy *own = NULL;
+
+	/* A layer's tests check that layer on what it builds on: a later
+	 * layer's "overrides" exempt paths from the rules an earlier layer
+	 * tests (default's "${ROOT}/.git/config" is denied), so the earlier
+	 * layer's tests run on a block compiled without them. */
+	for (size_t l = 0; l < ctx->n_layers; l++)
+		if (layer_has_overrides(ctx->layers[l])) {
+			last_overrides = l;
+			any_overrides = true;
+		}
 
 	if (extra_hit) {
 		*extra_hit = false;
@@ -1702,10 +1847,25 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, boo
 
 	for (size_t l = 0; l < ctx->n_layers; l++) {
 		const struct load_layer *layer = ctx->layers[l];
+		const json_t *tests = json_object_get(layer->root, "tests");
+		const struct rules_policy *bp = p;
+		struct test_probe *lpr = pr;
 		json_t *test;
 		size_t i;
 
-		json_array_foreach(json_object_get(layer->root, "tests"), i, test) {
+		if (!json_array_size(tests))
+			continue;
+		if (any_overrides && l < last_overrides) {
+			free(own);
+			own = NULL;
+			if (compile_policy_upto(ctx, NULL, 0, l, &own) < 0) {
+				failed++;
+				goto out;
+			}
+			bp = own;
+			lpr = NULL; /* no command-line rules in it */
+		}
+		json_array_foreach(tests, i, test) {
 			char kp[KP_SIZE];
 
 			error_kp_index(kp, sizeof(kp), error_kp_str(kp, sizeof(kp), 0, "tests"), i);
@@ -1714,7 +1874,7 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, boo
 				failed++;
 				continue;
 			}
-			failed += test_run(ctx, layer, kp, test, p, pr, t);
+			failed += test_run(ctx, layer, kp, test, bp, lpr, t);
 			if (probe.hit)
 				goto out;
 		}
@@ -1722,6 +1882,7 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, boo
 out:
 	if (extra_hit)
 		*extra_hit = probe.hit;
+	free(own);
 	free(t);
 	free(probe.rules);
 	return failed;
