@@ -610,6 +610,17 @@ static int compile_string(struct comp *c, enum rules_kind kind, const char *s,
 
 	*out = NULL;
 	*n_out = 0;
+	/* As written, before expansion: "/.git/config" is what a shell's
+	 * unquoted here-document leaves of "${ROOT}/.git/config" (the
+	 * shell expanded ${ROOT}, unset there, to nothing). */
+	if (kind != RULES_KIND_NET && s[0] == '/' && s[1] == '.' && s[2] && s[2] != '/' &&
+	    !(s[2] == '.' && (s[3] == '/' || !s[3]))) {
+		error_fmt(msg, MSG_SIZE,
+			  "\"%s\": a name starting with '.' right under '/' is what a shell leaves of "
+			  "\"${ROOT}%s\" or \"${HOME}%s\" when it expands the variable itself (a "
+			  "here-document with an unquoted delimiter: write <<'EOF')", s, s, s);
+		return -1;
+	}
 	if (vars_expand(c->ctx->vars, s, kind_flags(kind), &res, msg, MSG_SIZE) < 0)
 		return -1;
 	*dropped = res.dropped;

@@ -36,6 +36,7 @@ struct options {
 	struct options_list allow_net;
 	struct options_list allow_write;
 	struct options_list allow_exec;
+	struct options_list allow_read;
 	const char *root;
 	enum options_backend backend;
 	struct fail_on fail_on;          /* --fail-on-alert[=LIST] */

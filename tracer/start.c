@@ -184,6 +184,8 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		session_extra(&x, RULES_KIND_WRITE, RULES_ACTION_ALLOW, o->allow_write.v[i], NULL, NULL);
 	for (size_t i = 0; i < o->allow_exec.n; i++)
 		session_extra(&x, RULES_KIND_EXEC, RULES_ACTION_ALLOW, o->allow_exec.v[i], NULL, NULL);
+	for (size_t i = 0; i < o->allow_read.n; i++)
+		session_extra(&x, RULES_KIND_READ, RULES_ACTION_ALLOW, o->allow_read.v[i], NULL, NULL);
 	session_protect(s, &x, log_abs);
 
 	if (rules_anchors_set(&s->anchors, vars.root ? vars.root : vars.cwd,
