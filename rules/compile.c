@@ -1290,13 +1290,15 @@ static void comp_exempt_extras(struct comp *c)
 }
 
 /* agenttrace-policy(5): the exec section is an allow-list when the POLICY has exec
- * allow rules.  --allow-exec adds exceptions; it must not turn a policy
- * without an allow-list (default) into one that refuses every program. */
+ * allow rules.  --allow-exec adds exceptions, and so does an allow rule
+ * with "overrides" (it exempts one program from named rules); neither
+ * may turn a policy without an allow-list (default) into one that
+ * refuses every program. */
 static bool comp_policy_has_exec_allow(const struct comp *c)
 {
 	for (size_t i = 0; i < c->n_rules; i++)
 		if (c->rules[i].kind == RULES_KIND_EXEC && c->rules[i].action == RULES_ACTION_ALLOW &&
-		    !c->rules[i].from_extra)
+		    !c->rules[i].from_extra && !c->rules[i].overrides)
 			return true;
 	return false;
 }

@@ -9,6 +9,7 @@
 
 #include "lib/alternatives.h"
 #include "lib/syscall-open.h"
+#include "rules/suggest.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/inspect/script.h"
 #include "tracer/judge.h"
@@ -258,7 +259,8 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	static char script[SCRIPT_TEXT_MAX];
 	static struct elf_facts elf;
 	const struct rules_event *ev = c->n_events ? &c->events[v->event] : NULL;
-	char addr[INET6_ADDRSTRLEN + 128], *suggest = NULL;
+	char addr[INET6_ADDRSTRLEN + 128];
+	struct rules_suggestion sg = { 0 };
 	struct record r = { 0 };
 
 	if (v->quiet)
@@ -291,12 +293,14 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	r.action = rules_action_name(v->effective);
 	r.err = v->err;
 	r.why = v->rule ? rules_string(s->policy, v->rule->why) : v->why;
-	/* Every alert of a policy rule suggests the rule that admits its
-	 * event (for an alert rule: the allow-list entry a strict policy
-	 * would need). */
-	if (v->rule && ev)
-		suggest = rules_suggest(&s->anchors, ev->kind, ev);
-	r.suggest = suggest;
+	/* Every alert of a policy rule suggests the layer that admits its
+	 * event, and the option that does the same (for an alert rule: the
+	 * allow-list entry a strict policy would need). */
+	if (v->rule && ev && rules_suggest(s->policy, &s->anchors, s->suggest_base, c->events,
+					   c->n_events, c->explicit_deny_only, v->action, &sg) == 0) {
+		r.suggest = sg.layer;
+		r.suggest_option = sg.option;
+	}
 	if (ev && ev->kind == RULES_KIND_EXEC) {
 		r.script_len = script_text(w->pid, w->cwd, ev->exe, ev->argv, ev->argc, script,
 					   sizeof(script));
@@ -306,5 +310,5 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	}
 	judge_frames(&r, w);
 	record_emit(s, &r);
-	free(suggest);
+	rules_suggestion_free(&sg);
 }

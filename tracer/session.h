@@ -52,6 +52,7 @@ struct session {
 	struct options *opt;
 	struct rules_policy *policy;
 	struct rules_anchors anchors; /* ${ROOT} ${TMPDIR} ${HOME} of this run, for suggestions */
+	char *suggest_base;       /* what a suggested layer extends: the last --policy */
 	char id[17];              /* random hex, per run */
 	char *context;            /* NULL: none */
 	char *self_exe;           /* agenttrace's own binary */

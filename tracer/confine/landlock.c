@@ -97,14 +97,17 @@ static uint64_t landlock_file_rights(int abi)
 	return LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? LANDLOCK_ACCESS_FS_TRUNCATE : 0);
 }
 
-/* The coarse root of one pattern (malloc'ed), see the top of the file. */
-static char *landlock_root_of(const char *text, size_t prefix_len)
+/* The coarse root of one pattern (malloc'ed), see the top of the file;
+ * *LITERAL when it is the pattern itself (a file, such as /dev/null). */
+static char *landlock_root_of(const char *text, size_t prefix_len, bool *literal)
 {
 	size_t len = strlen(text), cut;
 
+	*literal = false;
 	if (text[0] != '/')
 		return NULL;
-	if (prefix_len >= len)
+	*literal = prefix_len >= len;
+	if (*literal)
 		return xstrdup(text);
 	cut = prefix_len;
 	while (cut > 0 && text[cut - 1] != '/')
@@ -215,8 +218,10 @@ static int landlock_open_root(const char *root, char **real)
 	return fd;
 }
 
-/* Adds the root of one rule: resolved, granted when it exists. */
-static int landlock_add_root(struct landlock *l, const char *root)
+/* Adds the root of one rule: resolved, granted when it exists.  A missing
+ * directory root under $HOME is made first; a missing literal one (a file
+ * a rule names) is not: it names a file, not a directory to make. */
+static int landlock_add_root(struct landlock *l, const char *root, bool literal)
 {
 	struct landlock_path_beneath_attr pb = { 0 };
 	char *real;
@@ -224,7 +229,7 @@ static int landlock_add_root(struct landlock *l, const char *root)
 	int fd, ret = 0;
 
 	fd = landlock_open_root(root, &real);
-	if (fd < 0 && errno == ENOENT) {
+	if (fd < 0 && errno == ENOENT && !literal) {
 		landlock_make_home_root(l, root);
 		fd = landlock_open_root(root, &real);
 	}
@@ -275,12 +280,14 @@ static int landlock_build(struct landlock *l, const struct rules_policy *p)
 
 		for (uint32_t i = 0; i < sp->count; i++) {
 			const struct rules_rule *r = rules_rule_at(p, sp->first + i);
-			char *root = landlock_root_of(rules_string(p, r->pat.text), r->pat.prefix_len);
+			bool literal;
+			char *root = landlock_root_of(rules_string(p, r->pat.text), r->pat.prefix_len,
+						      &literal);
 			int e;
 
 			if (!root)
 				continue;
-			e = landlock_add_root(l, root);
+			e = landlock_add_root(l, root, literal);
 			free(root);
 			if (e < 0)
 				return e;
