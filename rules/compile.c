@@ -1691,25 +1691,91 @@ static bool test_probe_hit(const struct rules_policy *p, const struct test_probe
 	return false;
 }
 
+/* What the tests of one layer are decided on (agenttrace-policy(5),
+ * LAYERING): that layer and the layers it builds on.  A later layer
+ * tightens (an exec allow-list, more denies and alerts) or exempts
+ * (overrides); neither is the earlier layer's to test: default tests that
+ * make runs, a learned allow-list on top of it may not list make. */
+struct test_scope {
+	bool full;                 /* the last layer: the block as it is */
+	size_t layer;              /* else rules of layers up to this one */
+	const uint8_t *rule_layer; /* per rule of the block: its layer; 255: the command line */
+	bool exec_allow_list;      /* those layers make exec an allow-list */
+};
+
+static bool test_rule_matches(const struct rules_policy *p, const struct rules_rule *r,
+			      const struct match_subject *m)
+{
+	const struct rules_pattern *unless;
+
+	if (!match_pattern(p, (enum rules_kind)r->kind, &r->pat, m))
+		return false;
+	unless = (const struct rules_pattern *)((const char *)p + p->patterns_off) + r->unless_first;
+	for (uint32_t i = 0; i < r->unless_count; i++)
+		if (match_pattern(p, (enum rules_kind)r->kind, &unless[i], m))
+			return false;
+	return true;
+}
+
+/* rules_decide() over the rules of SCOPE's layers: the action, and the
+ * deciding rule's id in *ID. */
+static enum rules_action test_decide_scoped(const struct rules_policy *p,
+					    const struct test_scope *scope,
+					    const struct rules_event *ev, const char **id)
+{
+	static const enum rules_action order[] = {
+		RULES_ACTION_DENY, RULES_ACTION_ALERT, RULES_ACTION_ALLOW,
+	};
+	char buf[MATCH_PATH_MAX];
+	struct match_subject m;
+	const struct rules_rule *fb;
+
+	match_subject_init(&m, ev, buf);
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		const struct rules_span *sp = &p->span[ev->kind][order[o]];
+
+		for (uint32_t i = 0; i < sp->count; i++) {
+			const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+
+			if (scope->rule_layer[sp->first + i] > scope->layer ||
+			    !test_rule_matches(p, r, &m))
+				continue;
+			*id = rules_string(p, r->id);
+			return order[o];
+		}
+	}
+	fb = rules_rule_at(p, p->fallback[ev->kind]);
+	if (ev->kind == RULES_KIND_EXEC) {
+		*id = scope->exec_allow_list ? "exec.not-allowed" : "exec.fallback";
+		return scope->exec_allow_list ? RULES_ACTION_DENY : RULES_ACTION_ALLOW;
+	}
+	*id = rules_string(p, fb->id);
+	return (enum rules_action)fb->action;
+}
+
 /* Decide one expanded test event; returns 1 when it failed. */
 static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, const char *kp,
-		       const struct rules_policy *p, struct test_probe *probe,
-		       struct test_event *t, const char *expect)
+		       const struct rules_policy *p, const struct test_scope *scope,
+		       struct test_probe *probe, struct test_event *t, const char *expect)
 {
 	struct rules_verdict v;
-	const char *got;
+	const char *got, *id;
 
-	if (rules_decide(p, &t->ev, &v) < 0) {
+	if ((unsigned)t->ev.kind >= RULES_KIND_COUNT || rules_decide(p, &t->ev, &v) < 0) {
 		error_at(ctx, layer, kp, false, "the engine could not decide this test");
 		return 1;
 	}
 	if (probe && test_probe_hit(p, probe, &t->ev))
 		probe->hit = true;
-	got = rules_action_name(v.action);
+	if (scope->full) {
+		got = rules_action_name(v.action);
+		id = v.rule ? rules_string(p, v.rule->id) : "?";
+	} else {
+		got = rules_action_name(test_decide_scoped(p, scope, &t->ev, &id));
+	}
 	if (!strcmp(got, expect))
 		return 0;
-	error_at(ctx, layer, kp, false, "expected %s, got %s (rule %s)", expect, got,
-		 v.rule ? rules_string(p, v.rule->id) : "?");
+	error_at(ctx, layer, kp, false, "expected %s, got %s (rule %s)", expect, got, id);
 	return 1;
 }
 
@@ -1717,8 +1783,8 @@ static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, con
  * since its buffers are read only once written, and clearing (or even
  * allocating) 12 KiB per test was a good part of a load. */
 static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, const char *kp,
-		       const json_t *test, const struct rules_policy *p, struct test_probe *probe,
-		       struct test_event *t)
+		       const json_t *test, const struct rules_policy *p, const struct test_scope *scope,
+		       struct test_probe *probe, struct test_event *t)
 {
 	const char *expect = json_string_value(json_object_get(test, "expect"));
 	struct vars_result res = { 0 };
@@ -1762,7 +1828,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 			t->ev.exe = t->exe;
 			t->ev.argv = (const char *const *)argv;
 			t->ev.argc = n;
-			failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
+			failed += (size_t)test_decide(ctx, layer, kp, p, scope, probe, t, expect);
 		}
 		for (size_t i = 0; i < n; i++)
 			free(argv[i]);
@@ -1781,7 +1847,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 			t->ev.kind = RULES_KIND_NET;
 			if (test_connect(res.v[i], t, msg) < 0)
 				goto bad;
-			failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
+			failed += (size_t)test_decide(ctx, layer, kp, p, scope, probe, t, expect);
 		}
 		goto out;
 	}
@@ -1800,7 +1866,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 		snprintf(t->path, sizeof(t->path), "%s", res.v[0]);
 		vars_normalize(t->path);
 		t->ev.path = t->path;
-		failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
+		failed += (size_t)test_decide(ctx, layer, kp, p, scope, probe, t, expect);
 	}
 	goto out;
 bad:
@@ -1827,17 +1893,57 @@ static bool layer_has_overrides(const struct load_layer *layer)
 	return false;
 }
 
+/* True when LAYER has an exec allow rule that makes an allow-list (one
+ * without "overrides": comp_policy_has_exec_allow()). */
+static bool layer_has_exec_allow(const struct load_layer *layer)
+{
+	const json_t *list = json_object_get(json_object_get(layer->root, "exec"), "allow");
+	const json_t *rule;
+	size_t i;
+
+	json_array_foreach(list, i, rule)
+		if (json_is_string(rule) || (json_is_object(rule) && !json_object_get(rule, "overrides")))
+			return true;
+	return false;
+}
+
+/* The layer of each rule of P, from its origin ("FILE:LINE:COL"); 255
+ * for the command line's.  Malloc'ed; NULL when out of memory. */
+static uint8_t *test_rule_layers(const struct load_ctx *ctx, const struct rules_policy *p)
+{
+	uint8_t *v = malloc(p->rules_count + 1);
+
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < p->rules_count; i++) {
+		const char *origin = rules_string(p, rules_rule_at(p, i)->origin);
+		size_t best = 0;
+
+		v[i] = 255;
+		for (size_t l = 0; l < ctx->n_layers && l < 255; l++) {
+			const char *d = ctx->layers[l]->display;
+			size_t n = strlen(d);
+
+			if (n > best && strncmp(origin, d, n) == 0 && origin[n] == ':') {
+				best = n;
+				v[i] = (uint8_t)l;
+			}
+		}
+	}
+	return v;
+}
+
 size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, bool *extra_hit)
 {
 	struct test_probe probe = { 0 }, *pr = NULL;
 	struct test_event *t = NULL;
 	size_t failed = 0, last_overrides = 0;
-	bool any_overrides = false;
+	bool any_overrides = false, exec_allow_list = false;
 	struct rules_policy *own = NULL;
+	uint8_t *p_layers = NULL, *own_layers = NULL;
 
-	/* A layer's tests check that layer on what it builds on: a later
-	 * layer's "overrides" exempt paths from the rules an earlier layer
-	 * tests (default's "${ROOT}/.git/config" is denied), so the earlier
+	/* A later layer's "overrides" exempt paths from the rules an earlier
+	 * layer tests (default's "${ROOT}/.git/config" is denied): such a
 	 * layer's tests run on a block compiled without them. */
 	for (size_t l = 0; l < ctx->n_layers; l++)
 		if (layer_has_overrides(ctx->layers[l])) {
@@ -1861,22 +1967,33 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, boo
 	for (size_t l = 0; l < ctx->n_layers; l++) {
 		const struct load_layer *layer = ctx->layers[l];
 		const json_t *tests = json_object_get(layer->root, "tests");
+		struct test_scope scope = { .full = l + 1 == ctx->n_layers, .layer = l };
 		const struct rules_policy *bp = p;
-		struct test_probe *lpr = pr;
 		json_t *test;
 		size_t i;
 
+		exec_allow_list |= layer_has_exec_allow(layer);
+		scope.exec_allow_list = exec_allow_list;
 		if (!json_array_size(tests))
 			continue;
-		if (any_overrides && l < last_overrides) {
+		if (!scope.full && any_overrides && l < last_overrides) {
 			free(own);
+			free(own_layers);
 			own = NULL;
-			if (compile_policy_upto(ctx, NULL, 0, l, &own) < 0) {
+			own_layers = NULL;
+			if (compile_policy_upto(ctx, NULL, 0, l, &own) < 0 ||
+			    !(own_layers = test_rule_layers(ctx, own))) {
 				failed++;
 				goto out;
 			}
 			bp = own;
-			lpr = NULL; /* no command-line rules in it */
+			scope.rule_layer = own_layers;
+		} else if (!scope.full) {
+			if (!p_layers && !(p_layers = test_rule_layers(ctx, p))) {
+				failed++;
+				goto out;
+			}
+			scope.rule_layer = p_layers;
 		}
 		json_array_foreach(tests, i, test) {
 			char kp[KP_SIZE];
@@ -1887,7 +2004,7 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, boo
 				failed++;
 				continue;
 			}
-			failed += test_run(ctx, layer, kp, test, bp, lpr, t);
+			failed += test_run(ctx, layer, kp, test, bp, &scope, bp == p ? pr : NULL, t);
 			if (probe.hit)
 				goto out;
 		}
@@ -1896,6 +2013,8 @@ out:
 	if (extra_hit)
 		*extra_hit = probe.hit;
 	free(own);
+	free(own_layers);
+	free(p_layers);
 	free(t);
 	free(probe.rules);
 	return failed;
