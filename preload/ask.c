@@ -562,6 +562,15 @@ int ask_decide(const struct ask_call *call)
 	if (c->kind == RULES_KIND_EXEC && n == 1 &&
 	    v.rule == rules_rule_at(p, p->fallback[RULES_KIND_EXEC]))
 		rules_decide_exec_alias(p, &ev[0], ask_exec_alias(c, link), &v);
+	/* A mkdir on the way to a write root (rules_write_root_ancestor()),
+	 * as the supervisor lets it through (tracer/judge.c). */
+	if (n == 1 && c->kind == RULES_KIND_WRITE && v.action == RULES_ACTION_DENY &&
+	    v.rule == rules_rule_at(p, p->fallback[RULES_KIND_WRITE]) && c->syscall &&
+	    (strcmp(c->syscall, "mkdir") == 0 || strcmp(c->syscall, "mkdirat") == 0) &&
+	    rules_write_root_ancestor(p, c->path)) {
+		errno = saved;
+		return 0;
+	}
 	if (v.action != RULES_ACTION_ALLOW) {
 		int answer = ask_kernel_answer(c, n);
 

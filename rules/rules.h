@@ -225,6 +225,15 @@ void rules_decide_call(const struct rules_policy *p, const struct rules_event *e
 void rules_decide_exec_alias(const struct rules_policy *p, const struct rules_event *ev,
 			     const char *alias, struct rules_call_verdict *cv);
 
+/* True when PATH (absolute, normalized) is a directory on the way to what
+ * a write allow or alert rule of P admits: ~/go for the cache root
+ * ~/go/pkg, ~/.local/lib/python3.11 for Python's user site-packages.
+ * Both backends let a mkdir of such a name through that only the write
+ * fallback refuses (agenttrace-policy(5), DECISIONS): a cache in a fresh
+ * HOME needs its parents made, and an empty directory changes nothing;
+ * a deny rule that names it (~/.ssh) still wins.  Allocation-free. */
+bool rules_write_root_ancestor(const struct rules_policy *p, const char *path);
+
 /* The "@name" text of an abstract AF_UNIX address (NAME, N bytes after
  * the leading NUL) into OUT (SIZE >= 6): printable bytes as they are, the
  * others and '\' as \xHH, so that the text is unambiguous and valid

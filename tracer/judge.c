@@ -19,6 +19,8 @@
 
 /* ---- deciding ---- */
 
+#define JUDGE_ON_THE_WAY_RULE "write.on-the-way"
+
 void judge_names(struct session *s, struct judge_call *c)
 {
 	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
@@ -92,6 +94,19 @@ static const char *judge_exec_alias(const struct rules_event *ev, char *link)
 	return strcmp(real, ev->exe) == 0 ? link : NULL;
 }
 
+/* A mkdir that only the write fallback refuses, of a directory on the way
+ * to what a write rule admits (rules_write_root_ancestor()): ~/go for a
+ * cache ~/go/pkg in a fresh HOME.  An empty directory changes nothing,
+ * and a deny rule that names it still wins. */
+static bool judge_on_the_way(const struct rules_policy *p, const struct judge_call *c,
+			     const struct rules_call_verdict *cv)
+{
+	return c->n_events == 1 && cv->action == RULES_ACTION_DENY && cv->rule &&
+	       cv->rule == rules_rule_at(p, p->fallback[RULES_KIND_WRITE]) &&
+	       c->events[0].kind == RULES_KIND_WRITE && judge_is(c->syscall, "mkdir", "mkdirat") &&
+	       rules_write_root_ancestor(p, c->events[0].path);
+}
+
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v)
 {
 	struct rules_call_verdict cv;
@@ -104,6 +119,13 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 	    cv.rule == rules_rule_at(s->policy, s->policy->fallback[RULES_KIND_EXEC]))
 		rules_decide_exec_alias(s->policy, &c->events[0], judge_exec_alias(&c->events[0], link),
 					&cv);
+	if (judge_on_the_way(s->policy, c, &cv)) {
+		memset(v, 0, sizeof(*v));
+		v->kind = RULES_KIND_WRITE;
+		v->rule_id = JUDGE_ON_THE_WAY_RULE;
+		v->why = "a directory on the way to a write root";
+		return;
+	}
 	v->action = cv.action;
 	v->effective = cv.effective;
 	v->event = cv.event;

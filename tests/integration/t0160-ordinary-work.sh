@@ -123,15 +123,28 @@ except OSError as e:
 	bk_allowed "a run that fills a cache" -- sh -c \
 		'mkdir -p "$HOME/.cache/pip" && echo x >"$HOME/.cache/pip/x"'
 	assert_file_content "${BK}a cache write works" "$HOME/.cache/pip/x" x
-	made="./.cache ./.cache/pip ./.cache/pip/x"
-	if [ "$B" = auto ]; then
-		# Beneath a root whose parent is not one (~/go is no write root):
-		# Landlock's roots are there while the command runs.
-		bk_allowed "a run that fills a cache below a root made at start" -- sh -c \
-			'mkdir -p "$HOME/go/pkg/mod" && echo y >"$HOME/go/pkg/mod/y"'
-		assert_file_content "${BK}a cache write below a root made at start works" "$HOME/go/pkg/mod/y" y
-		made="$made ./go ./go/pkg ./go/pkg/mod ./go/pkg/mod/y"
-	fi
+	# Beneath a root whose parents are no write roots (~/go for ~/go/pkg,
+	# Python's user site-packages): their mkdir is on the way to a root,
+	# let through; a protected one (~/.ssh) is not.
+	bk_allowed "a run that fills a cache whose parents it makes" -- sh -c \
+		'mkdir -p "$HOME/go/pkg/mod" && echo y >"$HOME/go/pkg/mod/y" &&
+		 mkdir -p "$HOME/.local/lib/python3.11/site-packages/p"'
+	assert_file_content "${BK}a cache write below the parents made works" "$HOME/go/pkg/mod/y" y
+	# The same where no root was made at start (no Landlock).
+	bk_q --landlock off -- sh -c \
+		'mkdir -p "$HOME/.m2/repository/g" && echo z >"$HOME/.m2/repository/g/z"'
+	assert_eq "${BK}--landlock off: a cache whose parent it makes: exit 0" 0 $?
+	assert_no_alert "${BK}--landlock off: a cache whose parent it makes: no alert record"
+	assert_file_content "${BK}--landlock off: its write works" "$HOME/.m2/repository/g/z" z
+	bk_q -- "$TRY" mkdir "$HOME/.ssh"
+	assert_eq "${BK}mkdir HOME/.ssh is no way to a root: EACCES" "$EACCES" $?
+	assert_rec "${BK}mkdir HOME/.ssh: denied by write.home.ssh" \
+		"$(deny_expr write write.home.ssh "$HOME/.ssh")$(bk_rec_backend)"
+	assert_file_absent "${BK}mkdir HOME/.ssh: absent" "$HOME/.ssh"
+	made="./.cache ./.cache/pip ./.cache/pip/x ./go ./go/pkg ./go/pkg/mod ./go/pkg/mod/y"
+	made="$made ./.local ./.local/lib ./.local/lib/python3.11 ./.local/lib/python3.11/site-packages"
+	made="$made ./.local/lib/python3.11/site-packages/p ./.m2 ./.m2/repository ./.m2/repository/g"
+	made="$made ./.m2/repository/g/z"
 	assert_eq "${BK}HOME holds what the command made, nothing else" \
 		"$(printf '%s\n' . $made | sort)" "$(cd "$HOME" && find . | sort)"
 	sandbox_reset

@@ -254,6 +254,34 @@ START_TEST(test_exec_alias)
 }
 END_TEST
 
+/* rules_write_root_ancestor(): the directories a command makes on its way
+ * to what an allow or alert rule admits. */
+START_TEST(test_write_root_ancestor)
+{
+	static const struct bb_rule rules[] = {
+		{ W, ALLOW, "/h/go/pkg/**", "write.go", { NULL } },
+		{ W, ALERT, "/h/.local/lib/python*/site-packages/**", "write.user-site", { NULL } },
+		{ W, ALLOW, "/h/.config/app/settings.json", "write.settings", { NULL } },
+		{ W, DENY, "/h/.ssh/**", "write.ssh", { NULL } },
+	};
+	static const struct { const char *path; bool on; } cases[] = {
+		{ "/", true }, { "/h", true }, { "/h/go", true }, { "/h/go/", true },
+		{ "/h/gox", false }, { "/h/.local", true }, { "/h/.local/lib", true },
+		{ "/h/.local/lib/python3.11", true }, { "/h/.local/lib/ruby", false },
+		{ "/h/.config/app", true }, { "/h/.config/app/settings.json", false },
+		{ "/h/.config/other", false }, { "/h/.ssh", false }, { "relative", false },
+	};
+	struct bb_policy def = { .rules = rules, .n_rules = N(rules) };
+	struct rules_policy *p = bb_build(&def, NULL);
+
+	for (size_t i = 0; i < N(cases); i++)
+		ck_assert_msg(rules_write_root_ancestor(p, cases[i].path) == cases[i].on, "%s: %s",
+			      cases[i].path, cases[i].on ? "expected on the way" : "expected not");
+	ck_assert(!rules_write_root_ancestor(p, NULL));
+	free(p);
+}
+END_TEST
+
 START_TEST(test_bad_event)
 {
 	struct rules_policy *p = test_policy(RULES_MODE_ENFORCE, NULL);
@@ -559,6 +587,7 @@ static Suite *decide_suite(void)
 	tcase_add_loop_test(tc, test_decide, 0, (int)N(decide_cases));
 	tcase_add_test(tc, test_fallback_per_kind);
 	tcase_add_test(tc, test_exec_alias);
+	tcase_add_test(tc, test_write_root_ancestor);
 	tcase_add_test(tc, test_bad_event);
 	tcase_add_test(tc, test_mode);
 	tcase_add_loop_test(tc, test_env_drop, 0, (int)N(env_cases));
