@@ -6,8 +6,11 @@
 #ifndef AGENTTRACE_LIB_SYSCALL_OPEN_H
 #define AGENTTRACE_LIB_SYSCALL_OPEN_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
 
 /* Open flags that make an open a write: O_WRONLY O_RDWR O_CREAT O_TRUNC
  * and O_TMPFILE's own bit (glibc's O_TMPFILE also has O_DIRECTORY, which
@@ -36,6 +39,36 @@ static inline enum syscall_open_kind syscall_open_kind(int flags)
 static inline bool syscall_open_follows(int flags)
 {
 	return !(flags & O_NOFOLLOW) && (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+}
+
+/* Whether an open with FLAGS makes its object when it is missing: O_CREAT,
+ * or O_TMPFILE (an unnamed file in an existing directory). */
+static inline bool syscall_open_creates(int flags)
+{
+	return (flags & O_CREAT) || (flags & SYSCALL_TMPFILE_BIT);
+}
+
+/* The kernel's own answer to an open with FLAGS of PATH (absolute,
+ * resolved as the call resolves it) when nothing can be opened: a name
+ * that does not exist, opened without creating, fails with ENOENT (or
+ * ENOTDIR) in the path walk, before any permission check or security
+ * hook.  0 when the name exists, or the open may create it.
+ *
+ * Both backends answer a denied open so, without a record (agenttrace(1),
+ * DENIALS): ~/.npmrc looked up by every npm, /dev/ptyXX probed by
+ * openpty(3) where no BSD pty exists.  The call is never run; should the
+ * name appear between this check and the program's next call, the
+ * program saw what it would have seen a moment earlier. */
+static inline int syscall_open_missing(int flags, const char *path)
+{
+	struct stat st;
+
+	/* /proc is whose view? The supervisor's /proc/self is not the
+	 * program's: no answer there. */
+	if (syscall_open_creates(flags) || !path || strncmp(path, "/proc/", 6) == 0 ||
+	    fstatat(AT_FDCWD, path, &st, syscall_open_follows(flags) ? 0 : AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	return errno == ENOENT || errno == ENOTDIR ? errno : 0;
 }
 
 #endif

@@ -22,7 +22,9 @@
 #include "preload/ask.h"
 #include "preload/real.h"
 #include "preload/shim.h"
+#include "lib/alternatives.h"
 #include "lib/channel-wire.h"
+#include "lib/syscall-open.h"
 
 /* ---- small async-signal-safe helpers ---- */
 
@@ -506,6 +508,39 @@ static const char *ask_proc_self(const char *path, char *buf)
 	return buf;
 }
 
+/* The kernel's own answer to a call the policy would refuse, when it comes
+ * before any permission check and nothing can happen, as the supervisor
+ * gives it (tracer/judge.c): refused so, with no record.  An open without
+ * O_CREAT of a missing name fails with ENOENT; a mkdir of a name that
+ * exists with EEXIST (`mkdir -p` tries every ancestor). */
+static int ask_kernel_answer(const struct ask_call *c, int n)
+{
+	struct stat st;
+
+	if (n != 1 || !c->path || (c->kind != RULES_KIND_READ && c->kind != RULES_KIND_WRITE))
+		return 0;
+	if (c->has_flags)
+		return syscall_open_missing(c->flags, c->path);
+	if (c->kind == RULES_KIND_WRITE && c->syscall &&
+	    (strcmp(c->syscall, "mkdir") == 0 || strcmp(c->syscall, "mkdirat") == 0) &&
+	    fstatat(AT_FDCWD, c->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return EEXIST;
+	return 0;
+}
+
+/* The Debian alternative the exec's program was called by, when the link
+ * leads to that very program (lib/alternatives.h), as the supervisor
+ * finds it (tracer/judge.c): the link's path in LINK, or NULL. */
+static const char *ask_exec_alias(const struct ask_call *c, char *link)
+{
+	char real[PATH_MAX];
+
+	if (!c->target || !c->target_argv || !alternatives_link(c->target_argv[0], link, PATH_MAX) ||
+	    ask_path(AT_FDCWD, link, true, real) < 0)
+		return NULL;
+	return strcmp(real, c->target) == 0 ? link : NULL;
+}
+
 int ask_decide(const struct ask_call *call)
 {
 	const struct rules_policy *p = shim.policy;
@@ -513,7 +548,7 @@ int ask_decide(const struct ask_call *call)
 	struct rules_call_verdict v;
 	struct ask_call self = *call;
 	const struct ask_call *c = &self;
-	char proc1[PATH_MAX], proc2[PATH_MAX];
+	char proc1[PATH_MAX], proc2[PATH_MAX], link[PATH_MAX];
 	bool explicit_deny_only[RULES_CALL_EVENTS] = { false, c->path2_explicit_deny_only };
 	int saved = errno, n = c->path2 ? 2 : 1, err = 0;
 
@@ -540,6 +575,26 @@ int ask_decide(const struct ask_call *call)
 		ev[i].unix_path = c->unix_path;
 	}
 	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
+	if (c->kind == RULES_KIND_EXEC && n == 1 &&
+	    v.rule == rules_rule_at(p, p->fallback[RULES_KIND_EXEC]))
+		rules_decide_exec_alias(p, &ev[0], ask_exec_alias(c, link), &v);
+	/* A mkdir on the way to a write root (rules_write_root_ancestor()),
+	 * as the supervisor lets it through (tracer/judge.c). */
+	if (n == 1 && c->kind == RULES_KIND_WRITE && v.action == RULES_ACTION_DENY &&
+	    v.rule == rules_rule_at(p, p->fallback[RULES_KIND_WRITE]) && c->syscall &&
+	    (strcmp(c->syscall, "mkdir") == 0 || strcmp(c->syscall, "mkdirat") == 0) &&
+	    rules_write_root_ancestor(p, c->path)) {
+		errno = saved;
+		return 0;
+	}
+	if (v.action != RULES_ACTION_ALLOW) {
+		int answer = ask_kernel_answer(c, n);
+
+		if (answer) {
+			errno = saved;
+			return v.effective == RULES_ACTION_DENY ? answer : 0;
+		}
+	}
 	if (v.effective == RULES_ACTION_DENY)
 		err = EACCES;
 	if (v.effective != RULES_ACTION_ALLOW || p->record)

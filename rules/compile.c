@@ -39,6 +39,11 @@ struct crule {
 	struct cpat pat;
 	struct cpat *unless;
 	size_t n_unless;
+	size_t layer_no;           /* index in ctx->layers; SIZE_MAX: the command line */
+	/* An allow rule's "overrides" (the layer's JSON) and where it is. */
+	const json_t *overrides;
+	const struct load_layer *layer;
+	char *kp;
 };
 
 struct cdrop {
@@ -70,6 +75,9 @@ struct comp {
 	struct rules_limits limits;
 	size_t errors;
 	bool oom;
+	/* "overrides" of layers up to this index take effect (SIZE_MAX: all):
+	 * a layer's tests run without the exemptions of later layers. */
+	size_t overrides_upto;
 };
 
 static const char *const kind_names[RULES_KIND_COUNT] = { "exec", "write", "read", "net" };
@@ -158,6 +166,7 @@ static void crule_free(struct crule *r)
 	free(r->why);
 	free(r->source);
 	free(r->origin);
+	free(r->kp);
 	cpat_free(&r->pat);
 	for (size_t i = 0; i < r->n_unless; i++)
 		cpat_free(&r->unless[i]);
@@ -577,6 +586,8 @@ struct rule_in {
 	bool implicit_args;              /* exec string rule: any arguments */
 	uint8_t script;                  /* exec: enum rules_script of "script" */
 	const json_t *unless;
+	const json_t *overrides;         /* allow rules: ids to exempt the pattern from */
+	size_t layer_no;                 /* SIZE_MAX: command line */
 	char *origin;
 };
 
@@ -602,6 +613,17 @@ static int compile_string(struct comp *c, enum rules_kind kind, const char *s,
 
 	*out = NULL;
 	*n_out = 0;
+	/* As written, before expansion: "/.git/config" is what a shell's
+	 * unquoted here-document leaves of "${ROOT}/.git/config" (the
+	 * shell expanded ${ROOT}, unset there, to nothing). */
+	if (kind != RULES_KIND_NET && s[0] == '/' && s[1] == '.' && s[2] && s[2] != '/' &&
+	    !(s[2] == '.' && (s[3] == '/' || !s[3]))) {
+		error_fmt(msg, MSG_SIZE,
+			  "\"%s\": a name starting with '.' right under '/' is what a shell leaves of "
+			  "\"${ROOT}%s\" or \"${HOME}%s\" when it expands the variable itself (a "
+			  "here-document with an unquoted delimiter: write <<'EOF')", s, s, s);
+		return -1;
+	}
 	if (vars_expand(c->ctx->vars, s, kind_flags(kind), &res, msg, MSG_SIZE) < 0)
 		return -1;
 	*dropped = res.dropped;
@@ -933,6 +955,13 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 			}
 		}
 		r->from_extra = in->layer == NULL;
+		r->layer_no = in->layer_no;
+		r->layer = in->layer;
+		r->overrides = in->overrides;
+		if (in->overrides && !(r->kp = strdup(in->kp))) {
+			c->oom = true;
+			goto out;
+		}
 	}
 	goto out;
 bad:
@@ -1009,7 +1038,7 @@ static bool rule_shape_ok(enum rules_kind k, const json_t *rule)
 	return true;
 }
 
-static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
+static void comp_layer_rules(struct comp *c, const struct load_layer *layer, size_t layer_no)
 {
 	for (int k = 0; k < RULES_KIND_COUNT; k++) {
 		json_t *sec = json_object_get(layer->root, kind_names[k]);
@@ -1020,7 +1049,8 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 			size_t i, kp_len;
 
 			json_array_foreach(list, i, rule) {
-				struct rule_in in = { .kind = k, .action = a, .layer = layer };
+				struct rule_in in = { .kind = k, .action = a, .layer = layer,
+						      .layer_no = layer_no };
 
 				if (!rule_shape_ok(k, rule)) {
 					c->gen[k][a]++;
@@ -1049,6 +1079,9 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer)
 					in.unless = json_object_get(rule, "unless");
 					in.script = (uint8_t)schema_script(
 						json_string_value(json_object_get(rule, "script")));
+					in.overrides = json_object_get(rule, "overrides");
+					if (!json_is_array(in.overrides))
+						in.overrides = NULL;
 					memcpy(in.pat_kp, in.kp, kp_len + 1);
 					error_kp_str(in.pat_kp, sizeof(in.pat_kp),
 						     error_kp_put(in.pat_kp, sizeof(in.pat_kp), kp_len,
@@ -1125,6 +1158,7 @@ static void comp_extras(struct comp *c, const struct rules_extra *extras, size_t
 		struct rule_in in = {
 			.kind = x->kind, .action = x->action, .id = x->id, .why = x->why,
 			.str = x->pattern, .implicit_args = true, .origin = (char *)"<command line>",
+			.layer_no = SIZE_MAX,
 		};
 		size_t before = c->errors;
 
@@ -1146,6 +1180,99 @@ static void comp_extras(struct comp *c, const struct rules_extra *extras, size_t
 	}
 }
 
+/* Adds a copy of PAT to the "unless" list of D.  false: out of memory. */
+static bool comp_exempt(struct crule *d, const struct cpat *pat)
+{
+	struct cpat *nv = realloc(d->unless, (d->n_unless + 1) * sizeof(*nv));
+
+	if (!nv)
+		return false;
+	d->unless = nv;
+	return cpat_copy(&d->unless[d->n_unless++], pat) == 0;
+}
+
+/* Why an "overrides" id names no rule it can exempt from, for R (an allow
+ * rule of layer R->layer_no); NULL when it does (or named a rule dropped
+ * for an unset variable: nothing to exempt). */
+static const char *comp_override_problem(const struct comp *c, const struct crule *r,
+					 const char *id, bool *found)
+{
+	const char *why = "names no rule (agenttrace --explain lists the ids)";
+
+	*found = false;
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct crule *d = &c->rules[i];
+
+		if (strcmp(d->id, id) != 0)
+			continue;
+		if (d->kind != r->kind)
+			why = "names a rule of another section";
+		else if (d->action == RULES_ACTION_ALLOW)
+			why = "names an allow rule (overrides exempts from deny and alert rules)";
+		else if (d->from_extra || d->layer_no >= r->layer_no)
+			why = "names a rule of this or a later layer (a layer exempts from the "
+			      "layers it builds on)";
+		else
+			*found = true;
+	}
+	if (*found)
+		return NULL;
+	for (size_t i = 0; i < c->n_drops; i++)
+		if (strcmp(c->drops[i].id, id) == 0)
+			return NULL;
+	return why;
+}
+
+/* agenttrace-policy(5), LAYERING: an allow rule's "overrides" names deny
+ * and alert rules of earlier layers that its pattern is exempted from
+ * (added to their "unless"), so that a project's layer can admit
+ * ${ROOT}/.git/config although default denies it, and admit nothing
+ * else.  Every name must be such a rule: a typo exempts nothing and is an
+ * error. */
+static void comp_apply_overrides(struct comp *c)
+{
+	for (size_t i = 0; i < c->n_rules; i++) {
+		struct crule *r = &c->rules[i];
+		/* A pattern expanded into several rules reports its errors once. */
+		bool report = !(i && c->rules[i - 1].overrides == r->overrides);
+		const json_t *el;
+		size_t k;
+
+		if (!r->overrides || r->action != RULES_ACTION_ALLOW ||
+		    r->layer_no > c->overrides_upto)
+			continue;
+		json_array_foreach(r->overrides, k, el) {
+			const char *id = json_string_value(el), *why;
+			bool found;
+
+			if (!id)
+				continue;
+			why = comp_override_problem(c, r, id, &found);
+			if (why && report) {
+				char kp[KP_SIZE];
+
+				error_kp_index(kp, sizeof(kp),
+					       error_kp_str(kp, sizeof(kp),
+							    error_kp_str(kp, sizeof(kp), 0, r->kp),
+							    ".overrides"), k);
+				comp_error(c, r->layer, kp, "\"%s\" %s", id, why);
+			}
+			for (size_t j = 0; found && j < c->n_rules; j++) {
+				struct crule *d = &c->rules[j];
+
+				if (j == i || strcmp(d->id, id) != 0 || d->kind != r->kind ||
+				    d->action == RULES_ACTION_ALLOW || d->from_extra ||
+				    d->layer_no >= r->layer_no)
+					continue;
+				if (!comp_exempt(d, &r->pat)) {
+					c->oom = true;
+					return;
+				}
+			}
+		}
+	}
+}
+
 /* `--allow-write '${ROOT}/.git/config'` must admit what the default
  * policy denies (agenttrace-policy(5), LAYERING).  A command-line allow is the user's explicit exception, so what it matches
  * is exempted from the policy's deny rules of the same kind (added to
@@ -1160,17 +1287,10 @@ static void comp_exempt_extras(struct comp *c)
 			continue;
 		for (size_t j = 0; j < c->n_rules; j++) {
 			struct crule *d = &c->rules[j];
-			struct cpat *nv;
 
 			if (d->from_extra || d->action != RULES_ACTION_DENY || d->kind != x->kind)
 				continue;
-			nv = realloc(d->unless, (d->n_unless + 1) * sizeof(*nv));
-			if (!nv) {
-				c->oom = true;
-				return;
-			}
-			d->unless = nv;
-			if (cpat_copy(&d->unless[d->n_unless++], &x->pat) < 0) {
+			if (!comp_exempt(d, &x->pat)) {
 				c->oom = true;
 				return;
 			}
@@ -1179,13 +1299,15 @@ static void comp_exempt_extras(struct comp *c)
 }
 
 /* agenttrace-policy(5): the exec section is an allow-list when the POLICY has exec
- * allow rules.  --allow-exec adds exceptions; it must not turn a policy
- * without an allow-list (default) into one that refuses every program. */
+ * allow rules.  --allow-exec adds exceptions, and so does an allow rule
+ * with "overrides" (it exempts one program from named rules); neither
+ * may turn a policy without an allow-list (default) into one that
+ * refuses every program. */
 static bool comp_policy_has_exec_allow(const struct comp *c)
 {
 	for (size_t i = 0; i < c->n_rules; i++)
 		if (c->rules[i].kind == RULES_KIND_EXEC && c->rules[i].action == RULES_ACTION_ALLOW &&
-		    !c->rules[i].from_extra)
+		    !c->rules[i].from_extra && !c->rules[i].overrides)
 			return true;
 	return false;
 }
@@ -1426,10 +1548,10 @@ out:
 	return rc;
 }
 
-int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_t n_extras,
-		   struct rules_policy **out)
+static int compile_policy_upto(struct load_ctx *ctx, const struct rules_extra *extras,
+			       size_t n_extras, size_t overrides_upto, struct rules_policy **out)
 {
-	struct comp c = { .ctx = ctx, .mode = RULES_MODE_ENFORCE };
+	struct comp c = { .ctx = ctx, .mode = RULES_MODE_ENFORCE, .overrides_upto = overrides_upto };
 	char *layers = NULL;
 	size_t layers_len = 1;
 	int rc = -1;
@@ -1452,10 +1574,12 @@ int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_
 	layers[layers_len] = '\0';
 	for (size_t i = 0; i < ctx->n_layers; i++) {
 		comp_layer_settings(&c, ctx->layers[i]);
-		comp_layer_rules(&c, ctx->layers[i]);
+		comp_layer_rules(&c, ctx->layers[i], i);
 		if (c.oom)
 			break;
 	}
+	if (!c.oom)
+		comp_apply_overrides(&c);
 	if (!c.oom)
 		comp_extras(&c, extras, n_extras);
 	if (!c.oom && !c.errors)
@@ -1481,6 +1605,12 @@ out:
 	free(layers);
 	comp_free(&c);
 	return rc;
+}
+
+int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_t n_extras,
+		   struct rules_policy **out)
+{
+	return compile_policy_upto(ctx, extras, n_extras, SIZE_MAX, out);
 }
 
 /* ---- tests ---- */
@@ -1571,25 +1701,91 @@ static bool test_probe_hit(const struct rules_policy *p, const struct test_probe
 	return false;
 }
 
+/* What the tests of one layer are decided on (agenttrace-policy(5),
+ * LAYERING): that layer and the layers it builds on.  A later layer
+ * tightens (an exec allow-list, more denies and alerts) or exempts
+ * (overrides); neither is the earlier layer's to test: default tests that
+ * make runs, a learned allow-list on top of it may not list make. */
+struct test_scope {
+	bool full;                 /* the last layer: the block as it is */
+	size_t layer;              /* else rules of layers up to this one */
+	const uint8_t *rule_layer; /* per rule of the block: its layer; 255: the command line */
+	bool exec_allow_list;      /* those layers make exec an allow-list */
+};
+
+static bool test_rule_matches(const struct rules_policy *p, const struct rules_rule *r,
+			      const struct match_subject *m)
+{
+	const struct rules_pattern *unless;
+
+	if (!match_pattern(p, (enum rules_kind)r->kind, &r->pat, m))
+		return false;
+	unless = (const struct rules_pattern *)((const char *)p + p->patterns_off) + r->unless_first;
+	for (uint32_t i = 0; i < r->unless_count; i++)
+		if (match_pattern(p, (enum rules_kind)r->kind, &unless[i], m))
+			return false;
+	return true;
+}
+
+/* rules_decide() over the rules of SCOPE's layers: the action, and the
+ * deciding rule's id in *ID. */
+static enum rules_action test_decide_scoped(const struct rules_policy *p,
+					    const struct test_scope *scope,
+					    const struct rules_event *ev, const char **id)
+{
+	static const enum rules_action order[] = {
+		RULES_ACTION_DENY, RULES_ACTION_ALERT, RULES_ACTION_ALLOW,
+	};
+	char buf[MATCH_PATH_MAX];
+	struct match_subject m;
+	const struct rules_rule *fb;
+
+	match_subject_init(&m, ev, buf);
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		const struct rules_span *sp = &p->span[ev->kind][order[o]];
+
+		for (uint32_t i = 0; i < sp->count; i++) {
+			const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+
+			if (scope->rule_layer[sp->first + i] > scope->layer ||
+			    !test_rule_matches(p, r, &m))
+				continue;
+			*id = rules_string(p, r->id);
+			return order[o];
+		}
+	}
+	fb = rules_rule_at(p, p->fallback[ev->kind]);
+	if (ev->kind == RULES_KIND_EXEC) {
+		*id = scope->exec_allow_list ? "exec.not-allowed" : "exec.fallback";
+		return scope->exec_allow_list ? RULES_ACTION_DENY : RULES_ACTION_ALLOW;
+	}
+	*id = rules_string(p, fb->id);
+	return (enum rules_action)fb->action;
+}
+
 /* Decide one expanded test event; returns 1 when it failed. */
 static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, const char *kp,
-		       const struct rules_policy *p, struct test_probe *probe,
-		       struct test_event *t, const char *expect)
+		       const struct rules_policy *p, const struct test_scope *scope,
+		       struct test_probe *probe, struct test_event *t, const char *expect)
 {
 	struct rules_verdict v;
-	const char *got;
+	const char *got, *id;
 
-	if (rules_decide(p, &t->ev, &v) < 0) {
+	if ((unsigned)t->ev.kind >= RULES_KIND_COUNT || rules_decide(p, &t->ev, &v) < 0) {
 		error_at(ctx, layer, kp, false, "the engine could not decide this test");
 		return 1;
 	}
 	if (probe && test_probe_hit(p, probe, &t->ev))
 		probe->hit = true;
-	got = rules_action_name(v.action);
+	if (scope->full) {
+		got = rules_action_name(v.action);
+		id = v.rule ? rules_string(p, v.rule->id) : "?";
+	} else {
+		got = rules_action_name(test_decide_scoped(p, scope, &t->ev, &id));
+	}
 	if (!strcmp(got, expect))
 		return 0;
-	error_at(ctx, layer, kp, false, "expected %s, got %s (rule %s)", expect, got,
-		 v.rule ? rules_string(p, v.rule->id) : "?");
+	error_at(ctx, layer, kp, false, "expected %s, got %s (rule %s)", expect, got, id);
 	return 1;
 }
 
@@ -1597,8 +1793,8 @@ static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, con
  * since its buffers are read only once written, and clearing (or even
  * allocating) 12 KiB per test was a good part of a load. */
 static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, const char *kp,
-		       const json_t *test, const struct rules_policy *p, struct test_probe *probe,
-		       struct test_event *t)
+		       const json_t *test, const struct rules_policy *p, const struct test_scope *scope,
+		       struct test_probe *probe, struct test_event *t)
 {
 	const char *expect = json_string_value(json_object_get(test, "expect"));
 	struct vars_result res = { 0 };
@@ -1642,7 +1838,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 			t->ev.exe = t->exe;
 			t->ev.argv = (const char *const *)argv;
 			t->ev.argc = n;
-			failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
+			failed += (size_t)test_decide(ctx, layer, kp, p, scope, probe, t, expect);
 		}
 		for (size_t i = 0; i < n; i++)
 			free(argv[i]);
@@ -1661,7 +1857,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 			t->ev.kind = RULES_KIND_NET;
 			if (test_connect(res.v[i], t, msg) < 0)
 				goto bad;
-			failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
+			failed += (size_t)test_decide(ctx, layer, kp, p, scope, probe, t, expect);
 		}
 		goto out;
 	}
@@ -1680,7 +1876,7 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 		snprintf(t->path, sizeof(t->path), "%s", res.v[0]);
 		vars_normalize(t->path);
 		t->ev.path = t->path;
-		failed += (size_t)test_decide(ctx, layer, kp, p, probe, t, expect);
+		failed += (size_t)test_decide(ctx, layer, kp, p, scope, probe, t, expect);
 	}
 	goto out;
 bad:
@@ -1691,11 +1887,79 @@ out:
 	return failed;
 }
 
+/* True when a rule of LAYER has "overrides". */
+static bool layer_has_overrides(const struct load_layer *layer)
+{
+	for (int k = 0; k < RULES_KIND_COUNT; k++) {
+		const json_t *list = json_object_get(json_object_get(layer->root, kind_names[k]),
+						     "allow");
+		const json_t *rule;
+		size_t i;
+
+		json_array_foreach(list, i, rule)
+			if (json_is_object(rule) && json_object_get(rule, "overrides"))
+				return true;
+	}
+	return false;
+}
+
+/* True when LAYER has an exec allow rule that makes an allow-list (one
+ * without "overrides": comp_policy_has_exec_allow()). */
+static bool layer_has_exec_allow(const struct load_layer *layer)
+{
+	const json_t *list = json_object_get(json_object_get(layer->root, "exec"), "allow");
+	const json_t *rule;
+	size_t i;
+
+	json_array_foreach(list, i, rule)
+		if (json_is_string(rule) || (json_is_object(rule) && !json_object_get(rule, "overrides")))
+			return true;
+	return false;
+}
+
+/* The layer of each rule of P, from its origin ("FILE:LINE:COL"); 255
+ * for the command line's.  Malloc'ed; NULL when out of memory. */
+static uint8_t *test_rule_layers(const struct load_ctx *ctx, const struct rules_policy *p)
+{
+	uint8_t *v = malloc(p->rules_count + 1);
+
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < p->rules_count; i++) {
+		const char *origin = rules_string(p, rules_rule_at(p, i)->origin);
+		size_t best = 0;
+
+		v[i] = 255;
+		for (size_t l = 0; l < ctx->n_layers && l < 255; l++) {
+			const char *d = ctx->layers[l]->display;
+			size_t n = strlen(d);
+
+			if (n > best && strncmp(origin, d, n) == 0 && origin[n] == ':') {
+				best = n;
+				v[i] = (uint8_t)l;
+			}
+		}
+	}
+	return v;
+}
+
 size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, bool *extra_hit)
 {
 	struct test_probe probe = { 0 }, *pr = NULL;
 	struct test_event *t = NULL;
-	size_t failed = 0;
+	size_t failed = 0, last_overrides = 0;
+	bool any_overrides = false, exec_allow_list = false;
+	struct rules_policy *own = NULL;
+	uint8_t *p_layers = NULL, *own_layers = NULL;
+
+	/* A later layer's "overrides" exempt paths from the rules an earlier
+	 * layer tests (default's "${ROOT}/.git/config" is denied): such a
+	 * layer's tests run on a block compiled without them. */
+	for (size_t l = 0; l < ctx->n_layers; l++)
+		if (layer_has_overrides(ctx->layers[l])) {
+			last_overrides = l;
+			any_overrides = true;
+		}
 
 	if (extra_hit) {
 		*extra_hit = false;
@@ -1712,10 +1976,36 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, boo
 
 	for (size_t l = 0; l < ctx->n_layers; l++) {
 		const struct load_layer *layer = ctx->layers[l];
+		const json_t *tests = json_object_get(layer->root, "tests");
+		struct test_scope scope = { .full = l + 1 == ctx->n_layers, .layer = l };
+		const struct rules_policy *bp = p;
 		json_t *test;
 		size_t i;
 
-		json_array_foreach(json_object_get(layer->root, "tests"), i, test) {
+		exec_allow_list |= layer_has_exec_allow(layer);
+		scope.exec_allow_list = exec_allow_list;
+		if (!json_array_size(tests))
+			continue;
+		if (!scope.full && any_overrides && l < last_overrides) {
+			free(own);
+			free(own_layers);
+			own = NULL;
+			own_layers = NULL;
+			if (compile_policy_upto(ctx, NULL, 0, l, &own) < 0 ||
+			    !(own_layers = test_rule_layers(ctx, own))) {
+				failed++;
+				goto out;
+			}
+			bp = own;
+			scope.rule_layer = own_layers;
+		} else if (!scope.full) {
+			if (!p_layers && !(p_layers = test_rule_layers(ctx, p))) {
+				failed++;
+				goto out;
+			}
+			scope.rule_layer = p_layers;
+		}
+		json_array_foreach(tests, i, test) {
 			char kp[KP_SIZE];
 
 			error_kp_index(kp, sizeof(kp), error_kp_str(kp, sizeof(kp), 0, "tests"), i);
@@ -1724,7 +2014,7 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, boo
 				failed++;
 				continue;
 			}
-			failed += test_run(ctx, layer, kp, test, p, pr, t);
+			failed += test_run(ctx, layer, kp, test, bp, &scope, bp == p ? pr : NULL, t);
 			if (probe.hit)
 				goto out;
 		}
@@ -1732,6 +2022,9 @@ size_t compile_run_tests(struct load_ctx *ctx, const struct rules_policy *p, boo
 out:
 	if (extra_hit)
 		*extra_hit = probe.hit;
+	free(own);
+	free(own_layers);
+	free(p_layers);
 	free(t);
 	free(probe.rules);
 	return failed;

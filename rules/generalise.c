@@ -1,6 +1,5 @@
 #include <arpa/inet.h>
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,13 +170,15 @@ static char *generalise_write(const struct rules_anchors *a, const char *path)
 	return rules_path_literal(a, path, true);
 }
 
-static char *generalise_net(const struct rules_event *ev)
+/* A destination as a net pattern: the host name and port when the event
+ * carries one and BY_NAME, else the address and port; unix:PATH. */
+static char *generalise_net(const struct rules_event *ev, bool by_name)
 {
 	char addr[INET6_ADDRSTRLEN], *out = NULL;
 
 	if (ev->family == AF_UNIX)
 		return ev->unix_path ? rules_literal("unix:", ev->unix_path, true, false) : NULL;
-	if (ev->host && *ev->host) {
+	if (by_name && ev->host && *ev->host) {
 		if (asprintf(&out, "%s:%u", ev->host, ev->port) < 0)
 			return NULL;
 		return out;
@@ -190,35 +191,45 @@ static char *generalise_net(const struct rules_event *ev)
 	return out;
 }
 
-char *rules_suggest(const struct rules_anchors *a, enum rules_kind kind,
-		    const struct rules_event *ev)
+char *rules_exec_literal(const struct rules_anchors *a, const char *exe)
 {
-	char *pat = NULL, *text;
-	json_t *o;
+	int k = a ? rules_anchor_of(a, exe) : -1;
 
+	if (k < 0)
+		return rules_literal("", exe, true, true);
+	return rules_literal(rules_anchor_var((enum rules_anchor)k), exe + strlen(a->dir[k]), true,
+			     true);
+}
+
+char *rules_generalise(const struct rules_anchors *a, enum rules_kind kind,
+		       const struct rules_event *ev)
+{
 	switch (kind) {
 	case RULES_KIND_WRITE:
-		pat = ev->path ? generalise_write(a, ev->path) : NULL;
-		break;
+		return ev->path ? generalise_write(a, ev->path) : NULL;
 	case RULES_KIND_READ:
-		pat = ev->path ? rules_path_literal(a, ev->path, true) : NULL;
-		break;
+		return ev->path ? rules_path_literal(a, ev->path, true) : NULL;
 	case RULES_KIND_EXEC:
-		pat = ev->exe ? rules_path_literal(a, ev->exe, true) : NULL;
-		break;
+		return ev->exe ? rules_exec_literal(a, ev->exe) : NULL;
 	case RULES_KIND_NET:
-		pat = generalise_net(ev);
-		break;
+		return generalise_net(ev, true);
 	default:
-		break;
+		return NULL;
 	}
-	if (!pat)
+}
+
+char *rules_exact(const struct rules_anchors *a, enum rules_kind kind,
+		  const struct rules_event *ev)
+{
+	switch (kind) {
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		return ev->path ? rules_path_literal(a, ev->path, true) : NULL;
+	case RULES_KIND_EXEC:
+		return ev->exe ? rules_exec_literal(a, ev->exe) : NULL;
+	case RULES_KIND_NET:
+		return generalise_net(ev, false);
+	default:
 		return NULL;
-	o = json_pack("{s:{s:[s]}}", rules_kind_name(kind), "allow", pat);
-	free(pat);
-	if (!o)
-		return NULL;
-	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	return text;
+	}
 }

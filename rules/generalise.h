@@ -1,5 +1,5 @@
 /* From an event that happened to the policy text that admits it: the one
- * generaliser behind a record's "suggest" (tracer/judge.c) and
+ * generaliser behind a record's "suggest" (rules/suggest.h) and
  * `agenttrace-policy learn` (tools/learn.c).  Paths are written the way a
  * policy writes them: under ${ROOT}, ${TMPDIR} or ${HOME} when they lie
  * there, with '$' doubled and glob characters escaped, so that the text
@@ -43,13 +43,25 @@ char *rules_literal(const char *prefix, const char *s, bool glob, bool alt);
  * literal path.  Malloc'ed; NULL when out of memory. */
 char *rules_path_literal(const struct rules_anchors *a, const char *path, bool glob);
 
-/* The smallest policy text that admits event EV of KIND, as JSON:
- * {"write":{"allow":["${ROOT}/build/x"]}}.  A write beneath a cache or
- * build directory is admitted for the directory one level below it
- * (their contents are regenerated at will); every other object as it
- * is.  Malloc'ed; NULL when no rule can name the event (an unnamed
- * socket, an address of another family) or out of memory. */
-char *rules_suggest(const struct rules_anchors *a, enum rules_kind kind,
-		    const struct rules_event *ev);
+/* An exec's program as the program element of an exec pattern: under an
+ * anchor as "${VAR}/rest", glob characters and '|' escaped.  Malloc'ed;
+ * NULL when out of memory. */
+char *rules_exec_literal(const struct rules_anchors *a, const char *exe);
+
+/* The pattern (rule text) that admits event EV of KIND, generalised as
+ * far as that stays safe: a write beneath a cache or build directory is
+ * admitted for the directory one level below it (their contents are
+ * regenerated at will); a destination by the host name it was resolved
+ * from; every other object as it is.  Malloc'ed; NULL when no rule can
+ * name the event (an unnamed socket, an address of another family) or
+ * out of memory. */
+char *rules_generalise(const struct rules_anchors *a, enum rules_kind kind,
+		       const struct rules_event *ev);
+
+/* The pattern that admits exactly EV's object: its path, program or
+ * address and port (not a host name, which is the program's own word).
+ * Malloc'ed; NULL as for rules_generalise(). */
+char *rules_exact(const struct rules_anchors *a, enum rules_kind kind,
+		  const struct rules_event *ev);
 
 #endif

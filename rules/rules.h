@@ -272,6 +272,25 @@ size_t rules_loader_prog(const char *const *argv, size_t argc);
  * *TEXT_OFF, 0 when none.  Each out pointer may be NULL. */
 size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc,
 			   size_t *script_off, size_t *text_arg, size_t *text_off);
+/* CV, the verdict of exec event EV (a call of one event), decided again
+ * as the program ALIAS when no rule but the exec fallback matched it:
+ * ALIAS is another name of the very file EV runs, such as
+ * "/etc/alternatives/vi" for /usr/bin/vim.basic (Debian's alternatives
+ * name programs on the system's behalf: an exec allow-list naming "vi"
+ * admits the program the system calls vi).  A rule that names the alias
+ * then decides; otherwise CV stays.  ALIAS NULL: nothing to do.  Both
+ * backends call it after rules_decide_call().  Allocation-free. */
+void rules_decide_exec_alias(const struct rules_policy *p, const struct rules_event *ev,
+			     const char *alias, struct rules_call_verdict *cv);
+
+/* True when PATH (absolute, normalized) is a directory on the way to what
+ * a write allow or alert rule of P admits: ~/go for the cache root
+ * ~/go/pkg, ~/.local/lib/python3.11 for Python's user site-packages.
+ * Both backends let a mkdir of such a name through that only the write
+ * fallback refuses (agenttrace-policy(5), DECISIONS): a cache in a fresh
+ * HOME needs its parents made, and an empty directory changes nothing;
+ * a deny rule that names it (~/.ssh) still wins.  Allocation-free. */
+bool rules_write_root_ancestor(const struct rules_policy *p, const char *path);
 
 /* The "@name" text of an abstract AF_UNIX address (NAME, N bytes after
  * the leading NUL) into OUT (SIZE >= 6): printable bytes as they are, the

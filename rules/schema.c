@@ -213,8 +213,35 @@ enum rules_script schema_script(const char *name)
 	return RULES_SCRIPT_NONE;
 }
 
-static void check_rule(struct schema *sch, const char *section, const json_t *rule,
-		       const char *kp)
+/* "overrides": the ids of earlier layers' deny and alert rules an allow
+ * rule exempts its pattern from (compile.c checks that they exist). */
+static void check_overrides(struct schema *sch, const char *action, const json_t *v,
+			    const char *kp)
+{
+	size_t i;
+	json_t *el;
+
+	if (strcmp(action, "allow") != 0) {
+		FAIL(sch, kp, true, "\"overrides\" belongs to allow rules: the %s rules of a "
+		     "layer exempt nothing", action);
+		return;
+	}
+	if (!want_type(sch, v, kp, JSON_ARRAY, "an array of rule ids"))
+		return;
+	if (!json_array_size(v)) {
+		FAIL(sch, kp, false, "must not be empty");
+		return;
+	}
+	json_array_foreach(v, i, el) {
+		char ekp[KP_SIZE];
+
+		kp_index(ekp, kp, i);
+		check_id(sch, el, ekp);
+	}
+}
+
+static void check_rule(struct schema *sch, const char *section, const char *action,
+		       const json_t *rule, const char *kp)
 {
 	const char *pkey = pattern_key(section);
 	const char *key;
@@ -242,6 +269,8 @@ static void check_rule(struct schema *sch, const char *section, const json_t *ru
 			check_string_list(sch, v, ckp, false);
 		} else if (!strcmp(key, "script")) {
 			check_script(sch, section, v, ckp);
+		} else if (!strcmp(key, "overrides")) {
+			check_overrides(sch, action, v, ckp);
 		} else if (!strcmp(key, pkey)) {
 			have_pattern = true;
 			if (!strcmp(pkey, "argv"))
@@ -281,7 +310,7 @@ static void check_section(struct schema *sch, const char *section, const json_t 
 			char rkp[KP_SIZE];
 
 			kp_index(rkp, lkp, i);
-			check_rule(sch, section, rule, rkp);
+			check_rule(sch, section, *a, rule, rkp);
 		}
 	}
 }

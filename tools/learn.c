@@ -20,6 +20,8 @@
 #include "lib/xalloc.h"
 #include "rules/generalise.h"
 #include "rules/load.h"
+#include "rules/suggest.h"
+#include "tools/event.h"
 #include "tools/learn.h"
 #include "tools/logread.h"
 
@@ -61,6 +63,16 @@ struct learn {
 	json_t *nets;       /* pattern -> test string */
 	size_t records, exec_records, denied;
 	char *first_cwd, *summary_cwd, *session;
+	const char *extends; /* the policy the learned one builds on; NULL: none */
+	/* Per section: allow rules with "overrides" for what the run was
+	 * allowed by an exception (--allow-write '${ROOT}/.git/config') and
+	 * the base policy denies. */
+	json_t *exempt[RULES_KIND_COUNT];
+	/* The account of the learned policy against the run, per rule id:
+	 * denials it still denies, denials it admits, events that went
+	 * through and it denies. */
+	json_t *still_denied, *admitted, *not_admitted;
+	size_t exempted;
 };
 
 /* ---- text ---- */
@@ -384,11 +396,35 @@ static void learn_print_list(FILE *out, const char *section, json_t *rules, bool
 	fprintf(out, "    ]\n  }%s\n", last ? "" : ",");
 }
 
+/* The exception rules of one section, each with an id first. */
+static json_t *learn_exempt_rules(const struct learn *l, json_t *used, enum rules_kind k)
+{
+	const char *section = rules_kind_name(k);
+	json_t *out = json_array(), *rule;
+	size_t i;
+
+	json_array_foreach(l->exempt[k], i, rule) {
+		const char *pkey = k == RULES_KIND_EXEC ? "argv" : k == RULES_KIND_NET ? "addr" : "path";
+		json_t *pat = json_object_get(rule, pkey);
+		const char *text = json_is_array(pat) ? json_string_value(json_array_get(pat, 0))
+						      : json_string_value(pat);
+		char *idtext = xasprintf("exempt.%s", text ? logread_base(text) : "rule");
+		char *id = learn_id(used, section, idtext);
+
+		json_array_append_new(out, json_pack("{s:s,s:O,s:O}", "id", id, pkey, pat, "overrides",
+						     json_object_get(rule, "overrides")));
+		free(id);
+		free(idtext);
+	}
+	return out;
+}
+
 static char *learn_policy_text(const struct learn *l, const char *log, const char *name,
 			       const char *extends)
 {
 	json_t *used = json_object(), *exec_rules = json_array(), *write_rules = json_array();
 	json_t *net_rules = json_array(), *tests = json_array(), *examples = json_array(), *wpats;
+	json_t *read_rules;
 	char *text = NULL, *s;
 	size_t len = 0, n, n_exec_tests = 0;
 	const char **keys;
@@ -430,6 +466,12 @@ static char *learn_policy_text(const struct learn *l, const char *log, const cha
 		}
 	}
 
+	{
+		json_t *ex = learn_exempt_rules(l, used, RULES_KIND_EXEC);
+
+		json_array_extend(exec_rules, ex);
+		json_decref(ex);
+	}
 	wpats = learn_write_rules(l, examples);
 	for (size_t i = 0; i < json_array_size(wpats); i++) {
 		const char *pat = json_string_value(json_array_get(wpats, i));
@@ -444,6 +486,13 @@ static char *learn_policy_text(const struct learn *l, const char *log, const cha
 		}
 	}
 
+	{
+		json_t *ex = learn_exempt_rules(l, used, RULES_KIND_WRITE);
+
+		json_array_extend(write_rules, ex);
+		json_decref(ex);
+	}
+	read_rules = learn_exempt_rules(l, used, RULES_KIND_READ);
 	keys = learn_sorted_keys(l->nets, &n);
 	for (size_t i = 0; i < n; i++) {
 		char *id = learn_id(used, "net", keys[i]);
@@ -456,6 +505,12 @@ static char *learn_policy_text(const struct learn *l, const char *log, const cha
 							       "expect", "allow"));
 	}
 	free(keys);
+	{
+		json_t *ex = learn_exempt_rules(l, used, RULES_KIND_NET);
+
+		json_array_extend(net_rules, ex);
+		json_decref(ex);
+	}
 
 	fprintf(out, "{\n  \"agenttrace\": 1,\n");
 	{
@@ -469,8 +524,10 @@ static char *learn_policy_text(const struct learn *l, const char *log, const cha
 	{
 		char *d = xasprintf("Learned by agenttrace-policy learn from %s%s%s: admits what that "
 				    "run did (programs, written paths generalised to directories, "
-				    "destinations), nothing else. Review and tighten before use.",
-				    log, l->session ? ", session " : "", l->session ? l->session : "");
+				    "destinations)%s%s%s. Review and tighten before use.",
+				    log, l->session ? ", session " : "", l->session ? l->session : "",
+				    extends ? ", on top of " : ", nothing else", extends ? extends : "",
+				    extends ? ", whose denials still hold" : "");
 		json_t *js = json_string(d);
 
 		s = json_dumps(js, JSON_ENCODE_ANY);
@@ -492,6 +549,8 @@ static char *learn_policy_text(const struct learn *l, const char *log, const cha
 		learn_print_list(out, "exec", exec_rules, false);
 	if (json_array_size(write_rules))
 		learn_print_list(out, "write", write_rules, false);
+	if (json_array_size(read_rules))
+		learn_print_list(out, "read", read_rules, false);
 	if (json_array_size(net_rules))
 		learn_print_list(out, "net", net_rules, false);
 	fprintf(out, "  \"tests\": [\n");
@@ -507,6 +566,7 @@ static char *learn_policy_text(const struct learn *l, const char *log, const cha
 	json_decref(exec_rules);
 	json_decref(write_rules);
 	json_decref(net_rules);
+	json_decref(read_rules);
 	json_decref(tests);
 	json_decref(examples);
 	json_decref(wpats);
@@ -514,8 +574,9 @@ static char *learn_policy_text(const struct learn *l, const char *log, const cha
 }
 
 /* The learned policy must load, tests included, with the values it was
- * learned for: anything else is a bug here, not a user error. */
-static int learn_verify(const struct learn *l, const char *text)
+ * learned for: anything else is a bug here, not a user error.  The block
+ * (free() it), or NULL after saying why. */
+static struct rules_policy *learn_verify(const struct learn *l, const char *text)
 {
 	char dir[PATH_MAX], *path;
 	const char *tmp = getenv("TMPDIR");
@@ -532,14 +593,14 @@ static int learn_verify(const struct learn *l, const char *text)
 	if (fd < 0) {
 		learn_msg(errno, "cannot check the learned policy: %s", path);
 		free(path);
-		return -1;
+		return NULL;
 	}
 	f = fdopen(fd, "w");
 	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
 		learn_msg(errno, "cannot check the learned policy: %s", path);
 		unlink(path);
 		free(path);
-		return -1;
+		return NULL;
 	}
 	rules_vars_from_env(&vars, l->anchors.dir[RULES_ANCHOR_ROOT]);
 	if (l->anchors.dir[RULES_ANCHOR_HOME])
@@ -554,11 +615,158 @@ static int learn_verify(const struct learn *l, const char *text)
 		rules_error_format(&err, line, sizeof(line));
 		learn_msg(0, "the learned policy does not load (a bug in agenttrace-policy learn): %s",
 			 line);
+		p = NULL;
 	}
-	free(p);
 	unlink(path);
 	free(path);
+	return p;
+}
+
+/* ---- the run against the learned policy ---- */
+
+static void learn_count(json_t *o, const char *id)
+{
+	json_t *n = json_object_get(o, id ? id : "?");
+
+	json_object_set_new(o, id ? id : "?", json_integer(n ? json_integer_value(n) + 1 : 1));
+}
+
+/* Whether REC went through in the run: an exec record, or an allowed or
+ * alerted event.  *BY_EXCEPTION: allowed outright (not an alert), so
+ * nothing but an exception of the run's (a command-line allow, another
+ * policy) can have admitted what the base denies. */
+static bool learn_went_through(const struct logrec *rec, bool *by_exception)
+{
+	bool exec_rec = strcmp(rec->event, "exec") == 0;
+
+	*by_exception = exec_rec || (rec->action && strcmp(rec->action, "allow") == 0);
+	return exec_rec || (rec->action && (strcmp(rec->action, "allow") == 0 ||
+					   strcmp(rec->action, "alert") == 0));
+}
+
+/* The allow rules of a suggested layer's section into L->exempt, once. */
+static void learn_take_exempt(struct learn *l, const char *layer, enum rules_kind k)
+{
+	json_t *o = json_loads(layer, 0, NULL), *rule;
+	json_t *rules = json_object_get(json_object_get(o, rules_kind_name(k)), "allow");
+	size_t i, j;
+
+	json_array_foreach(rules, i, rule) {
+		json_t *have;
+		bool seen = false;
+
+		if (!json_is_object(rule))
+			continue; /* a plain allow: the learned rules have it already */
+		json_array_foreach(l->exempt[k], j, have)
+			seen |= json_equal(have, rule);
+		if (!seen) {
+			json_array_append(l->exempt[k], rule);
+			l->exempted++;
+		}
+	}
+	json_decref(o);
+}
+
+/* Every event of LOG decided under P.  EXEMPT: a first look, taking for
+ * each event the run was allowed and P denies the rule that exempts it;
+ * else the account (still denied, admitted, not admitted). */
+static int learn_against(struct learn *l, const char *log, const struct rules_policy *p,
+			 bool exempt)
+{
+	struct log_event *e = xmalloc(sizeof(*e));
+	struct logread lr;
+	const struct logrec *rec;
+	int rc, kind;
+
+	rc = logread_open(&lr, log);
+	if (rc < 0) {
+		free(e);
+		return rc;
+	}
+	while ((rc = logread_next(&lr, &rec)) > 0) {
+		bool explicit_only[RULES_CALL_EVENTS] = { false, false }, by_exception, through;
+		struct rules_call_verdict cv;
+
+		if (!log_event_of(rec, e, &kind))
+			continue;
+		/* A symlink's target is refused only by an explicit rule
+		 * (tracer/syscall/call.h), as the supervisor decided it. */
+		explicit_only[1] = rec->syscall && strncmp(rec->syscall, "symlink", 7) == 0;
+		rules_decide_call(p, e->ev, e->n, explicit_only, &cv);
+		through = learn_went_through(rec, &by_exception);
+		if (exempt) {
+			struct rules_suggestion sg;
+
+			if (!through || !by_exception || cv.action != RULES_ACTION_DENY)
+				continue;
+			if (rules_suggest(p, &l->anchors, l->extends, e->ev, e->n, explicit_only,
+					  RULES_ACTION_DENY, &sg) == 0 && sg.layer)
+				learn_take_exempt(l, sg.layer, (enum rules_kind)kind);
+			rules_suggestion_free(&sg);
+			continue;
+		}
+		if (!through && rec->action && strcmp(rec->action, "deny") == 0) {
+			if (cv.action == RULES_ACTION_DENY)
+				learn_count(l->still_denied, cv.rule ? rules_string(p, cv.rule->id) : NULL);
+			else
+				learn_count(l->admitted, cv.rule ? rules_string(p, cv.rule->id) : NULL);
+		} else if (through && cv.action == RULES_ACTION_DENY) {
+			learn_count(l->not_admitted, cv.rule ? rules_string(p, cv.rule->id) : NULL);
+		}
+	}
+	logread_close(&lr);
+	free(e);
 	return rc;
+}
+
+/* "write.git-hooks 5, read.aws 1" (malloc'ed); TOTAL gets the sum. */
+static char *learn_rules_text(const json_t *o, size_t *total)
+{
+	char *text = xstrdup(""), *next;
+	const char *id;
+	json_t *n;
+
+	*total = 0;
+	json_object_foreach((json_t *)o, id, n) {
+		next = xasprintf("%s%s%s %lld", text, *text ? ", " : "", id,
+				 (long long)json_integer_value(n));
+		free(text);
+		text = next;
+		*total += (size_t)json_integer_value(n);
+	}
+	return text;
+}
+
+/* The notes on standard error: what of the run the policy does not admit,
+ * what it admits that the run was denied, and why. */
+static void learn_account(const struct learn *l)
+{
+	size_t n_still, n_admitted, n_not;
+	char *still = learn_rules_text(l->still_denied, &n_still);
+	char *admitted = learn_rules_text(l->admitted, &n_admitted);
+	char *not = learn_rules_text(l->not_admitted, &n_not);
+	const char *base = l->extends ? l->extends : "the learned policy";
+
+	if (n_still + n_admitted)
+		learn_msg(0, "learn: %zu denied event%s of the run: %zu still denied%s%s%s", n_still +
+			  n_admitted, n_still + n_admitted == 1 ? "" : "s", n_still, n_still ? " (" : "",
+			  still, n_still ? ")" : "");
+	if (n_admitted)
+		learn_msg(0, "learn: %zu denied event%s of the run admitted by the learned policy (%s): "
+			  "its rules generalise what the run did; review them%s", n_admitted,
+			  n_admitted == 1 ? "" : "s", admitted,
+			  l->extends ? "" : " (or keep --extends default, whose denials hold)");
+	if (n_not)
+		learn_msg(0, "learn: %zu event%s the run let through not admitted: %s denies them (%s); "
+			  "in --mode audit the run let its denials through%s", n_not, n_not == 1 ? "" : "s",
+			  base, not, l->extends ? ", and --extends none would admit them" : "");
+	if (l->exempted)
+		learn_msg(0, "learn: %zu rule%s with \"overrides\" admit%s what the run was allowed by "
+			  "an exception (an --allow-* option) that %s denies", l->exempted,
+			  l->exempted == 1 ? "" : "s", l->exempted == 1 ? "s" : "", base);
+	free(still);
+	free(admitted);
+	free(not);
 }
 
 /* ---- main ---- */
@@ -601,7 +809,8 @@ static void learn_usage(FILE *f)
 		"  --home DIR     ${HOME} of the run (default: $HOME)\n"
 		"  --tmpdir DIR   ${TMPDIR} of the run (default: $TMPDIR, else /tmp)\n"
 		"  --name NAME    the policy's name (default: learned)\n"
-		"  --extends NAME layer the learned rules on a policy (its denials still win)\n"
+		"  --extends NAME the policy the learned rules are layered on, whose denials\n"
+		"                 still win (default: default; none: a standalone policy)\n"
 		"  -o FILE        write the policy to FILE\n"
 		"  -q             no notes on standard error\n");
 }
@@ -620,7 +829,8 @@ int learn_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *root = NULL, *home = getenv("HOME"), *tmpdir = getenv("TMPDIR");
-	const char *name = "learned", *extends = NULL, *output = NULL, *log;
+	const char *name = "learned", *extends = "default", *output = NULL, *log;
+	struct rules_policy *p = NULL;
 	bool quiet = false, bad_dir = false;
 	struct learn l = { 0 };
 	struct logread lr;
@@ -652,6 +862,8 @@ int learn_main(int argc, char **argv)
 		return AT_EXIT_FAILURE;
 	}
 	log = argv[optind];
+	if (strcmp(extends, "none") == 0)
+		extends = NULL;
 	if (bad_dir) {
 		learn_msg(0, "learn: --root, --home and --tmpdir take absolute paths");
 		return AT_EXIT_FAILURE;
@@ -666,6 +878,12 @@ int learn_main(int argc, char **argv)
 	l.raw_execs = json_object();
 	l.writes = json_object();
 	l.nets = json_object();
+	l.extends = extends;
+	l.still_denied = json_object();
+	l.admitted = json_object();
+	l.not_admitted = json_object();
+	for (int k = 0; k < RULES_KIND_COUNT; k++)
+		l.exempt[k] = json_array();
 	while ((rc = logread_next(&lr, &rec)) > 0) {
 		l.records++;
 		learn_record(&l, rec);
@@ -692,9 +910,31 @@ int learn_main(int argc, char **argv)
 	}
 	learn_exec_patterns(&l);
 
+	/* The policy, then what of the run it refuses that the run was
+	 * allowed (an exception of the run's: the rule that exempts it
+	 * joins the policy), then the account of it against the run. */
 	text = learn_policy_text(&l, log, name, extends);
-	if (learn_verify(&l, text) < 0)
+	if (!(p = learn_verify(&l, text)))
 		goto out;
+	if (extends) {
+		rc = learn_against(&l, log, p, true);
+		if (rc < 0) {
+			learn_msg(0, "learn: cannot read %s: %s", log, strerror(-rc));
+			goto out;
+		}
+		if (l.exempted) {
+			free(text);
+			free(p);
+			text = learn_policy_text(&l, log, name, extends);
+			if (!(p = learn_verify(&l, text)))
+				goto out;
+		}
+	}
+	rc = learn_against(&l, log, p, false);
+	if (rc < 0) {
+		learn_msg(0, "learn: cannot read %s: %s", log, strerror(-rc));
+		goto out;
+	}
 	if (output) {
 		FILE *f = fopen(output, "we");
 
@@ -706,11 +946,16 @@ int learn_main(int argc, char **argv)
 		learn_msg(errno, "learn: cannot write the policy");
 		goto out;
 	}
-	if (!quiet && l.denied)
-		learn_msg(0, "learn: %zu denied event%s not admitted (a run in --mode audit records "
-			 "them as alerts, which learn admits)", l.denied, l.denied == 1 ? "" : "s");
+	if (!quiet)
+		learn_account(&l);
 	status = AT_EXIT_OK;
 out:
+	free(p);
+	for (int k = 0; k < RULES_KIND_COUNT; k++)
+		json_decref(l.exempt[k]);
+	json_decref(l.still_denied);
+	json_decref(l.admitted);
+	json_decref(l.not_admitted);
 	rules_anchors_free(&l.anchors);
 	json_decref(l.execs);
 	json_decref(l.raw_execs);

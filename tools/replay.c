@@ -21,6 +21,7 @@
 #include "lib/textesc.h"
 #include "lib/xalloc.h"
 #include "rules/load.h"
+#include "tools/event.h"
 #include "tools/learn.h"
 #include "tools/logread.h"
 
@@ -41,8 +42,6 @@ static void replay_msg(int err, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-#define REPLAY_ARGV_MAX 4096
-
 struct replay {
 	const struct rules_policy *policy;
 	json_t *seen;          /* difference line -> index into lines */
@@ -54,128 +53,8 @@ struct replay {
 	char *alert_exec_target;
 };
 
-struct replay_event {
-	struct rules_event ev[2];
-	size_t n;
-	const char *argv[REPLAY_ARGV_MAX + 1];
-	char unix_path[4096];
-};
-
-static int replay_kind(const char *k)
-{
-	if (!k)
-		return -1;
-	for (int i = 0; i < RULES_KIND_COUNT; i++)
-		if (strcmp(k, rules_kind_name((enum rules_kind)i)) == 0)
-			return i;
-	return -1;
-}
-
-static void replay_argv(struct replay_event *e, const json_t *argv)
-{
-	size_t n = json_array_size(argv);
-
-	if (n > REPLAY_ARGV_MAX)
-		n = REPLAY_ARGV_MAX;
-	for (size_t i = 0; i < n; i++) {
-		const char *a = logread_argv_at(argv, i);
-
-		e->argv[i] = a ? a : "";
-	}
-	e->argv[n] = NULL;
-	e->ev[0].argv = e->argv;
-	e->ev[0].argc = n;
-}
-
-/* The identity the record names (agenttrace-policy(5), "Exec identity"):
- * the argv from the program the loader ran, the script and the package's
- * name, as the backend judged them. */
-static void replay_identity(struct replay_event *e, const struct logrec *rec)
-{
-	struct rules_event *ev = &e->ev[0];
-
-	ev->loader = rec->loader;
-	for (int depth = 0; rec->loader && depth < 4; depth++) {
-		size_t p = rules_loader_prog(ev->argv, ev->argc);
-		const char *a = p ? ev->argv[p] : NULL, *slash = a ? strrchr(a, '/') : NULL;
-
-		if (!p)
-			break;
-		ev->argv += p;
-		ev->argc -= p;
-		/* The loader ran once more when the program it named was a loader. */
-		if (!rules_loader_name(slash ? slash + 1 : a))
-			break;
-	}
-	if (rec->script_path) {
-		ev->script = rec->script_path;
-		ev->script_arg = rules_interp_script(ev->exe, ev->argv, ev->argc, NULL, NULL, NULL);
-		ev->script_name = rec->program_name;
-		if (!ev->script_arg)
-			ev->script = ev->script_name = NULL;
-	} else {
-		ev->exe_name = rec->program_name;
-	}
-}
-
-/* The record as engine events; false when it is not a replayable
- * decision (or lacks what the engine needs). */
-static bool replay_event_of(const struct logrec *rec, struct replay_event *e, int *kind)
-{
-	bool exec_rec = strcmp(rec->event, "exec") == 0;
-
-	memset(e, 0, sizeof(*e));
-	*kind = exec_rec ? RULES_KIND_EXEC : replay_kind(rec->kind);
-	if (*kind < 0 || (!exec_rec && !rec->action))
-		return false;
-	e->n = 1;
-	e->ev[0].kind = (enum rules_kind)*kind;
-	switch (*kind) {
-	case RULES_KIND_EXEC:
-		e->ev[0].exe = exec_rec ? rec->exe : rec->target;
-		if (!e->ev[0].exe)
-			return false;
-		replay_argv(e, exec_rec ? rec->argv : rec->target_argv);
-		replay_identity(e, rec);
-		return true;
-	case RULES_KIND_WRITE:
-	case RULES_KIND_READ:
-		if (!rec->path)
-			return false;
-		e->ev[0].path = rec->path;
-		if (rec->path2) {
-			e->ev[1] = e->ev[0];
-			e->ev[1].path = rec->path2;
-			e->n = 2;
-		}
-		return true;
-	case RULES_KIND_NET:
-		if (rec->family && strcmp(rec->family, "unix") == 0) {
-			if (!rec->addr)
-				return false;
-			e->ev[0].family = AF_UNIX;
-			snprintf(e->unix_path, sizeof(e->unix_path), "%s", rec->addr);
-			e->ev[0].unix_path = e->unix_path;
-			return true;
-		}
-		if (!rec->addr)
-			return false;
-		if (inet_pton(AF_INET, rec->addr, e->ev[0].addr) == 1)
-			e->ev[0].family = AF_INET;
-		else if (inet_pton(AF_INET6, rec->addr, e->ev[0].addr) == 1)
-			e->ev[0].family = AF_INET6;
-		else
-			return false;
-		e->ev[0].port = rec->port >= 0 && rec->port <= 65535 ? (uint16_t)rec->port : 0;
-		e->ev[0].host = rec->host;
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* "write /x", "exec /usr/bin/curl -s ...", "net 10.0.0.1:443 (example.com)" */
-static char *replay_object(const struct logrec *rec, int kind, const struct replay_event *e)
+static char *replay_object(const struct logrec *rec, int kind, const struct log_event *e)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -216,14 +95,14 @@ static char *replay_object(const struct logrec *rec, int kind, const struct repl
 
 static void replay_record(struct replay *rp, const struct logrec *rec)
 {
-	struct replay_event *e = xmalloc(sizeof(*e));
+	struct log_event *e = xmalloc(sizeof(*e));
 	struct rules_verdict v, worst = { RULES_ACTION_ALLOW, NULL };
 	const char *was, *now;
 	char *object, *line;
 	json_t *idx;
 	int kind;
 
-	if (!replay_event_of(rec, e, &kind))
+	if (!log_event_of(rec, e, &kind))
 		goto out;
 	if (strcmp(rec->event, "exec") == 0 && rp->alert_exec_target &&
 	    rp->alert_exec_pid == rec->pid && strcmp(rp->alert_exec_target, rec->exe) == 0) {

@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 #include <arpa/inet.h>
 
+#include "lib/alternatives.h"
+#include "lib/syscall-open.h"
+#include "rules/suggest.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/inspect/script.h"
 #include "tracer/judge.h"
@@ -15,6 +18,8 @@
 #include "tracer/shim/hosts.h"
 
 /* ---- deciding ---- */
+
+#define JUDGE_ON_THE_WAY_RULE "write.on-the-way"
 
 void judge_names(struct session *s, struct judge_call *c)
 {
@@ -44,7 +49,7 @@ static bool judge_is(const char *name, const char *a, const char *b)
 
 /* The kernel's own answer to a call the policy would refuse, when that
  * answer comes before any permission check and nothing can happen:
- * ENOENT, EEXIST, or 0 when there is none. */
+ * ENOENT (ENOTDIR), EEXIST, or 0 when there is none. */
 static int judge_kernel_answer(const struct judge_call *c, const struct rules_event *ev)
 {
 	/* execvp() tries every PATH directory: a candidate that does not
@@ -55,6 +60,17 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 	if (ev->kind == RULES_KIND_EXEC && judge_is(c->syscall, "execve", NULL) && ev->exe &&
 	    judge_missing(ev->exe))
 		return ENOENT;
+	/* An open that cannot create, of a name that does not exist
+	 * (lib/syscall-open.h): ENOENT, the answer the program would get
+	 * without agenttrace.  Read rules are about what a program reads;
+	 * there is nothing to read. */
+	if (c->n_events == 1 && c->has_flags && ev->path &&
+	    (ev->kind == RULES_KIND_READ || ev->kind == RULES_KIND_WRITE)) {
+		int missing = syscall_open_missing(c->flags, ev->path);
+
+		if (missing)
+			return missing;
+	}
 	/* mkdir of a name that exists: EEXIST before any permission check
 	 * (fs/namei.c filename_create()), and `mkdir -p /abs/dir` tries
 	 * every ancestor. */
@@ -87,17 +103,55 @@ static void judge_identity(struct judge_call *c)
 	c->id_ready = true;
 }
 
+/* The Debian alternative an exec's program was called by, when the link
+ * leads to that very program (lib/alternatives.h): "/etc/alternatives/vi"
+ * in LINK (PATH_MAX bytes) for /usr/bin/vim.basic run as vi; NULL for
+ * none. */
+static const char *judge_exec_alias(const struct rules_event *ev, char *link)
+{
+	char real[PATH_MAX];
+
+	if (ev->kind != RULES_KIND_EXEC || !ev->exe || ev->argc < 1 || !ev->argv ||
+	    !alternatives_link(ev->argv[0], link, PATH_MAX) || !realpath(link, real))
+		return NULL;
+	return strcmp(real, ev->exe) == 0 ? link : NULL;
+}
+
+/* A mkdir that only the write fallback refuses, of a directory on the way
+ * to what a write rule admits (rules_write_root_ancestor()): ~/go for a
+ * cache ~/go/pkg in a fresh HOME.  An empty directory changes nothing,
+ * and a deny rule that names it still wins. */
+static bool judge_on_the_way(const struct rules_policy *p, const struct judge_call *c,
+			     const struct rules_call_verdict *cv)
+{
+	return c->n_events == 1 && cv->action == RULES_ACTION_DENY && cv->rule &&
+	       cv->rule == rules_rule_at(p, p->fallback[RULES_KIND_WRITE]) &&
+	       c->events[0].kind == RULES_KIND_WRITE && judge_is(c->syscall, "mkdir", "mkdirat") &&
+	       rules_write_root_ancestor(p, c->events[0].path);
+}
+
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v)
 {
 	struct rules_event judged[RULES_CALL_EVENTS];
 	const struct rules_event *evs;
 	struct rules_call_verdict cv;
+	char link[PATH_MAX];
 
 	memset(v, 0, sizeof(*v));
 	judge_names(s, c);
 	judge_identity(c);
 	evs = judge_events(c, judged);
 	rules_decide_call(s->policy, evs, c->n_events, c->explicit_deny_only, &cv);
+	if (c->n_events == 1 && cv.rule &&
+	    cv.rule == rules_rule_at(s->policy, s->policy->fallback[RULES_KIND_EXEC]))
+		rules_decide_exec_alias(s->policy, &evs[0], judge_exec_alias(&evs[0], link), &cv);
+	if (judge_on_the_way(s->policy, c, &cv)) {
+		memset(v, 0, sizeof(*v));
+		v->kind = RULES_KIND_WRITE;
+		v->rule_id = JUDGE_ON_THE_WAY_RULE;
+		v->why = "a directory on the way to a write root";
+		return;
+	}
 	v->action = cv.action;
 	v->effective = cv.effective;
 	v->event = cv.event;
@@ -270,7 +324,8 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	static char script[SCRIPT_TEXT_MAX];
 	static struct elf_facts elf;
 	const struct rules_event *ev = c->n_events ? &c->events[v->event] : NULL;
-	char addr[INET6_ADDRSTRLEN + 128], *suggest = NULL;
+	char addr[INET6_ADDRSTRLEN + 128];
+	struct rules_suggestion sg = { 0 };
 	struct record r = { 0 };
 
 	if (v->quiet || s->mute_records)
@@ -303,16 +358,20 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	r.action = rules_action_name(v->effective);
 	r.err = v->err;
 	r.why = v->rule ? rules_string(s->policy, v->rule->why) : v->why;
-	/* Every alert of a policy rule suggests the rule that admits its
-	 * event (for an alert rule: the allow-list entry a strict policy
-	 * would need). */
+	/* Every alert of a policy rule suggests the layer that admits its
+	 * event, and the option that does the same (for an alert rule: the
+	 * allow-list entry a strict policy would need); an exec as the
+	 * program it runs. */
 	if (v->rule && ev) {
 		struct rules_event judged[RULES_CALL_EVENTS];
 		const struct rules_event *evs = judge_events(c, judged);
 
-		suggest = rules_suggest(&s->anchors, ev->kind, &evs[v->event]);
+		if (rules_suggest(s->policy, &s->anchors, s->suggest_base, evs, c->n_events,
+				  c->explicit_deny_only, v->action, &sg) == 0) {
+			r.suggest = sg.layer;
+			r.suggest_option = sg.option;
+		}
 	}
-	r.suggest = suggest;
 	if (ev && ev->kind == RULES_KIND_EXEC) {
 		const struct identity *id = c->id && c->id_ready ? c->id : NULL;
 		const char *exe = id ? id->exe : ev->exe;
@@ -327,5 +386,5 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	}
 	judge_frames(s, &r, w);
 	record_emit(s, &r);
-	free(suggest);
+	rules_suggestion_free(&sg);
 }

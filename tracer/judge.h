@@ -87,8 +87,9 @@ struct judge_verdict {
 	const char *why;
 	int err;                        /* errno the call fails with; 0: it goes on */
 	/* Refused with the kernel's own answer, nothing to record: an exec
-	 * of a name that does not exist (execvp's PATH search), a mkdir of a
-	 * name that does (mkdir -p).  Nothing runs or changes either way. */
+	 * of a name that does not exist (execvp's PATH search), an open
+	 * without O_CREAT of one (a missing ~/.npmrc), a mkdir of a name
+	 * that does (mkdir -p).  Nothing runs or changes either way. */
 	bool quiet;
 };
 

@@ -19,6 +19,7 @@ enum {
 	OPT_ALLOW_NET,
 	OPT_ALLOW_WRITE,
 	OPT_ALLOW_EXEC,
+	OPT_ALLOW_READ,
 	OPT_ROOT,
 	OPT_BACKEND,
 	OPT_FAIL_ON_ALERT,
@@ -44,9 +45,10 @@ static const struct option options_table[] = {
 	{ "allow-net", required_argument, NULL, OPT_ALLOW_NET },
 	{ "allow-write", required_argument, NULL, OPT_ALLOW_WRITE },
 	{ "allow-exec", required_argument, NULL, OPT_ALLOW_EXEC },
+	{ "allow-read", required_argument, NULL, OPT_ALLOW_READ },
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "fail-on-alert", no_argument, NULL, OPT_FAIL_ON_ALERT },
+	{ "fail-on-alert", optional_argument, NULL, OPT_FAIL_ON_ALERT },
 	{ "syslog", no_argument, NULL, OPT_SYSLOG },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
@@ -79,8 +81,10 @@ static void options_usage(FILE *f)
 	      "  -m, --mode enforce|audit  override the policy's mode\n"
 	      "  -o, --log FILE            append JSON Lines records to FILE\n"
 	      "      --record              log every intercepted event, not only alerts\n"
-	      "      --allow-net HOST[:PORT], --allow-write PATH, --allow-exec PROGRAM\n"
-	      "                            add one allow rule; repeatable\n"
+	      "      --allow-net HOST[:PORT], --allow-write PATH, --allow-read PATH,\n"
+	      "      --allow-exec PROGRAM  add one allow rule, exempted from the policy's\n"
+	      "                            denies of its kind; repeatable; single-quote\n"
+	      "                            ${ROOT}/... so that the shell leaves it alone\n"
 	      "      --root DIR            the project root, ${ROOT}; default: the cwd\n"
 	      "      --backend ptrace|preload|auto\n"
 	      "                            auto: ptrace plus the preload shim for host\n"
@@ -88,8 +92,9 @@ static void options_usage(FILE *f)
 	      "                            preload: the shim alone, bypassable\n"
 	      "      --engine auto|notify|ptrace  how the supervisor gets the calls it decides:\n"
 	      "                            seccomp user notification or ptrace stops\n"
-	      "      --fail-on-alert       exit 124 when the command exited 0 but something\n"
-	      "                            was denied or alerted\n"
+	      "      --fail-on-alert[=LIST]  exit 113 when the command exited 0 but something\n"
+	      "                            was denied (LIST: deny, alert, rule-id globs such\n"
+	      "                            as exec.install.*; comma-separated)\n"
 	      "      --syslog              send alerts to syslog as well\n"
 	      "      --timeout SEC         stop the command after SEC seconds\n"
 	      "      --max-procs N         at most N live processes\n"
@@ -109,7 +114,7 @@ static void options_usage(FILE *f)
 	      "  -V, --version             the version\n"
 	      "\n"
 	      "Exit status: the command's; 128+N when it was killed by signal N;\n"
-	      "124 with --fail-on-alert; 125 agenttrace failed; 126 command not\n"
+	      "113 with --fail-on-alert; 125 agenttrace failed; 126 command not\n"
 	      "executable; 127 command not found.\n", f);
 }
 
@@ -126,6 +131,31 @@ static int options_bad(const char *fmt, ...)
 	error_msg("%s", text);
 	fputs("Try 'agenttrace --help' for more information.\n", stderr);
 	return AT_EXIT_FAILURE;
+}
+
+/* What a shell leaves of a pattern whose variable it expanded to nothing:
+ * --allow-write "${ROOT}/.git/config" in double quotes is "/.git/config"
+ * (agenttrace expands ${ROOT} itself, but an unset shell variable ROOT
+ * expands first).  A dot-name right under "/" is that shape; "/" and
+ * "/" followed by "**" (what is left of "${ROOT}/" and "**") would allow
+ * everything.  True after saying so. */
+static bool options_bad_expansion(const char *opt, const char *v)
+{
+	const char *p = v;
+
+	if (strncmp(p, "unix:", 5) == 0)
+		p += 5;
+	if (p[0] != '/')
+		return false;
+	if ((p[1] == '.' && p[2] && p[2] != '/' && !(p[2] == '.' && (p[3] == '/' || !p[3]))) ||
+	    strcmp(p, "/") == 0 || strcmp(p, "/**") == 0) {
+		error_msg("%s '%s': this is what a shell leaves of a pattern whose variable it "
+			  "expanded to nothing (\"${ROOT}%s\" in double quotes)", opt, v, p);
+		hint_msg("write the variable in single quotes, %s '${ROOT}%s', so that agenttrace "
+			 "expands it", opt, p);
+		return true;
+	}
+	return false;
 }
 
 static void options_push(struct options_list *l, const char *v)
@@ -239,17 +269,30 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_ALLOW_NET:
 			if (!*optarg)
 				return options_bad("--allow-net needs HOST[:PORT]");
+			if (options_bad_expansion("--allow-net", optarg))
+				return AT_EXIT_FAILURE;
 			options_push(&o->allow_net, optarg);
 			break;
 		case OPT_ALLOW_WRITE:
 			if (!*optarg)
 				return options_bad("--allow-write needs a path");
+			if (options_bad_expansion("--allow-write", optarg))
+				return AT_EXIT_FAILURE;
 			options_push(&o->allow_write, optarg);
 			break;
 		case OPT_ALLOW_EXEC:
 			if (!*optarg)
 				return options_bad("--allow-exec needs a program");
+			if (options_bad_expansion("--allow-exec", optarg))
+				return AT_EXIT_FAILURE;
 			options_push(&o->allow_exec, optarg);
+			break;
+		case OPT_ALLOW_READ:
+			if (!*optarg)
+				return options_bad("--allow-read needs a path");
+			if (options_bad_expansion("--allow-read", optarg))
+				return AT_EXIT_FAILURE;
+			options_push(&o->allow_read, optarg);
 			break;
 		case OPT_ROOT:
 			if (!*optarg)
@@ -269,9 +312,15 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_SYSLOG:
 			o->syslog = true;
 			break;
-		case OPT_FAIL_ON_ALERT:
-			o->fail_on_alert = true;
+		case OPT_FAIL_ON_ALERT: {
+			char bad[128];
+
+			if (fail_on_add(&o->fail_on, optarg, bad, sizeof(bad)) < 0)
+				return options_bad("invalid --fail-on-alert selector '%s' (deny, alert "
+						   "or a rule-id glob such as exec.install.*, "
+						   "comma-separated)", bad);
 			break;
+		}
 		case OPT_TIMEOUT:
 			if (options_parse_seconds(optarg, &o->timeout_ms) < 0)
 				return options_bad("invalid --timeout '%s' (seconds, > 0)", optarg);
@@ -378,5 +427,7 @@ void options_free(struct options *o)
 	free(o->allow_net.v);
 	free(o->allow_write.v);
 	free(o->allow_exec.v);
+	free(o->allow_read.v);
+	fail_on_free(&o->fail_on);
 	memset(o, 0, sizeof(*o));
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tracer/record/fail-on.h"
+
 /* --backend (agenttrace(1)). */
 enum options_backend {
 	OPTIONS_BACKEND_AUTO = 0,  /* ptrace, with the shim for host names */
@@ -41,10 +43,11 @@ struct options {
 	struct options_list allow_net;
 	struct options_list allow_write;
 	struct options_list allow_exec;
+	struct options_list allow_read;
 	const char *root;
 	enum options_backend backend;
 	enum options_engine engine;
-	bool fail_on_alert;
+	struct fail_on fail_on;          /* --fail-on-alert[=LIST] */
 	bool syslog;             /* --syslog: alerts to syslog as well */
 	uint64_t timeout_ms;             /* 0 = unset */
 	uint64_t max_procs;

@@ -56,6 +56,19 @@ void session_token(char id[17])
 		snprintf(id + 2 * i, 3, "%02x", b[i]);
 }
 
+void session_count(struct session *s, int kind, enum rules_action action, const char *rule)
+{
+	if (kind < 0 || kind >= SESSION_KIND_COUNT || (unsigned)action >= RULES_ACTION_COUNT)
+		return;
+	s->counts[kind][action]++;
+	if (action == RULES_ACTION_DENY)
+		s->denials++;
+	else if (action == RULES_ACTION_ALERT)
+		s->alerts++;
+	if (fail_on_matches(&s->opt->fail_on, action, rule))
+		s->fail_on_hit = true;
+}
+
 int session_exit_status(const struct session *s)
 {
 	int code;
@@ -68,7 +81,7 @@ int session_exit_status(const struct session *s)
 		code = AT_EXIT_FAILURE;
 	if (s->lost)
 		return AT_EXIT_FAILURE;
-	if (code == 0 && s->opt->fail_on_alert && s->denials + s->alerts > 0)
-		return AT_EXIT_ALERT;
+	if (code == 0 && s->fail_on_hit)
+		return AT_EXIT_FAIL_ON;
 	return code;
 }

@@ -62,6 +62,7 @@ struct session {
 	struct options *opt;
 	struct rules_policy *policy;
 	struct rules_anchors anchors; /* ${ROOT} ${TMPDIR} ${HOME} of this run, for suggestions */
+	char *suggest_base;       /* what a suggested layer extends: the last --policy */
 	char id[17];              /* random hex, per run */
 	char *context;            /* NULL: none */
 	char *self_exe;           /* agenttrace's own binary */
@@ -175,7 +176,13 @@ struct session {
 	uint64_t counts[SESSION_KIND_COUNT][RULES_ACTION_COUNT];
 	uint64_t denials;
 	uint64_t alerts;
+	bool fail_on_hit;         /* a record --fail-on-alert fails the run on */
 };
+
+/* One alert record of KIND (enum session_kind) and ACTION under rule id
+ * RULE, written or only counted (the ceilings' and the race detector's
+ * later refusals): the summary's counters, and --fail-on-alert. */
+void session_count(struct session *s, int kind, enum rules_action action, const char *rule);
 
 /* The exit status of agenttrace after the command ended (agenttrace(1), EXIT STATUS). */
 int session_exit_status(const struct session *s);

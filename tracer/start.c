@@ -187,8 +187,20 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		session_extra(&x, RULES_KIND_WRITE, RULES_ACTION_ALLOW, o->allow_write.v[i], NULL, NULL);
 	for (size_t i = 0; i < o->allow_exec.n; i++)
 		session_extra(&x, RULES_KIND_EXEC, RULES_ACTION_ALLOW, o->allow_exec.v[i], NULL, NULL);
+	for (size_t i = 0; i < o->allow_read.n; i++)
+		session_extra(&x, RULES_KIND_READ, RULES_ACTION_ALLOW, o->allow_read.v[i], NULL, NULL);
 	session_protect(s, &x, log_abs);
 
+	/* A suggested layer extends the policy in force: the last --policy
+	 * (which the others, if any, are given before), a file by its
+	 * absolute path, since a relative extends is taken from the layer's
+	 * own directory. */
+	if (!o->policies.n)
+		s->suggest_base = xstrdup("default");
+	else if (!session_is_policy_file(o->policies.v[o->policies.n - 1]))
+		s->suggest_base = xstrdup(o->policies.v[o->policies.n - 1]);
+	else
+		s->suggest_base = session_abspath(o->policies.v[o->policies.n - 1]);
 	if (rules_anchors_set(&s->anchors, vars.root ? vars.root : vars.cwd,
 			      vars.tmpdir ? vars.tmpdir : "/tmp", vars.home) < 0) {
 		warn_msg("out of memory");
@@ -498,6 +510,7 @@ void session_end(struct session *s)
 	free(s->call);
 	free(s->policy);
 	rules_anchors_free(&s->anchors);
+	free(s->suggest_base);
 	free(s->context);
 	free(s->self_exe);
 	free(s->command_exe);

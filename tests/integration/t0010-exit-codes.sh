@@ -77,6 +77,31 @@ for B in auto preload; do
 	bk_q --policy no-such-shipped-policy -- true
 	assert_eq "${BK}unknown policy name -> 125" 125 $?
 
+	# A pattern the shell expanded to nothing ("${ROOT}/.git/config" in
+	# double quotes, ROOT unset in the shell): refused with a hint to
+	# single-quote it, never taken as /.git/config.
+	NOT_SET=
+	bk_q --allow-write "${NOT_SET}/.git/config" -- "$TRY" open-write "$ROOT/ran"
+	assert_eq "${BK}--allow-write \"\${ROOT}/.git/config\" as the shell leaves it -> 125" 125 $?
+	assert_match "${BK}... with a hint to single-quote it" "'\\\$\{ROOT\}/\.git/config'" "$(cat "$ERR")"
+	assert_file_absent "${BK}... and the command did not run" "$ROOT/ran"
+	bk_q --allow-write "${NOT_SET}/**" -- true
+	assert_eq "${BK}--allow-write \"\${ROOT}/**\" as the shell leaves it (every path) -> 125" 125 $?
+	bk_q --allow-read "${NOT_SET}/.aws/credentials" -- true
+	assert_eq "${BK}--allow-read of a dot-name under / -> 125" 125 $?
+	bk_q --allow-write '${ROOT}/.git/config' -- "$TRY" open-write "$ROOT/ran"
+	assert_eq "${BK}--allow-write '\${ROOT}/.git/config' single-quoted: runs" 0 $?
+	rm -f "$ROOT/ran"
+	cat >"$SANDBOX/heredoc.json" <<JSON
+{
+  "agenttrace": 1,
+  "write": { "allow": [ "${NOT_SET}/.cache/tool/**" ] }
+}
+JSON
+	bk_q --policy "$SANDBOX/heredoc.json" -- true
+	assert_eq "${BK}a policy written by an unquoted here-document (/.cache/...) -> 125" 125 $?
+	assert_match "${BK}... naming file:line:col and the here-document" "heredoc\.json:3:[0-9]+: .*<<'EOF'" "$(cat "$ERR")"
+
 	# A syntax error: the message names file:line:col.
 	cat >"$SANDBOX/syntax.json" <<'JSON'
 {

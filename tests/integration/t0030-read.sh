@@ -38,6 +38,36 @@ for B in auto preload; do
 	bk_denied "read HOME/.aws/credentials" "$EACCES" read read. "$HOME/.aws/credentials" -- \
 		"$TRY" open-read "$HOME/.aws/credentials"
 
+	# A credential that does not exist: the open fails with ENOENT, as it
+	# would natively, and leaves no record (npm looks up ~/.npmrc at every
+	# start).  The call is answered, never run.
+	bk_status "${BK}read a missing HOME/.npmrc: ENOENT, as natively" "$ENOENT" -- \
+		"$TRY" open-read "$HOME/.npmrc"
+	assert_no_alert "${BK}read a missing HOME/.npmrc: no record"
+	bk_status "${BK}cat of a missing HOME/.npmrc: status as natively" "$(native cat "$HOME/.npmrc")" -- \
+		cat "$HOME/.npmrc"
+	assert_no_alert "${BK}cat of a missing HOME/.npmrc: no record"
+	bk_status "${BK}read HOME/.aws/missing: ENOENT" "$ENOENT" -- "$TRY" open-read "$HOME/.aws/missing"
+	assert_no_alert "${BK}read HOME/.aws/missing: no record"
+	# ... and one that exists is still denied, and so is a write that would
+	# create one (O_CREAT: a write, not a read).
+	printf '//registry.example/:_authToken=SECRET' >"$HOME/.npmrc"
+	bk_denied "read an existing HOME/.npmrc" "$EACCES" read read.npmrc "$HOME/.npmrc" -- \
+		"$TRY" open-read "$HOME/.npmrc"
+	rm -f "$HOME/.npmrc"
+	bk_denied "create HOME/.bashrc (O_CREAT of a missing name)" "$EACCES" write write.home.bashrc \
+		"$HOME/.bashrc" -- "$TRY" open-write "$HOME/.bashrc"
+	assert_file_absent "${BK}create HOME/.bashrc: absent" "$HOME/.bashrc"
+	# A write open without O_CREAT of a missing name outside the write
+	# roots (openpty(3) probing BSD ptys): ENOENT, no record.
+	bk_status "${BK}O_RDWR of a missing HOME/.ptyzz: ENOENT" "$ENOENT" -- "$TRY" open-rdwr "$HOME/.ptyzz"
+	assert_no_alert "${BK}O_RDWR of a missing name: no record"
+	if [ "$B" = auto ]; then
+		bk_status "raw openat of a missing HOME/.npmrc: ENOENT" "$ENOENT" -- \
+			"$TRY" raw-openat-read "$HOME/.npmrc"
+		assert_no_alert "raw openat of a missing HOME/.npmrc: no record"
+	fi
+
 	# A listing is not a read of a file's bytes (agenttrace-policy(5)): an
 	# O_DIRECTORY open does not stop, even under ~/.aws/**.  What its
 	# descriptor leads to is an open of its own, and is judged.

@@ -74,9 +74,9 @@ for B in auto preload; do
 	assert_rec "${BK}pip install: alert record (action alert)" "$(exec_expr alert "$ROOT/bin/pip")"
 	assert_no_rec "${BK}pip install: no deny record" "event == 'alert' and action == 'deny'"
 	assert_rec "${BK}pip install: the alert carries a suggest (every alert does)" \
-		"event == 'alert' and action == 'alert' and pre(suggest, '{\"exec\"')"
-	assert_rec "${BK}pip install: the suggest names the program under \${ROOT}" \
-		"event == 'alert' and suggest == '{\"exec\":{\"allow\":[\"\${ROOT}/bin/pip\"]}}'"
+		"event == 'alert' and action == 'alert' and pre(suggest, '{\"agenttrace\":1,')"
+	assert_rec "${BK}pip install: the suggest silences this very alert, the program under \${ROOT}" \
+		"event == 'alert' and suggest == '{\"agenttrace\":1,\"extends\":\"default\",\"exec\":{\"allow\":[{\"argv\":[\"\${ROOT}/bin/pip\",\"install\",\"requests\"],\"overrides\":[\"exec.install.pip\"]}]}}' and not has('suggest_option')"
 
 	rm -f "$ROOT/pip-ran"
 	bk -- sh -c 'PATH="$PWD/bin:$PATH"; pip install -r req.txt' >"$OUT" 2>"$ERR"
@@ -85,7 +85,7 @@ for B in auto preload; do
 	assert_rec "${BK}pip install from a shell: alert record" "$(exec_expr alert "$ROOT/bin/pip")"
 	# The same record whichever backend decided: the shim's alert too.
 	assert_rec "${BK}pip install from a shell: the alert carries a suggest" \
-		"event == 'alert' and action == 'alert' and target and suggest == '{\"exec\":{\"allow\":[\"\${ROOT}/bin/pip\"]}}'"
+		"event == 'alert' and action == 'alert' and target and suggest == '{\"agenttrace\":1,\"extends\":\"default\",\"exec\":{\"allow\":[{\"argv\":[\"\${ROOT}/bin/pip\",\"install\",\"-r\",\"req.txt\"],\"overrides\":[\"exec.install.pip\"]}]}}'"
 
 	bk_allowed "pip list does not alert" -- "$ROOT/bin/pip" list
 

@@ -46,8 +46,10 @@ for n, r in enumerate(recs, 1):
     missing = [k for k in every if k not in r]
     if r.get("event") == "alert":
         missing += [k for k in alert if k not in r]
-        # "suggest": the smallest rule that would admit a denied event.
-        if r.get("action") == "deny" and r.get("kind") in ("exec", "write", "read", "net") and "suggest" not in r:
+        # "suggest": the policy layer that would admit a denied event;
+        # none for agenttrace's own protections, which nothing admits.
+        if r.get("action") == "deny" and r.get("kind") in ("exec", "write", "read", "net") and \
+                "suggest" not in r and not str(r.get("rule")).startswith("write.agenttrace-"):
             missing.append("suggest")
     if missing:
         print("line %d (%s) lacks %s" % (n, r.get("event"), ",".join(missing))); sys.exit()
@@ -149,13 +151,32 @@ for B in auto preload; do
 	assert_no_rec "${BK}--mode audit: no deny record" "event == 'alert' and action == 'deny'"
 	rm -f "$bashrc"
 
-	# --fail-on-alert: non-zero (124) after an alert even when the command exits 0.
+	# --fail-on-alert (agenttrace(1), EXIT STATUS): 113 after a denial even
+	# when the command exits 0; alerts (a package install) fail the run only
+	# when the LIST names them.
 	bk --fail-on-alert -- sh -c '"$0" open-write "$HOME/.bashrc"; exit 0' "$TRY" >"$OUT" 2>"$ERR"
-	assert_eq "${BK}--fail-on-alert after a denial: 124" 124 $?
+	assert_eq "${BK}--fail-on-alert after a denial: 113" 113 $?
 	bk --fail-on-alert -- "$TRY" open-write "$ROOT/fine.txt" >"$OUT" 2>"$ERR"
 	assert_eq "${BK}--fail-on-alert without any alert: 0" 0 $?
 	bk --fail-on-alert -- sh -c '"$0" open-write "$HOME/.bashrc"; exit 5' "$TRY" >"$OUT" 2>"$ERR"
 	assert_eq "${BK}--fail-on-alert keeps a non-zero command status" 5 $?
+	bk --fail-on-alert -- "$ROOT/bin/pip" install requests >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert after an install alert only: 0" 0 $?
+	assert_rec "${BK}--fail-on-alert: the install alert is still recorded" \
+		"event == 'alert' and action == 'alert' and rule_id == 'exec.install.pip'"
+	bk --fail-on-alert=deny,exec.install.* -- "$ROOT/bin/pip" install requests >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert=deny,exec.install.*: an install alert fails the run (113)" 113 $?
+	bk --fail-on-alert=alert -- "$ROOT/bin/pip" install requests >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert=alert: any alert fails the run (113)" 113 $?
+	bk --fail-on-alert=exec.install.* -- sh -c '"$0" open-write "$HOME/.bashrc"; exit 0' "$TRY" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert=exec.install.*: a denial alone does not fail the run" 0 $?
+	bk --fail-on-alert=write.home.* -- sh -c '"$0" open-write "$HOME/.bashrc"; exit 0' "$TRY" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert=write.home.*: a denial of that rule fails the run" 113 $?
+	bk --fail-on-alert=deny,, -- true >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert with an empty selector: 125" 125 $?
+	bk --fail-on-alert='exec install' -- true >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--fail-on-alert with a bad selector: 125" 125 $?
+	assert_match "${BK}--fail-on-alert with a bad selector: says which" "exec install" "$(cat "$ERR")"
 
 	# --explain: the effective policy as JSON, exit 0.
 	(cd "$ROOT" && "$AGENTTRACE" ${BK:+--backend "$B"} --explain) >"$OUT" 2>"$ERR"

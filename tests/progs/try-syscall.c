@@ -67,6 +67,17 @@ static int op_open_write(char **argv)
 	return fd < 0 ? errno : try_write_fd(fd);
 }
 
+/* open-rdwr PATH: O_RDWR without O_CREAT, as openpty(3) probes /dev/ptyXX. */
+static int op_open_rdwr(char **argv)
+{
+	int fd = open(argv[0], O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
 static int op_open_read(char **argv)
 {
 	char buf[64];
@@ -762,6 +773,7 @@ static const struct try_op {
 } try_ops[] = {
 	{ "open-write", 1, op_open_write },
 	{ "open-read", 1, op_open_read },
+	{ "open-rdwr", 1, op_open_rdwr },
 	{ "creat", 1, op_creat },
 	{ "openat-dirfd", 2, op_openat_dirfd },
 	{ "proc-fd-write", 1, op_proc_fd_write },

@@ -9,11 +9,21 @@ cd "$DATA" || exit 99
 learned=$SANDBOX/learned.json
 "$POLICY_TOOL" learn learn.jsonl --home /home/u --tmpdir /tmp -o "$learned" 2>"$ERR"
 assert_eq "learn: exit 0" 0 $?
-assert_golden "learned policy matches learn.expected" "$DATA/learn.expected" "$learned"
-assert_match "denials are not admitted, and learn says so" "2 denied events not admitted" "$(cat "$ERR")"
+assert_golden "learned policy matches learn.expected (extends default)" "$DATA/learn.expected" "$learned"
+assert_match "denials are not admitted, and learn says which rules still deny them" \
+	"2 denied events of the run: 2 still denied \(write.home.bashrc 1, net.fallback 1\)" "$(cat "$ERR")"
 
 "$POLICY_TOOL" learn learn.jsonl --home /home/u --tmpdir /tmp -q >"$OUT"
 assert_golden "learn to stdout: the same policy" "$DATA/learn.expected" "$OUT"
+
+# --extends none: a standalone policy, as learn wrote before it extended
+# default; its account names its own rules.
+"$POLICY_TOOL" learn learn.jsonl --home /home/u --tmpdir /tmp --extends none -o "$SANDBOX/standalone.json" 2>"$ERR"
+assert_eq "learn --extends none: exit 0" 0 $?
+assert_golden "learn --extends none matches learn-standalone.expected" "$DATA/learn-standalone.expected" \
+	"$SANDBOX/standalone.json"
+assert_match "learn --extends none: the account" \
+	"2 denied events of the run: 2 still denied \(write.fallback 1, net.fallback 1\)" "$(cat "$ERR")"
 
 # ${ROOT} comes from the log (the summary's cwd) unless --root says.
 "$POLICY_TOOL" learn learn.jsonl --root /work --home /home/u --tmpdir /tmp -q >"$OUT"
@@ -27,9 +37,12 @@ else
 	skip "agenttrace-policy check accepts the learned policy" "agenttrace-policy not built"
 fi
 
-"$POLICY_TOOL" replay learn.jsonl --policy "$learned" --home /home/u --tmpdir /tmp -q >"$OUT"
-assert_eq "replay under the learned policy: only the alert, now allowed, differs" \
+"$POLICY_TOOL" replay learn.jsonl --policy "$SANDBOX/standalone.json" --home /home/u --tmpdir /tmp -q >"$OUT"
+assert_eq "replay under the standalone learned policy: only the alert, now allowed, differs" \
 	"was alert, now allow: exec /usr/bin/pip3 install -r req.txt (rule learned.exec.pip3)" "$(cat "$OUT")"
+"$POLICY_TOOL" replay learn.jsonl --policy "$learned" --home /home/u --tmpdir /tmp -q >"$OUT"
+assert_eq "replay under the learned policy: default's install alert still alerts" \
+	"was allow, now alert: exec /usr/bin/pip3 install -r req.txt (rule exec.install.pip)" "$(cat "$OUT")"
 
 "$POLICY_TOOL" learn run.jsonl --home /home/u --tmpdir /tmp -q >"$OUT"
 assert_eq "learn on another log: exit 0" 0 $?

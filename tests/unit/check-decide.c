@@ -277,6 +277,85 @@ START_TEST(test_exec_identity)
 }
 END_TEST
 
+/* rules_decide_exec_alias(): another name of the same program decides
+ * only what no rule decided (lib/alternatives.h). */
+START_TEST(test_exec_alias)
+{
+	static const struct bb_rule rules[] = {
+		{ X, ALLOW, "vi|which|nc **", "exec.tools", { NULL } },
+		{ X, DENY, "nc.openbsd ** -e **", "exec.nc-e", { NULL } },
+		{ X, DENY, "pwn **", "exec.pwn", { NULL } },
+	};
+	struct bb_policy def = { .rules = rules, .n_rules = N(rules) };
+	struct rules_policy *p = bb_build(&def, NULL);
+	const char *argv[] = { "vi", "--version", NULL };
+	const char *nc_argv[] = { "nc", "-e", "/bin/sh", NULL };
+	struct rules_event ev = { .kind = X, .exe = "/usr/bin/vim.basic", .argv = argv, .argc = 2 };
+	struct rules_call_verdict cv;
+
+	rules_decide_call(p, &ev, 1, NULL, &cv);
+	ck_assert_str_eq(rules_string(p, cv.rule->id), "exec.not-allowed");
+	rules_decide_exec_alias(p, &ev, NULL, &cv);
+	ck_assert_str_eq(rules_string(p, cv.rule->id), "exec.not-allowed");
+	rules_decide_exec_alias(p, &ev, "/etc/alternatives/vi", &cv);
+	ck_assert_int_eq(cv.action, ALLOW);
+	ck_assert_int_eq(cv.effective, ALLOW);
+	ck_assert_str_eq(rules_string(p, cv.rule->id), "exec.tools");
+
+	/* An alias no rule names changes nothing. */
+	rules_decide_call(p, &ev, 1, NULL, &cv);
+	rules_decide_exec_alias(p, &ev, "/etc/alternatives/editor", &cv);
+	ck_assert_str_eq(rules_string(p, cv.rule->id), "exec.not-allowed");
+
+	/* A rule that named the program as it is decided already: the alias
+	 * does not undo a deny. */
+	ev.exe = "/usr/bin/nc.openbsd";
+	ev.argv = nc_argv;
+	ev.argc = 3;
+	rules_decide_call(p, &ev, 1, NULL, &cv);
+	ck_assert_str_eq(rules_string(p, cv.rule->id), "exec.nc-e");
+	rules_decide_exec_alias(p, &ev, "/etc/alternatives/nc", &cv);
+	ck_assert_int_eq(cv.action, DENY);
+	ck_assert_str_eq(rules_string(p, cv.rule->id), "exec.nc-e");
+
+	/* The alias may find a deny too. */
+	ev.exe = "/usr/bin/pwn-tool";
+	rules_decide_call(p, &ev, 1, NULL, &cv);
+	rules_decide_exec_alias(p, &ev, "/etc/alternatives/pwn", &cv);
+	ck_assert_int_eq(cv.action, DENY);
+	ck_assert_str_eq(rules_string(p, cv.rule->id), "exec.pwn");
+	free(p);
+}
+END_TEST
+
+/* rules_write_root_ancestor(): the directories a command makes on its way
+ * to what an allow or alert rule admits. */
+START_TEST(test_write_root_ancestor)
+{
+	static const struct bb_rule rules[] = {
+		{ W, ALLOW, "/h/go/pkg/**", "write.go", { NULL } },
+		{ W, ALERT, "/h/.local/lib/python*/site-packages/**", "write.user-site", { NULL } },
+		{ W, ALLOW, "/h/.config/app/settings.json", "write.settings", { NULL } },
+		{ W, DENY, "/h/.ssh/**", "write.ssh", { NULL } },
+	};
+	static const struct { const char *path; bool on; } cases[] = {
+		{ "/", true }, { "/h", true }, { "/h/go", true }, { "/h/go/", true },
+		{ "/h/gox", false }, { "/h/.local", true }, { "/h/.local/lib", true },
+		{ "/h/.local/lib/python3.11", true }, { "/h/.local/lib/ruby", false },
+		{ "/h/.config/app", true }, { "/h/.config/app/settings.json", false },
+		{ "/h/.config/other", false }, { "/h/.ssh", false }, { "relative", false },
+	};
+	struct bb_policy def = { .rules = rules, .n_rules = N(rules) };
+	struct rules_policy *p = bb_build(&def, NULL);
+
+	for (size_t i = 0; i < N(cases); i++)
+		ck_assert_msg(rules_write_root_ancestor(p, cases[i].path) == cases[i].on, "%s: %s",
+			      cases[i].path, cases[i].on ? "expected on the way" : "expected not");
+	ck_assert(!rules_write_root_ancestor(p, NULL));
+	free(p);
+}
+END_TEST
+
 START_TEST(test_bad_event)
 {
 	struct rules_policy *p = test_policy(RULES_MODE_ENFORCE, NULL);
@@ -582,6 +661,8 @@ static Suite *decide_suite(void)
 	tcase_add_loop_test(tc, test_decide, 0, (int)N(decide_cases));
 	tcase_add_test(tc, test_fallback_per_kind);
 	tcase_add_loop_test(tc, test_exec_identity, 0, (int)N(id_cases));
+	tcase_add_test(tc, test_exec_alias);
+	tcase_add_test(tc, test_write_root_ancestor);
 	tcase_add_test(tc, test_bad_event);
 	tcase_add_test(tc, test_mode);
 	tcase_add_loop_test(tc, test_env_drop, 0, (int)N(env_cases));

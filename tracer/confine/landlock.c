@@ -9,7 +9,13 @@
  * no ~/.cache or ~/.npm yet, and refusing the package managers their
  * caches would break the very builds agenttrace watches: missing roots
  * under ${HOME}, which the policy lets the command create anyway, are
- * created empty (0700) before the ruleset is built.  Elsewhere a write
+ * created empty (0700) before the ruleset is built, and removed at the
+ * end when they are still empty, so that HOME is left as it was found
+ * (~/go/pkg, ~/.m2/repository and the like appeared in every fresh HOME
+ * otherwise).  Nothing else would do: Landlock cannot grant a directory
+ * that does not exist yet, nor widen a ruleset once in force, and
+ * granting the nearest existing parent (HOME itself) would leave the
+ * whole of HOME to the supervisor alone.  Elsewhere a write
  * beneath a root that did not exist yet is refused by the kernel, and the
  * supervisor refuses it first with a record that says why
  * (landlock.outside-roots) rather than let the program see an
@@ -35,6 +41,7 @@
 #include "lib/exitcode.h"
 #include "lib/hash.h"
 #include "lib/log.h"
+#include "lib/syscall-open.h"
 #include "lib/xalloc.h"
 #include "tracer/syscall/arch.h"
 #include "tracer/syscall/call.h"
@@ -90,14 +97,17 @@ static uint64_t landlock_file_rights(int abi)
 	return LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? LANDLOCK_ACCESS_FS_TRUNCATE : 0);
 }
 
-/* The coarse root of one pattern (malloc'ed), see the top of the file. */
-static char *landlock_root_of(const char *text, size_t prefix_len)
+/* The coarse root of one pattern (malloc'ed), see the top of the file;
+ * *LITERAL when it is the pattern itself (a file, such as /dev/null). */
+static char *landlock_root_of(const char *text, size_t prefix_len, bool *literal)
 {
 	size_t len = strlen(text), cut;
 
+	*literal = false;
 	if (text[0] != '/')
 		return NULL;
-	if (prefix_len >= len)
+	*literal = prefix_len >= len;
+	if (*literal)
 		return xstrdup(text);
 	cut = prefix_len;
 	while (cut > 0 && text[cut - 1] != '/')
@@ -122,10 +132,30 @@ static void landlock_push(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
+/* Remembers directory NAME made in PARENT_FD, to remove it at the end. */
+static void landlock_made_push(struct landlock *l, int parent_fd, const char *name)
+{
+	struct landlock_made *m;
+	struct stat st;
+	int fd;
+
+	if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	l->made = xrealloc(l->made, (l->n_made + 1) * sizeof(*l->made));
+	m = &l->made[l->n_made++];
+	m->parent_fd = fd;
+	m->name = xstrdup(name);
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+}
+
 /* mkdir -p of ROOT when it lies strictly beneath $HOME (see the comment at
  * the top).  Each component is made with mkdirat relative to its parent's
  * descriptor, never following a symlink planted on the way. */
-static void landlock_make_home_root(const char *root)
+static void landlock_make_home_root(struct landlock *l, const char *root)
 {
 	const char *home = getenv("HOME");
 	char *real_home, buf[PATH_MAX];
@@ -150,7 +180,9 @@ static void landlock_make_home_root(const char *root)
 			close(dfd);
 			return;
 		}
-		if (mkdirat(dfd, c, 0700) < 0 && errno != EEXIST)
+		if (mkdirat(dfd, c, 0700) == 0)
+			landlock_made_push(l, dfd, c);
+		else if (errno != EEXIST)
 			break;
 		next = openat(dfd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(dfd);
@@ -186,8 +218,10 @@ static int landlock_open_root(const char *root, char **real)
 	return fd;
 }
 
-/* Adds the root of one rule: resolved, granted when it exists. */
-static int landlock_add_root(struct landlock *l, const char *root)
+/* Adds the root of one rule: resolved, granted when it exists.  A missing
+ * directory root under $HOME is made first; a missing literal one (a file
+ * a rule names) is not: it names a file, not a directory to make. */
+static int landlock_add_root(struct landlock *l, const char *root, bool literal)
 {
 	struct landlock_path_beneath_attr pb = { 0 };
 	char *real;
@@ -195,8 +229,8 @@ static int landlock_add_root(struct landlock *l, const char *root)
 	int fd, ret = 0;
 
 	fd = landlock_open_root(root, &real);
-	if (fd < 0 && errno == ENOENT) {
-		landlock_make_home_root(root);
+	if (fd < 0 && errno == ENOENT && !literal) {
+		landlock_make_home_root(l, root);
 		fd = landlock_open_root(root, &real);
 	}
 	if (fd < 0) {
@@ -246,12 +280,14 @@ static int landlock_build(struct landlock *l, const struct rules_policy *p)
 
 		for (uint32_t i = 0; i < sp->count; i++) {
 			const struct rules_rule *r = rules_rule_at(p, sp->first + i);
-			char *root = landlock_root_of(rules_string(p, r->pat.text), r->pat.prefix_len);
+			bool literal;
+			char *root = landlock_root_of(rules_string(p, r->pat.text), r->pat.prefix_len,
+						      &literal);
 			int e;
 
 			if (!root)
 				continue;
-			e = landlock_add_root(l, root);
+			e = landlock_add_root(l, root, literal);
 			free(root);
 			if (e < 0)
 				return e;
@@ -413,20 +449,41 @@ static bool landlock_creates_only(const char *name)
 	return false;
 }
 
+/* An O_TMPFILE open names the directory its unnamed file is made in: the
+ * file lies beneath that directory, so Landlock lets it through when the
+ * directory is a granted root or lies beneath one (the file gets a name
+ * only by linkat(2), which is judged and governed on that name). */
+static bool landlock_covers_tmpfile(const struct landlock *l, const char *dir)
+{
+	for (size_t i = 0; i < l->n_roots; i++)
+		if (l->root_is_dir[i] && strcmp(dir, l->roots[i]) == 0)
+			return true;
+	return landlock_covers(l, dir);
+}
+
 int landlock_uncovered(const struct session *s, const struct call *c)
 {
+	bool is_open;
+
 	if (!s->landlock || !landlock_governs(c->name))
 		return -1;
+	is_open = strncmp(c->name, "open", 4) == 0 || strcmp(c->name, "creat") == 0;
 	for (size_t i = 0; i < c->n_events && i < 2; i++) {
 		const char *p = c->events[i].path;
 		struct stat st;
 
 		if (c->events[i].kind != RULES_KIND_WRITE || !p || landlock_covers(s->landlock, p))
 			continue;
+		if (is_open && (c->flags & SYSCALL_TMPFILE_BIT) &&
+		    landlock_covers_tmpfile(s->landlock, p))
+			continue;
 		/* A call that only creates fails with EEXIST on an existing
 		 * name before any security hook runs (mkdir -p walks every
-		 * ancestor): the kernel's answer, not Landlock's. */
+		 * ancestor): the kernel's answer, not Landlock's.  So does an
+		 * open without O_CREAT of a missing name, with ENOENT. */
 		if (landlock_creates_only(c->name) && lstat(p, &st) == 0)
+			continue;
+		if (is_open && syscall_open_missing(c->flags, p))
 			continue;
 		return (int)i;
 	}
@@ -438,10 +495,36 @@ int landlock_abi_in_force(const struct landlock *l)
 	return l ? l->abi : 0;
 }
 
+/* The directories made at start, deepest first: removed when they are
+ * still the very directory made (a command may have replaced it) and
+ * empty (rmdir fails otherwise: what the command put there stays, and so
+ * does the directory).  unlinkat() never follows a link, and each name
+ * is taken relative to the descriptor of the directory it was made in. */
+static void landlock_unmake(struct landlock *l)
+{
+	for (size_t i = l->n_made; i-- > 0;) {
+		struct landlock_made *m = &l->made[i];
+		struct stat st;
+
+		if (fstatat(m->parent_fd, m->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode) && st.st_dev == m->dev && st.st_ino == m->ino &&
+		    unlinkat(m->parent_fd, m->name, AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
+		    errno != EEXIST)
+			debug_msg("landlock: cannot remove %s made at start: %s", m->name,
+				  strerror(errno));
+		close(m->parent_fd);
+		free(m->name);
+	}
+	free(l->made);
+	l->made = NULL;
+	l->n_made = 0;
+}
+
 void landlock_free(struct landlock *l)
 {
 	if (!l)
 		return;
+	landlock_unmake(l);
 	if (l->ruleset_fd >= 0)
 		close(l->ruleset_fd);
 	for (size_t i = 0; i < l->n_roots; i++)
@@ -582,11 +665,8 @@ static void landlock_race_record(struct session *s, struct tracee *t, const char
 
 	if (landlock_race_records++ >= LANDLOCK_RACE_RECORDS) {
 		/* Counted, not recorded: see LANDLOCK_RACE_RECORDS. */
-		s->counts[SESSION_KIND_WRITE][refused ? RULES_ACTION_DENY : RULES_ACTION_ALERT]++;
-		if (refused)
-			s->denials++;
-		else
-			s->alerts++;
+		session_count(s, SESSION_KIND_WRITE, refused ? RULES_ACTION_DENY : RULES_ACTION_ALERT,
+			      refused ? "landlock.race" : "race.toctou");
 		return;
 	}
 	if (refused)

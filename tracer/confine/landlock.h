@@ -30,6 +30,18 @@ struct landlock {
 	bool *root_is_dir;
 	size_t n_missing;    /* policy roots that did not exist at start */
 	char **missing;
+	/* Directories made under $HOME so that a cache root could be granted
+	 * (landlock.c), in the order made: removed again at the end when
+	 * still empty, so that a run leaves HOME as it found it. */
+	size_t n_made;
+	struct landlock_made *made;
+};
+
+struct landlock_made {
+	int parent_fd;       /* O_PATH descriptor of the directory it was made in */
+	char *name;
+	dev_t dev;
+	ino_t ino;
 };
 
 
@@ -55,6 +67,8 @@ bool landlock_governs(const char *name);
 /* The ABI of the ruleset in force for the command; 0: none. */
 int landlock_abi_in_force(const struct landlock *l);
 
+/* Closes the ruleset and removes the directories landlock_setup() made
+ * under $HOME that are still empty (the command wrote nothing there). */
 void landlock_free(struct landlock *l);
 
 /* At the seccomp stop of a call the policy allowed: a write-class call on

@@ -72,8 +72,7 @@ void limits_spawn_refused(struct session *s, struct record *who, const char *sys
 
 	if (s->spawn_refusals++ >= LIMITS_SPAWN_RECORDS) {
 		/* Counted, not recorded: see LIMITS_SPAWN_RECORDS. */
-		s->counts[SESSION_KIND_LIMIT][RULES_ACTION_DENY]++;
-		s->denials++;
+		session_count(s, SESSION_KIND_LIMIT, RULES_ACTION_DENY, "limit.max-procs");
 		return;
 	}
 	snprintf(why, sizeof(why), "the session already runs --max-procs %llu processes",

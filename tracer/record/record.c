@@ -290,17 +290,11 @@ void record_emit(struct session *s, const struct record *r)
 	bool alert = strcmp(r->event, "alert") == 0;
 	json_t *o;
 
-	if (alert && r->kind >= 0 && r->kind < SESSION_KIND_COUNT && r->action) {
-		enum rules_action a = strcmp(r->action, "deny") == 0 ? RULES_ACTION_DENY :
-				      strcmp(r->action, "alert") == 0 ? RULES_ACTION_ALERT :
-				      RULES_ACTION_ALLOW;
-
-		s->counts[r->kind][a]++;
-		if (a == RULES_ACTION_DENY)
-			s->denials++;
-		else if (a == RULES_ACTION_ALERT)
-			s->alerts++;
-	}
+	if (alert && r->kind >= 0 && r->kind < SESSION_KIND_COUNT && r->action)
+		session_count(s, r->kind,
+			      strcmp(r->action, "deny") == 0 ? RULES_ACTION_DENY :
+			      strcmp(r->action, "alert") == 0 ? RULES_ACTION_ALERT :
+			      RULES_ACTION_ALLOW, r->rule);
 	if (alert) {
 		char raw[PATH_MAX * 2 + 1024], line[sizeof(raw) * 4];
 
@@ -353,6 +347,7 @@ void record_emit(struct session *s, const struct record *r)
 	if (r->rule && (alert || r->why))
 		json_object_set_new(o, "why", r->why && *r->why ? record_jstr(r->why) : json_null());
 	record_set_str(o, "suggest", r->suggest);
+	record_set_str(o, "suggest_option", r->suggest_option);
 	if (r->has_exit) {
 		json_object_set_new(o, "exit_code",
 				    r->exit_code >= 0 ? json_integer(r->exit_code) : json_null());

@@ -44,7 +44,8 @@ struct record {
 	int err;                /* errno of a denial, 0 none */
 	const char *rule;
 	const char *why;
-	const char *suggest;
+	const char *suggest;     /* the policy layer that admits the event (rules/suggest.h) */
+	const char *suggest_option; /* the command-line option that does the same */
 	const char *script;
 	size_t script_len;
 

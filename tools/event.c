@@ -1,0 +1,118 @@
+/* A record as the engine's events (event.h). */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "tools/event.h"
+
+static int log_event_kind(const char *k)
+{
+	if (!k)
+		return -1;
+	for (int i = 0; i < RULES_KIND_COUNT; i++)
+		if (strcmp(k, rules_kind_name((enum rules_kind)i)) == 0)
+			return i;
+	return -1;
+}
+
+static void log_event_argv(struct log_event *e, const json_t *argv)
+{
+	size_t n = json_array_size(argv);
+
+	if (n > LOG_EVENT_ARGV_MAX)
+		n = LOG_EVENT_ARGV_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = logread_argv_at(argv, i);
+
+		e->argv[i] = a ? a : "";
+	}
+	e->argv[n] = NULL;
+	e->ev[0].argv = e->argv;
+	e->ev[0].argc = n;
+}
+
+/* The identity the record names (agenttrace-policy(5), "Exec identity"):
+ * the argv from the program the loader ran, the script and the package's
+ * name, as the backend judged them. */
+static void log_event_identity(struct log_event *e, const struct logrec *rec)
+{
+	struct rules_event *ev = &e->ev[0];
+
+	ev->loader = rec->loader;
+	for (int depth = 0; rec->loader && depth < 4; depth++) {
+		size_t p = rules_loader_prog(ev->argv, ev->argc);
+		const char *a = p ? ev->argv[p] : NULL, *slash = a ? strrchr(a, '/') : NULL;
+
+		if (!p)
+			break;
+		ev->argv += p;
+		ev->argc -= p;
+		/* The loader ran once more when the program it named was a loader. */
+		if (!rules_loader_name(slash ? slash + 1 : a))
+			break;
+	}
+	if (rec->script_path) {
+		ev->script = rec->script_path;
+		ev->script_arg = rules_interp_script(ev->exe, ev->argv, ev->argc, NULL, NULL, NULL);
+		ev->script_name = rec->program_name;
+		if (!ev->script_arg)
+			ev->script = ev->script_name = NULL;
+	} else {
+		ev->exe_name = rec->program_name;
+	}
+}
+
+bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind)
+{
+	bool exec_rec = strcmp(rec->event, "exec") == 0;
+
+	memset(e, 0, sizeof(*e));
+	*kind = exec_rec ? RULES_KIND_EXEC : log_event_kind(rec->kind);
+	if (*kind < 0 || (!exec_rec && !rec->action))
+		return false;
+	e->n = 1;
+	e->ev[0].kind = (enum rules_kind)*kind;
+	switch (*kind) {
+	case RULES_KIND_EXEC:
+		e->ev[0].exe = exec_rec ? rec->exe : rec->target;
+		if (!e->ev[0].exe)
+			return false;
+		log_event_argv(e, exec_rec ? rec->argv : rec->target_argv);
+		log_event_identity(e, rec);
+		return true;
+	case RULES_KIND_WRITE:
+	case RULES_KIND_READ:
+		if (!rec->path)
+			return false;
+		e->ev[0].path = rec->path;
+		if (rec->path2) {
+			e->ev[1] = e->ev[0];
+			e->ev[1].path = rec->path2;
+			e->n = 2;
+		}
+		return true;
+	case RULES_KIND_NET:
+		if (rec->family && strcmp(rec->family, "unix") == 0) {
+			if (!rec->addr)
+				return false;
+			e->ev[0].family = AF_UNIX;
+			snprintf(e->unix_path, sizeof(e->unix_path), "%s", rec->addr);
+			e->ev[0].unix_path = e->unix_path;
+			return true;
+		}
+		if (!rec->addr)
+			return false;
+		if (inet_pton(AF_INET, rec->addr, e->ev[0].addr) == 1)
+			e->ev[0].family = AF_INET;
+		else if (inet_pton(AF_INET6, rec->addr, e->ev[0].addr) == 1)
+			e->ev[0].family = AF_INET6;
+		else
+			return false;
+		e->ev[0].port = rec->port >= 0 && rec->port <= 65535 ? (uint16_t)rec->port : 0;
+		e->ev[0].host = rec->host;
+		return true;
+	default:
+		return false;
+	}
+}
