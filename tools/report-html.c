@@ -91,6 +91,7 @@ static const char html_style[] =
 	".finding td pre{white-space:pre-wrap;margin:4px 0;background:var(--card);padding:6px;border-radius:6px}\n"
 	"#timeline svg{max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:var(--card)}\n"
 	"#timeline .bar{fill:var(--bar)}#timeline .deny{fill:var(--deny)}#timeline .alert{fill:var(--alert)}\n"
+	"#egress tr.deny td{color:var(--deny)}\n"
 	"#timeline text{fill:var(--fg);font:11px ui-monospace,Menlo,Consolas,monospace}\n"
 	"#timeline .axis{stroke:var(--line)}#timeline .tick{fill:var(--muted)}\n"
 	".tools{margin:6px 0}.tools button{font:inherit;margin-right:6px}\n"
@@ -356,6 +357,34 @@ static void html_finding(const struct report *r, const struct report_finding *f,
 	fprintf(out, "</td><td class=\"n\">%zu</td></tr>\n", f->count);
 }
 
+/* The summary's egress: one row per destination. */
+static void html_egress(const struct report *r, FILE *out)
+{
+	if (!r->has_egress)
+		return;
+	fprintf(out, "<section id=\"egress\">\n<h2>Egress</h2>\n");
+	if (!r->n_egress && !r->egress_other_allowed && !r->egress_other_denied) {
+		fprintf(out, "<p>No connect or send to an address.</p>\n</section>\n");
+		return;
+	}
+	fprintf(out, "<table>\n<thead><tr><th>destination</th><th>allowed</th><th>denied</th>"
+		"</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->n_egress; i++) {
+		char dest[1024];
+
+		report_dest_text(&r->egress[i], dest, sizeof(dest));
+		fprintf(out, "<tr%s><td><code>", r->egress[i].denied ? " class=\"deny\"" : "");
+		html_esc(out, dest);
+		fprintf(out, "</code></td><td class=\"n\">%lld</td><td class=\"n\">%lld</td></tr>\n",
+			r->egress[i].allowed, r->egress[i].denied);
+	}
+	if (r->egress_other_allowed || r->egress_other_denied)
+		fprintf(out, "<tr><td>other destinations, not told apart</td><td class=\"n\">%lld</td>"
+			"<td class=\"n\">%lld</td></tr>\n", r->egress_other_allowed,
+			r->egress_other_denied);
+	fprintf(out, "</tbody>\n</table>\n</section>\n");
+}
+
 int report_html(const struct report *r, FILE *out)
 {
 	size_t deny = 0, alert = 0;
@@ -428,6 +457,7 @@ int report_html(const struct report *r, FILE *out)
 		fprintf(out, "</ul>\n</section>\n");
 	}
 
+	html_egress(r, out);
 	html_tree(r, out);
 
 	fprintf(out, "<footer class=\"muted\"><p>%zu records", r->records);

@@ -511,6 +511,54 @@ static void report_alert_add(struct report_build *b, const struct logrec *rec, s
 	r->n_alerts++;
 }
 
+static long long report_int(const json_t *o, const char *key, long long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+static void report_egress_free(struct report *r)
+{
+	for (size_t i = 0; i < r->n_egress; i++) {
+		free(r->egress[i].family);
+		free(r->egress[i].addr);
+		free(r->egress[i].host);
+	}
+	free(r->egress);
+	r->egress = NULL;
+	r->n_egress = 0;
+}
+
+/* "egress" and "egress_other": entries that are not objects with an
+ * address are skipped. */
+static void report_summary_egress(struct report *r, const json_t *o)
+{
+	const json_t *e = json_object_get(o, "egress"), *other = json_object_get(o, "egress_other");
+	size_t n = json_array_size(e);
+
+	report_egress_free(r);
+	r->has_egress = json_is_array(e);
+	r->egress = n ? xcalloc(n, sizeof(*r->egress)) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *d = json_array_get(e, i);
+		const char *addr = json_string_value(json_object_get(d, "addr"));
+		struct report_dest *x;
+
+		if (!json_is_object(d) || !addr)
+			continue;
+		x = &r->egress[r->n_egress++];
+		x->family = report_dup(json_string_value(json_object_get(d, "family")));
+		x->addr = xstrdup(addr);
+		x->host = report_dup(json_string_value(json_object_get(d, "host")));
+		x->port = (long)report_int(d, "port", -1);
+		x->allowed = report_int(d, "allowed", 0);
+		x->denied = report_int(d, "denied", 0);
+	}
+	r->egress_other_allowed = report_int(other, "allowed", 0);
+	r->egress_other_denied = report_int(other, "denied", 0);
+}
+
 static void report_summary(struct report *r, const struct logrec *rec)
 {
 	const json_t *o = rec->json, *v;
@@ -537,6 +585,7 @@ static void report_summary(struct report *r, const struct logrec *rec)
 	r->command = report_cmdline(rec->argv, NULL);
 	free(r->cwd);
 	r->cwd = report_dup(rec->cwd);
+	report_summary_egress(r, o);
 }
 
 static void report_bad_line(const char *name, size_t line, const char *why, void *arg)
@@ -688,6 +737,7 @@ void report_free(struct report *r)
 	free(r->command);
 	free(r->cwd);
 	free(r->first_cwd);
+	report_egress_free(r);
 	free(r->workspace);
 	free(r->workflow);
 	free(r->log_abs);
@@ -735,6 +785,19 @@ const char *report_trunc(const char *s, size_t max, char *buf, size_t size)
 	memcpy(buf, s, max);
 	memcpy(buf + max, "...", 4);
 	return buf;
+}
+
+void report_dest_text(const struct report_dest *d, char *buf, size_t size)
+{
+	bool v6 = strchr(d->addr, ':') != NULL;
+
+	if (d->port < 0)
+		snprintf(buf, size, "%s%s", d->family && strcmp(d->family, "unix") == 0 ? "unix:" : "",
+			 d->addr);
+	else if (d->host)
+		snprintf(buf, size, v6 ? "%s:%ld ([%s])" : "%s:%ld (%s)", d->host, d->port, d->addr);
+	else
+		snprintf(buf, size, v6 ? "[%s]:%ld" : "%s:%ld", d->addr, d->port);
 }
 
 void report_frame_text(const struct report_frame *f, size_t i, char *buf, size_t size)

@@ -330,6 +330,8 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 
 	if (v->quiet || s->mute_records)
 		return;
+	/* Every judged destination, allowed ones too (the summary's egress). */
+	egress_note(&s->egress, c->events, c->n_events, v->effective == RULES_ACTION_DENY);
 	r.pid = w->pid;
 	r.ppid = w->ppid;
 	r.exe = w->exe;

@@ -10,6 +10,7 @@
 
 #include "rules/generalise.h"
 #include "rules/rules.h"
+#include "tracer/record/egress.h"
 #include "tracer/record/notify.h"
 #include "tracer/options.h"
 #include "tracer/ptrace/tracee.h"
@@ -81,6 +82,7 @@ struct session {
 	struct landlock *landlock; /* landlock.c: the backstop, NULL: none */
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
+	struct egress egress;     /* egress.h: the destinations connects and sends were judged for */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */

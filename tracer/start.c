@@ -481,10 +481,12 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.engine = session_engine_name(s->engine),
 		.unseen = s->unseen,
 		.n_unseen = s->n_unseen,
+		.egress = &s->egress,
 	};
 	char **changed = survive_list(s->survive, &f.n_changed_outside);
 
 	f.changed_outside = changed;
+	egress_sort(&s->egress);
 	record_summary(s, &f);
 	survive_list_free(changed, f.n_changed_outside);
 }
@@ -500,6 +502,7 @@ void session_end(struct session *s)
 	free(s->private_tmp);
 	landlock_free(s->landlock);
 	survive_free(s->survive);
+	egress_free(&s->egress);
 	free(s->groups);
 	channel_close(s);
 	tracee_info_unref(s->main_info);

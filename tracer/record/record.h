@@ -92,6 +92,7 @@ struct summary_facts {
 	const char *engine;           /* the supervisor's engine: "notify", "ptrace" */
 	char *const *unseen;          /* preload-only: static programs run unseen */
 	size_t n_unseen;
+	struct egress *egress;        /* the destinations judged (egress.h), sorted */
 };
 
 /* The last record: counts, exit status, what survived, processes left

@@ -49,6 +49,32 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 	}
 }
 
+/* "egress": every destination judged, "egress_other": the calls to
+ * destinations beyond the table's bound (egress.h). */
+static void summary_egress(const struct egress *e, json_t *o)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; e && i < e->n; i++) {
+		const struct egress_dest *d = &e->v[i];
+		json_t *x = json_object();
+
+		json_object_set_new(x, "family", json_string(d->family));
+		json_object_set_new(x, "addr", record_jstr(d->addr));
+		if (d->port >= 0) {
+			json_object_set_new(x, "port", json_integer(d->port));
+			json_object_set_new(x, "host", record_jstr(d->host));
+		}
+		json_object_set_new(x, "allowed", json_integer((json_int_t)d->allowed));
+		json_object_set_new(x, "denied", json_integer((json_int_t)d->denied));
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(o, "egress", a);
+	json_object_set_new(o, "egress_other",
+			    json_pack("{s:I,s:I}", "allowed", (json_int_t)(e ? e->other_allowed : 0),
+				      "denied", (json_int_t)(e ? e->other_denied : 0)));
+}
+
 /* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
 static void summary_notify(struct session *s, int exit_code)
 {
@@ -133,6 +159,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	for (size_t i = 0; i < n_left; i++)
 		json_array_append_new(l, json_integer(left[i]));
 	json_object_set_new(o, "left_running", l);
+	summary_egress(f->egress, o);
 	summary_hardening(s, f, o);
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
