@@ -76,12 +76,12 @@ static void summary_egress(const struct egress *e, json_t *o)
 }
 
 /* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
-static void summary_notify(struct session *s, int exit_code)
+static void summary_notify(struct session *s, int exit_code, const struct egress *egress)
 {
 	struct notify_counts c = { 0 };
 	int rc;
 
-	if (!s->notify.step_summary)
+	if (!s->notify.step_summary && !s->notify.output)
 		return;
 	c.command = s->opt->command && s->opt->command[0] ? s->opt->command[0] : "";
 	c.policy = rules_string(s->policy, s->policy->layers);
@@ -90,9 +90,8 @@ static void summary_notify(struct session *s, int exit_code)
 	c.denials = s->denials;
 	c.alerts = s->alerts;
 	c.log = s->opt->log;
+	c.egress = egress;
 	for (int k = 0; k < SESSION_KIND_COUNT && c.n_kinds < 8; k++) {
-		if (!s->counts[k][RULES_ACTION_DENY] && !s->counts[k][RULES_ACTION_ALERT])
-			continue;
 		c.kinds[c.n_kinds] = session_kind_name(k);
 		c.deny[c.n_kinds] = s->counts[k][RULES_ACTION_DENY];
 		c.alert[c.n_kinds] = s->counts[k][RULES_ACTION_ALERT];
@@ -102,6 +101,9 @@ static void summary_notify(struct session *s, int exit_code)
 	if (rc < 0)
 		error_msg("cannot append to GITHUB_STEP_SUMMARY %s: %s",
 			s->notify.step_summary, strerror(-rc));
+	rc = notify_outputs(&s->notify, &c);
+	if (rc < 0)
+		error_msg("cannot append to GITHUB_OUTPUT %s: %s", s->notify.output, strerror(-rc));
 }
 
 void record_summary(struct session *s, const struct summary_facts *f)
@@ -115,7 +117,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 
 	while (argv && argv[argc])
 		argc++;
-	summary_notify(s, exit_code);
+	summary_notify(s, exit_code, f->egress);
 	if (s->opt->verbosity > 0) {
 		char more[64] = "";
 
