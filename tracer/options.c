@@ -34,6 +34,7 @@ enum {
 	OPT_LANDLOCK,
 	OPT_ENGINE,
 	OPT_EXPLAIN,
+	OPT_DOCTOR,
 	OPT_CONTEXT,
 };
 
@@ -60,6 +61,7 @@ static const struct option options_table[] = {
 	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "doctor", no_argument, NULL, OPT_DOCTOR },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -72,6 +74,7 @@ static void options_usage(FILE *f)
 {
 	fputs("Usage: agenttrace [OPTIONS] [--] COMMAND [ARG...]\n"
 	      "       agenttrace [OPTIONS] --explain\n"
+	      "       agenttrace --doctor\n"
 	      "Run COMMAND and every process it starts under a ptrace + seccomp-bpf\n"
 	      "supervisor that checks exec, writes, credential reads and connects\n"
 	      "against a policy.\n"
@@ -107,6 +110,8 @@ static void options_usage(FILE *f)
 	      "      --landlock auto|on|off  kernel backstop (Landlock) for the write roots;\n"
 	      "                            on: fail (125) where the kernel lacks it\n"
 	      "      --explain             print the effective policy and exit\n"
+	      "      --doctor              print which kernel features this machine has and\n"
+	      "                            what a session here uses, and exit\n"
 	      "      --context TEXT        label copied into every record\n"
 	      "  -q, --quiet               no summary line (and no alert lines with --log)\n"
 	      "  -v, --verbose             say which backend and policy layers are active\n"
@@ -383,6 +388,9 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_EXPLAIN:
 			o->explain = true;
 			break;
+		case OPT_DOCTOR:
+			o->doctor = true;
+			break;
 		case OPT_CONTEXT:
 			o->context = optarg;
 			break;
@@ -410,6 +418,13 @@ int options_parse(int argc, char **argv, struct options *o)
 		}
 	}
 
+	if (o->doctor) {
+		if (o->explain)
+			return options_bad("--doctor and --explain are two reports: give one");
+		if (optind < argc)
+			return options_bad("--doctor takes no command (got '%s')", argv[optind]);
+		return AT_GO_ON;
+	}
 	if (o->explain) {
 		if (optind < argc)
 			return options_bad("--explain takes no command (got '%s')", argv[optind]);

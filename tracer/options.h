@@ -58,6 +58,7 @@ struct options {
 	bool private_tmp;
 	enum options_landlock landlock;
 	bool explain;
+	bool doctor;                     /* --doctor: the machine's report, no command */
 	const char *context;             /* NULL: context_default() */
 	int verbosity;                   /* 0 -q, 1 normal, 2 -v, 3 -vv */
 	char **command;                  /* NULL-terminated; NULL with --explain */
