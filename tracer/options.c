@@ -35,6 +35,8 @@ enum {
 	OPT_ENGINE,
 	OPT_EXPLAIN,
 	OPT_DOCTOR,
+	OPT_NO_PROJECT_POLICY,
+	OPT_TRUST_PROJECT_POLICY,
 	OPT_CONTEXT,
 };
 
@@ -62,6 +64,8 @@ static const struct option options_table[] = {
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "doctor", no_argument, NULL, OPT_DOCTOR },
+	{ "no-project-policy", no_argument, NULL, OPT_NO_PROJECT_POLICY },
+	{ "trust-project-policy", no_argument, NULL, OPT_TRUST_PROJECT_POLICY },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -81,6 +85,9 @@ static void options_usage(FILE *f)
 	      "\n"
 	      "  -p, --policy NAME|FILE    shipped policy (default strict ci audit agent) or\n"
 	      "                            a JSON file; repeatable, later layers on earlier\n"
+	      "      --no-project-policy   ignore the project's .agenttrace.json\n"
+	      "      --trust-project-policy  use the project's .agenttrace.json as written\n"
+	      "                            (without it: only its deny and alert rules)\n"
 	      "  -m, --mode enforce|audit  override the policy's mode\n"
 	      "  -o, --log FILE            append JSON Lines records to FILE\n"
 	      "      --record              log every intercepted event, not only alerts\n"
@@ -391,6 +398,12 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_DOCTOR:
 			o->doctor = true;
 			break;
+		case OPT_NO_PROJECT_POLICY:
+			o->no_project_policy = true;
+			break;
+		case OPT_TRUST_PROJECT_POLICY:
+			o->trust_project_policy = true;
+			break;
 		case OPT_CONTEXT:
 			o->context = optarg;
 			break;
@@ -418,6 +431,9 @@ int options_parse(int argc, char **argv, struct options *o)
 		}
 	}
 
+	if (o->no_project_policy && o->trust_project_policy)
+		return options_bad("--no-project-policy and --trust-project-policy contradict "
+				   "each other: give one");
 	if (o->doctor) {
 		if (o->explain)
 			return options_bad("--doctor and --explain are two reports: give one");

@@ -64,6 +64,7 @@ struct session {
 	struct rules_policy *policy;
 	struct rules_anchors anchors; /* ${ROOT} ${TMPDIR} ${HOME} of this run, for suggestions */
 	char *suggest_base;       /* what a suggested layer extends: the last --policy */
+	char *project_policy;     /* ${ROOT}/.agenttrace.json in force (project-policy.h); NULL: none */
 	char id[17];              /* random hex, per run */
 	char *context;            /* NULL: none */
 	char *self_exe;           /* agenttrace's own binary */

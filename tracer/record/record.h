@@ -93,6 +93,8 @@ struct summary_facts {
 	char *const *unseen;          /* preload-only: static programs run unseen */
 	size_t n_unseen;
 	struct egress *egress;        /* the destinations judged (egress.h), sorted */
+	const char *project_policy;   /* the project's policy in force; NULL: none */
+	bool project_policy_trusted;  /* ... with --trust-project-policy */
 };
 
 /* The last record: counts, exit status, what survived, processes left
