@@ -216,6 +216,7 @@ struct report_build {
 	struct report_map pids;     /* "pid" -> latest proc */
 	struct report_map findings; /* "action\x1frule\x1fobject" -> finding */
 	struct report_map rules;    /* id -> rule */
+	struct report_map evidence; /* copy -> evidence */
 	size_t cap_procs, cap_alerts, cap_findings, cap_rules;
 	size_t bad_shown;
 };
@@ -559,6 +560,33 @@ static void report_summary_egress(struct report *r, const json_t *o)
 	r->egress_other_denied = report_int(other, "denied", 0);
 }
 
+/* The copies REC names: its script's (when one hashes to it) and its
+ * program's.  At most REPORT_KEEP_ALERTS copies are listed. */
+static void report_evidence_add(struct report *r, struct report_map *seen, const struct logrec *rec)
+{
+	for (size_t i = 0; i < json_array_size(rec->evidence) && r->n_evidence < REPORT_KEEP_ALERTS; i++) {
+		const char *copy = json_string_value(json_array_get(rec->evidence, i)), *base;
+		struct report_evidence *e;
+		size_t *slot;
+		bool script;
+
+		if (!copy)
+			continue;
+		slot = report_map_slot(seen, copy, true);
+		if (*slot != REPORT_NONE)
+			continue;
+		*slot = r->n_evidence;
+		base = logread_base(copy);
+		script = rec->script_path && rec->script_sha256 && strcmp(base, rec->script_sha256) == 0;
+		r->evidence = xrealloc(r->evidence, (r->n_evidence + 1) * sizeof(*r->evidence));
+		e = &r->evidence[r->n_evidence++];
+		e->copy = xstrdup(copy);
+		e->what = xstrdup(script ? "script" : "program");
+		e->path = report_dup(script ? rec->script_path : rec->target ? rec->target : rec->exe);
+		e->line = rec->line;
+	}
+}
+
 static void report_summary(struct report *r, const struct logrec *rec)
 {
 	const json_t *o = rec->json, *v;
@@ -645,6 +673,8 @@ int report_build(struct report *r, const char *log, char *err, size_t err_size)
 			report_summary(r, rec);
 			continue;
 		}
+		if (rec->evidence)
+			report_evidence_add(r, &b.evidence, rec);
 		if (rec->pid > 0) {
 			proc = report_proc_for(&b, rec);
 			report_proc_event(&b, proc, rec);
@@ -666,12 +696,14 @@ int report_build(struct report *r, const char *log, char *err, size_t err_size)
 		report_map_free(&b.pids);
 		report_map_free(&b.findings);
 		report_map_free(&b.rules);
+	report_map_free(&b.evidence);
 		return rc;
 	}
 	report_link_procs(&b);
 	report_map_free(&b.pids);
 	report_map_free(&b.findings);
 	report_map_free(&b.rules);
+	report_map_free(&b.evidence);
 	return 0;
 }
 
@@ -738,6 +770,13 @@ void report_free(struct report *r)
 	free(r->cwd);
 	free(r->first_cwd);
 	report_egress_free(r);
+	for (size_t i = 0; i < r->n_evidence; i++) {
+		free(r->evidence[i].copy);
+		free(r->evidence[i].path);
+		free(r->evidence[i].what);
+	}
+	free(r->evidence);
+	free(r->out_dir);
 	free(r->workspace);
 	free(r->workflow);
 	free(r->log_abs);
@@ -966,6 +1005,15 @@ int main(int argc, char **argv)
 		die("%s", err);
 	}
 	report_place(&r, root, log);
+	if (output) {
+		/* Where the HTML report's links to evidence start from. */
+		char *dir = xstrdup(output), *slash = strrchr(dir, '/');
+
+		if (slash)
+			*slash = 0;
+		r.out_dir = realpath(slash ? (*dir ? dir : "/") : ".", NULL);
+		free(dir);
+	}
 	if (report_malformed_text(&r, buf, sizeof(buf)) && log_level() > 0)
 		warn_msg("%s: %s", log, buf);
 	if (output) {

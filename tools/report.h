@@ -111,6 +111,15 @@ struct report_dest {
 	long long allowed, denied;
 };
 
+/* A copy of a script or program the session kept (--evidence), from the
+ * exec records and alerts that name it; one entry per copy. */
+struct report_evidence {
+	char *copy;             /* DIR/SHA256 as recorded */
+	char *path;             /* the script or program it is a copy of */
+	char *what;             /* "script" or "program" */
+	size_t line;            /* the first record naming it */
+};
+
 struct report {
 	char *log_name;
 	size_t lines, records, malformed;
@@ -152,10 +161,14 @@ struct report {
 	size_t n_egress;
 	long long egress_other_allowed, egress_other_denied;
 
+	struct report_evidence *evidence;
+	size_t n_evidence;
+
 	/* Not from the log: where the SARIF report places results (main). */
 	char *workspace;        /* --root, else GITHUB_WORKSPACE, else the run's directory */
 	char *workflow;         /* the workflow file of GITHUB_WORKFLOW_REF, relative */
 	char *log_abs;          /* the log's absolute path, NULL for standard input */
+	char *out_dir;          /* -o FILE's directory, absolute; NULL: standard output */
 };
 
 enum report_event {

@@ -37,6 +37,7 @@ enum {
 	OPT_DOCTOR,
 	OPT_NO_PROJECT_POLICY,
 	OPT_TRUST_PROJECT_POLICY,
+	OPT_EVIDENCE,
 	OPT_CONTEXT,
 };
 
@@ -66,6 +67,7 @@ static const struct option options_table[] = {
 	{ "doctor", no_argument, NULL, OPT_DOCTOR },
 	{ "no-project-policy", no_argument, NULL, OPT_NO_PROJECT_POLICY },
 	{ "trust-project-policy", no_argument, NULL, OPT_TRUST_PROJECT_POLICY },
+	{ "evidence", required_argument, NULL, OPT_EVIDENCE },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -91,6 +93,8 @@ static void options_usage(FILE *f)
 	      "  -m, --mode enforce|audit  override the policy's mode\n"
 	      "  -o, --log FILE            append JSON Lines records to FILE\n"
 	      "      --record              log every intercepted event, not only alerts\n"
+	      "      --evidence DIR        keep a copy of every script run and of every\n"
+	      "                            program the session wrote and ran, in DIR\n"
 	      "      --allow-net HOST[:PORT], --allow-write PATH, --allow-read PATH,\n"
 	      "      --allow-exec PROGRAM  add one allow rule, exempted from the policy's\n"
 	      "                            denies of its kind; repeatable; single-quote\n"
@@ -403,6 +407,11 @@ int options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TRUST_PROJECT_POLICY:
 			o->trust_project_policy = true;
+			break;
+		case OPT_EVIDENCE:
+			if (!*optarg)
+				return options_bad("--evidence needs a directory");
+			o->evidence = optarg;
 			break;
 		case OPT_CONTEXT:
 			o->context = optarg;

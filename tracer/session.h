@@ -11,6 +11,7 @@
 #include "rules/generalise.h"
 #include "rules/rules.h"
 #include "tracer/record/egress.h"
+#include "tracer/record/evidence.h"
 #include "tracer/record/notify.h"
 #include "tracer/options.h"
 #include "tracer/ptrace/tracee.h"
@@ -84,6 +85,7 @@ struct session {
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
 	struct egress egress;     /* egress.h: the destinations connects and sends were judged for */
+	struct evidence evidence; /* evidence.h: --evidence DIR, and what the session wrote */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */

@@ -178,6 +178,17 @@ static void session_protect(struct session *s, struct session_extras *x, const c
 		free(abs);
 	}
 	session_protect_project(s, x, project_root);
+	if (o->evidence) {
+		char *dir = session_abspath(o->evidence), *pat = session_literal_pattern(dir);
+
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, xasprintf("%s/**", pat)), "write.agenttrace-evidence",
+			      "the evidence kept of the session is written by agenttrace only");
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY, session_own(x, pat),
+			      "write.agenttrace-evidence-dir",
+			      "the evidence kept of the session is written by agenttrace only");
+		free(dir);
+	}
 	if (s->self_exe)
 		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
 			      session_own(x, session_literal_pattern(s->self_exe)),
@@ -414,6 +425,7 @@ int session_start(struct session *s, struct options *opt)
 	s->child_pipe = -1;
 	s->channel_fd = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
+	evidence_init(&s->evidence);
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	clock_gettime(CLOCK_REALTIME, &s->started_real);
 	session_token(s->id);
@@ -472,6 +484,13 @@ int session_start(struct session *s, struct options *opt)
 		ret = session_open_log(s, log_abs);
 		if (ret != AT_GO_ON)
 			goto out;
+	}
+	if (opt->evidence) {
+		ret = evidence_open(&s->evidence, opt->evidence);
+		if (ret != AT_GO_ON)
+			goto out;
+		info_msg("evidence: copies of the scripts run and the programs written and run "
+			 "in %s", s->evidence.dir);
 	}
 	s->call = xmalloc(sizeof(*s->call));
 	ret = channel_open(s);
@@ -537,6 +556,7 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.egress = &s->egress,
 		.project_policy = s->project_policy,
 		.project_policy_trusted = s->opt->trust_project_policy,
+		.evidence = s->evidence.dir_fd >= 0 ? &s->evidence : NULL,
 	};
 	char **changed = survive_list(s->survive, &f.n_changed_outside);
 
@@ -558,6 +578,7 @@ void session_end(struct session *s)
 	landlock_free(s->landlock);
 	survive_free(s->survive);
 	egress_free(&s->egress);
+	evidence_close(&s->evidence);
 	free(s->groups);
 	channel_close(s);
 	tracee_info_unref(s->main_info);

@@ -291,6 +291,48 @@ static json_t *record_backtrace(const struct bt_frame *f, int n)
 	return a;
 }
 
+/* script_size, script_sha256; program_written, program_size,
+ * program_sha256; evidence: the copies kept. */
+static void record_set_evidence(json_t *o, const struct record *r)
+{
+	const struct evidence_file *sf = r->script_file, *pf = r->program_file;
+	json_t *copies;
+
+	if (sf && sf->known) {
+		json_object_set_new(o, "script_size", json_integer((json_int_t)sf->size));
+		if (sf->hashed)
+			json_object_set_new(o, "script_sha256", json_string(sf->sha256));
+	}
+	if (pf && pf->known) {
+		json_object_set_new(o, "program_written", json_true());
+		json_object_set_new(o, "program_size", json_integer((json_int_t)pf->size));
+		if (pf->hashed)
+			json_object_set_new(o, "program_sha256", json_string(pf->sha256));
+	}
+	if (!(sf && sf->copied) && !(pf && pf->copied))
+		return;
+	copies = json_array();
+	if (sf && sf->copied)
+		json_array_append_new(copies, record_jstr(sf->copy));
+	if (pf && pf->copied && !(sf && sf->copied && strcmp(sf->copy, pf->copy) == 0))
+		json_array_append_new(copies, record_jstr(pf->copy));
+	json_object_set_new(o, "evidence", copies);
+}
+
+void record_exec_evidence(struct session *s, struct record *r, struct evidence_file files[2])
+{
+	const char *program = r->target ? r->target : r->exe;
+
+	if (r->script_path) {
+		evidence_file(&s->evidence, r->script_path, &files[0]);
+		r->script_file = &files[0];
+	}
+	if (program && evidence_was_written(&s->evidence, program)) {
+		evidence_file(&s->evidence, program, &files[1]);
+		r->program_file = &files[1];
+	}
+}
+
 void record_emit(struct session *s, const struct record *r)
 {
 	bool alert = strcmp(r->event, "alert") == 0;
@@ -359,6 +401,7 @@ void record_emit(struct session *s, const struct record *r)
 	record_set_str(o, "loader", r->loader);
 	record_set_str(o, "script_path", r->script_path);
 	record_set_str(o, "program_name", r->program_name);
+	record_set_evidence(o, r);
 	if (r->err)
 		json_object_set_new(o, "errno", json_string(record_errno_name(r->err)));
 	record_set_str(o, "rule", r->rule);

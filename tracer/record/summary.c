@@ -180,6 +180,13 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	json_object_set_new(o, "mode", json_string(s->policy->mode == RULES_MODE_AUDIT ?
 						   "audit" : "enforce"));
 	json_object_set_new(o, "policy", record_jstr(rules_string(s->policy, s->policy->layers)));
+	json_object_set_new(o, "evidence_kept", f->evidence ?
+			    json_pack("{s:o,s:I,s:I,s:I,s:I}", "dir", record_jstr(f->evidence->dir),
+				      "files", (json_int_t)f->evidence->files,
+				      "bytes", (json_int_t)f->evidence->bytes,
+				      "skipped", (json_int_t)f->evidence->skipped,
+				      "untracked_writes", (json_int_t)f->evidence->untracked) :
+			    json_null());
 	json_object_set_new(o, "project_policy", f->project_policy ?
 			    json_pack("{s:o,s:b}", "path", record_jstr(f->project_policy), "trusted",
 				      f->project_policy_trusted) : json_null());
