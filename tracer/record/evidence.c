@@ -106,15 +106,25 @@ void evidence_file(struct evidence *e, const char *path, struct evidence_file *o
 	bool ok = true;
 
 	memset(out, 0, sizeof(*out));
-	/* O_NONBLOCK: a FIFO in a script's place must not hang the
-	 * supervisor; only a regular file is read. */
-	fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1;
+	/* Only a regular file is read.  Looked at through O_PATH first: an
+	 * open for reading of a FIFO in a script's place would be a reader
+	 * of the command's pipe (its data lost when we close it, the
+	 * interpreter then waiting for ever), of a device a read with
+	 * effects. */
+	fd = path ? open(path, O_PATH | O_CLOEXEC) : -1;
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return;
 	}
+	snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
+	cfd = open(tmp, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	close(fd);
+	fd = cfd;
+	cfd = -1;
+	if (fd < 0)
+		return;
 	out->known = true;
 	out->size = (uint64_t)st.st_size;
 	if (out->size > EVIDENCE_FILE_MAX) {
