@@ -116,3 +116,21 @@ done
 # /run/secrets/** (container secrets) is matched like any other read rule:
 # the default policy's own tests (agenttrace-policy check) cover its
 # pattern, without a mount on this machine's /run.
+
+# Python's user site is a write root, but what Python runs at every start
+# is protected there like a dotfile.
+site=$HOME/.local/lib/python3.11/site-packages
+mkdir -p "$site"
+for B in auto preload; do
+	backend_use "$B"
+	bk_denied "write user site evil.pth" "$EACCES" write write.python-user-site.pth "$site/evil.pth" -- \
+		"$TRY" open-write "$site/evil.pth"
+	bk_denied "write user site usercustomize.py" "$EACCES" write write.python-user-site.usercustomize \
+		"$site/usercustomize.py" -- "$TRY" open-write "$site/usercustomize.py"
+	bk_denied "rename into user site sitecustomize.py" "$EACCES" write write.python-user-site.sitecustomize \
+		"$site/sitecustomize.py" -- sh -c 'echo "import os" >"$1/x.txt" && exec "$2" rename "$1/x.txt" "$1/sitecustomize.py"' sh "$site" "$TRY"
+	assert_file_absent "${BK}user site: no sitecustomize.py" "$site/sitecustomize.py"
+	mkdir -p "$site/pkg"
+	bk_allowed "write user site pkg/__init__.py (a package)" -- "$TRY" open-write "$site/pkg/__init__.py"
+	rm -f "$site/x.txt"
+done
