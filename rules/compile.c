@@ -1134,7 +1134,6 @@ static void comp_layer_settings(struct comp *c, const struct load_layer *layer)
 	v = json_object_get(root, "limits");
 	if (v) {
 		json_t *m;
-		unsigned long long size;
 
 		if ((m = json_object_get(v, "max_procs")))
 			c->limits.max_procs = (uint64_t)json_integer_value(m);
@@ -1142,11 +1141,19 @@ static void comp_layer_settings(struct comp *c, const struct load_layer *layer)
 			c->limits.timeout_sec = (uint64_t)json_integer_value(m);
 		if ((m = json_object_get(v, "max_cpu")))
 			c->limits.max_cpu_sec = (uint64_t)json_integer_value(m);
+		/* A size or a share: whichever this layer sets replaces both. */
 		if ((m = json_object_get(v, "max_memory"))) {
-			if (json_is_string(m) && schema_parse_size(json_string_value(m), &size) == 0)
+			uint64_t size;
+			uint32_t percent;
+
+			if (json_is_string(m) &&
+			    rules_parse_memory(json_string_value(m), &size, &percent) == 0) {
 				c->limits.max_memory = size;
-			else if (json_is_integer(m))
+				c->limits.max_memory_percent = percent;
+			} else if (json_is_integer(m)) {
 				c->limits.max_memory = (uint64_t)json_integer_value(m);
+				c->limits.max_memory_percent = 0;
+			}
 		}
 	}
 }

@@ -125,7 +125,11 @@ char *rules_explain(const struct rules_policy *p)
 	env = NULL;
 	json_object_set_new(limits, "max_procs", explain_limit(p->limits.max_procs));
 	json_object_set_new(limits, "timeout", explain_limit(p->limits.timeout_sec));
-	json_object_set_new(limits, "max_memory", explain_limit(p->limits.max_memory));
+	if (p->limits.max_memory_percent)
+		json_object_set_new(limits, "max_memory",
+				    json_sprintf("%u%%", (unsigned)p->limits.max_memory_percent));
+	else
+		json_object_set_new(limits, "max_memory", explain_limit(p->limits.max_memory));
 	json_object_set_new(limits, "max_cpu", explain_limit(p->limits.max_cpu_sec));
 	json_object_set_new(root, "limits", limits);
 	limits = NULL;

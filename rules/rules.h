@@ -132,6 +132,8 @@ struct rules_limits {
 	uint64_t timeout_sec;
 	uint64_t max_memory;   /* bytes */
 	uint64_t max_cpu_sec;
+	uint32_t max_memory_percent; /* of the machine's memory, instead of max_memory */
+	uint32_t pad;
 };
 
 /* The header at offset 0 of the block. */

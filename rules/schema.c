@@ -315,31 +315,6 @@ static void check_section(struct schema *sch, const char *section, const json_t 
 	}
 }
 
-int schema_parse_size(const char *s, unsigned long long *out)
-{
-	unsigned long long v, mul = 1;
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case '\0': break;
-	case 'K': case 'k': mul = 1ULL << 10; end++; break;
-	case 'M': case 'm': mul = 1ULL << 20; end++; break;
-	case 'G': case 'g': mul = 1ULL << 30; end++; break;
-	case 'T': case 't': mul = 1ULL << 40; end++; break;
-	default: return -1;
-	}
-	if (*end || !v || v > ~0ULL / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 static void check_limits(struct schema *sch, const json_t *obj, const char *kp)
 {
 	const char *key;
@@ -350,21 +325,23 @@ static void check_limits(struct schema *sch, const json_t *obj, const char *kp)
 	unknown_keys(sch, obj, kp, limit_keys);
 	json_object_foreach((json_t *)obj, key, v) {
 		char ckp[KP_SIZE];
-		unsigned long long size;
+		uint64_t size;
+		uint32_t percent;
 
 		if (!key_allowed(limit_keys, key))
 			continue;
 		kp_key(ckp, kp, key);
 		if (!strcmp(key, "max_memory") && json_is_string(v)) {
-			if (schema_parse_size(json_string_value(v), &size) < 0)
+			if (rules_parse_memory(json_string_value(v), &size, &percent) < 0)
 				FAIL(sch, ckp, false,
-				     "bad size \"%s\": a positive number of bytes, or with K, M, G or T",
+				     "bad size \"%s\": a positive number of bytes, with K, M, G or T, "
+				     "or a share of the machine's memory from 1%% to 100%%",
 				     json_string_value(v));
 			continue;
 		}
 		if (!json_is_integer(v)) {
 			FAIL(sch, ckp, false, "expected a positive integer%s, got %s",
-			     strcmp(key, "max_memory") ? "" : " or a size like \"512M\"",
+			     strcmp(key, "max_memory") ? "" : " or a size like \"512M\" or \"75%\"",
 			     schema_type_name(v));
 			continue;
 		}

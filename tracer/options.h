@@ -52,6 +52,7 @@ struct options {
 	uint64_t timeout_ms;             /* 0 = unset */
 	uint64_t max_procs;
 	uint64_t max_memory;             /* bytes */
+	uint32_t max_memory_percent;     /* of the machine's memory, instead */
 	uint64_t max_cpu;                /* seconds */
 	const char *user;
 	uint64_t keep_caps;              /* --keep-caps: 0 = the default set (caps.h) */
@@ -73,10 +74,6 @@ struct options {
 int options_parse(int argc, char **argv, struct options *o);
 
 void options_free(struct options *o);
-
-/* "512M" -> bytes; K M G T suffixes (powers of 1024), optional "B" or
- * "iB".  Returns 0 or -EINVAL / -ERANGE. */
-int options_parse_size(const char *s, uint64_t *out);
 
 /* The --context default (context.c): $AGENTTRACE_CONTEXT, else the CI job
  * (GitHub Actions: "$GITHUB_WORKFLOW/$GITHUB_JOB", GitLab: "$CI_JOB_NAME"),

@@ -97,6 +97,7 @@ struct session {
 	uint64_t max_procs;
 	uint64_t timeout_ms;
 	uint64_t max_memory;
+	uint32_t max_memory_percent; /* max_memory is this share of the machine's */
 	uint64_t max_cpu;
 	struct timespec started;  /* CLOCK_MONOTONIC */
 	struct timespec started_real;

@@ -26,6 +26,7 @@
 #include "tracer/inspect/backtrace.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/confine/landlock.h"
+#include "tracer/confine/limits.h"
 #include "tracer/confine/privtmp.h"
 #include "tracer/session.h"
 #include "tracer/record/record.h"
@@ -478,7 +479,15 @@ int session_start(struct session *s, struct options *opt)
 	s->record_all = opt->record || s->policy->record;
 	s->max_procs = session_pick(opt->max_procs, s->policy->limits.max_procs);
 	s->timeout_ms = opt->timeout_ms ? opt->timeout_ms : s->policy->limits.timeout_sec * 1000u;
-	s->max_memory = session_pick(opt->max_memory, s->policy->limits.max_memory);
+	if (opt->max_memory || opt->max_memory_percent) {
+		s->max_memory = opt->max_memory;
+		s->max_memory_percent = opt->max_memory_percent;
+	} else {
+		s->max_memory = s->policy->limits.max_memory;
+		s->max_memory_percent = s->policy->limits.max_memory_percent;
+	}
+	if (s->max_memory_percent)
+		s->max_memory = limits_machine_share(s->max_memory_percent);
 	s->max_cpu = session_pick(opt->max_cpu, s->policy->limits.max_cpu_sec);
 	if (log_abs) {
 		ret = session_open_log(s, log_abs);
@@ -528,9 +537,12 @@ int session_start(struct session *s, struct options *opt)
 	if (s->switch_user)
 		info_msg("the command runs as uid %u gid %u", (unsigned)s->uid, (unsigned)s->gid);
 	if (s->max_procs || s->timeout_ms || s->max_memory || s->max_cpu)
-		info_msg("limits: max-procs %llu, timeout %llu ms, max-memory %llu bytes, max-cpu %llu s (0 = none)",
+		info_msg("limits: max-procs %llu, timeout %llu ms, max-memory %llu bytes%s, "
+			 "max-cpu %llu s (0 = none)",
 			 (unsigned long long)s->max_procs, (unsigned long long)s->timeout_ms,
-			 (unsigned long long)s->max_memory, (unsigned long long)s->max_cpu);
+			 (unsigned long long)s->max_memory,
+			 s->max_memory_percent ? " (a share of the machine's memory)" : "",
+			 (unsigned long long)s->max_cpu);
 	ret = AT_GO_ON;
 out:
 	free(log_abs);
