@@ -77,8 +77,8 @@ static void mask_say_plan(const struct mask *m)
 			  m->v[i].kind == MASK_EMPTY_DIR ? "empty directory over" : "empty file over",
 			  m->v[i].path, m->v[i].rule[0] ? " by " : "", m->v[i].rule);
 	if (m->truncated)
-		info_msg("masks: the plan reached its bounds (%d masks, %d entries): "
-			 "some denied objects stay the supervisor's alone", 256, 4096);
+		info_msg("masks: the plan reached its bounds (doc/INTERNALS.md, \"Masks\"): "
+			 "some denied objects stay the supervisor's alone");
 }
 
 int mask_setup(struct session *s)
