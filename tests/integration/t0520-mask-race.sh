@@ -179,6 +179,14 @@ assert_eq "--mask on in audit mode: 125" 125 $?
 at_q --mask sometimes -- true
 assert_eq "--mask sometimes: 125" 125 $?
 
+# --doctor tells in advance which of the two protections a session runs.
+"$AGENTTRACE" --doctor >"$OUT" 2>"$ERR"
+assert_match "--doctor: the masks a session here makes" \
+	"^  masks \(--mask auto\) +a $([ "$(id -u)" = 0 ] && echo mount || echo user) namespace" "$(cat "$OUT")"
+AGENTTRACE_TEST_MASK_NS=0 "$AGENTTRACE" --doctor >"$OUT" 2>"$ERR"
+assert_match "--doctor, no namespace: the supervisor's checks alone, and why" \
+	"^  masks \(--mask auto\) +none, no namespace may be made.*checks alone" "$(cat "$OUT")"
+
 # --- not root: a user namespace -----------------------------------------------
 # agenttrace run by an unprivileged user (uid 54321, no passwd entry
 # needed) makes a user namespace with the user mapped to itself.
@@ -204,6 +212,8 @@ if grep -q "masks: none" "$ERR" || [ ! -s "$UB/log.jsonl" ]; then
 	skip "not root: user namespace" "no user namespace here: $(head -c 300 "$ERR")"
 	exit 0
 fi
+(cd "$UB/root" && setpriv --reuid "$U" --regid "$U" --clear-groups "$AGENTTRACE" --doctor) >"$OUT" 2>"$ERR"
+assert_match "not root, --doctor: a user namespace" "^  masks \(--mask auto\) +a user namespace" "$(cat "$OUT")"
 REC_LOG=$UB/log.jsonl assert_rec "not root: the masks are in a user namespace" \
 	"event == 'summary' and masks['namespace'] == 'user' and masks['in_force'] >= 2"
 for E in notify ptrace; do
