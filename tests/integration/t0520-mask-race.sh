@@ -174,6 +174,19 @@ assert_match "no namespace: the race runs (the supervisor's checks alone)" "^tri
 rm -f "$ROOT/.git/hooks/pre-commit"
 AGENTTRACE_TEST_MASK_NS=0 at_q --mask on -- true
 assert_eq "--mask on without a namespace: 125" 125 $?
+# The namespace is made but no mount in it succeeds (a container's
+# seccomp profile, Ubuntu's restricted unprivileged user namespaces):
+# only the child finds out, and says so.
+AGENTTRACE_TEST_MASK_MOUNT=0 at_q -v -- sh -c 'cat "$HOME/.ssh/id_rsa"; grep -c " $HOME/.ssh/id_rsa " /proc/self/mountinfo'
+assert_eq "namespace without mounts: the command runs, unmasked" 0 "$(cat "$OUT")"
+assert_match "namespace without mounts: one info line says why" \
+	"masks: none \(cannot keep mounts from propagating: Operation not permitted\); the supervisor's checks alone" \
+	"$(cat "$ERR")"
+assert_rec "namespace without mounts: the summary says no mask ran, and why" \
+	"event == 'summary' and masks['namespace'] is None and masks['in_force'] == 0 and 'cannot keep mounts' in masks['why']"
+AGENTTRACE_TEST_MASK_MOUNT=0 at_q --mask on -- true
+assert_eq "--mask on, namespace without mounts: 125" 125 $?
+assert_match "--mask on, namespace without mounts: says why" "--mask on: cannot keep mounts" "$(cat "$ERR")"
 at_q --mask on --mode audit -- true
 assert_eq "--mask on in audit mode: 125" 125 $?
 at_q --mask sometimes -- true
@@ -225,6 +238,14 @@ for E in notify ptrace; do
 		pre-commit write "$PLANT"
 	assert_file_absent "not root, $E: no hook is planted" "$UB/root/.git/hooks/pre-commit"
 done
+# A user namespace in which no mount succeeds changes what the command
+# sees for nothing: the command is started again without one.
+AGENTTRACE_TEST_MASK_MOUNT=0 as_user -v -- sh -c 'tr -s " " </proc/self/uid_map; stat -c %U /'
+assert_eq "not root, namespace without mounts: the command runs without a user namespace" \
+	" 0 0 4294967295
+root" "$(cat "$OUT")"
+assert_match "not root, namespace without mounts: started again, and said so" \
+	"masks: none \(cannot keep mounts.*starting the command again without a namespace" "$(cat "$ERR")"
 # The supervisor's view through its /proc/PID/root: another user
 # namespace's processes are out of a capability-less command's reach.
 as_user -- sh -c 'exec ./race-swap symlink "$0" "$1" "$2" "/proc/$PPID/root$3" .ssh/id_rsa read "$4"' \

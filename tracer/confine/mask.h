@@ -60,6 +60,7 @@ struct mask {
 	gid_t gid;
 	int status_fd[2];          /* the child's report (struct mask_report), -1 */
 	int view_fd;               /* the command's root (O_PATH), taken at first use; -1 */
+	bool no_mount;             /* test knob MASK_MOUNT=0: the namespace is made, no mount in it */
 };
 
 /* ---- the plan (mask-plan.c) ---- */
