@@ -33,6 +33,7 @@ enum {
 	OPT_KEEP_CAPS,
 	OPT_PRIVATE_TMP,
 	OPT_LANDLOCK,
+	OPT_MASK,
 	OPT_ENGINE,
 	OPT_EXPLAIN,
 	OPT_DOCTOR,
@@ -63,6 +64,7 @@ static const struct option options_table[] = {
 	{ "keep-caps", required_argument, NULL, OPT_KEEP_CAPS },
 	{ "private-tmp", no_argument, NULL, OPT_PRIVATE_TMP },
 	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
+	{ "mask", required_argument, NULL, OPT_MASK },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "doctor", no_argument, NULL, OPT_DOCTOR },
@@ -121,6 +123,9 @@ static void options_usage(FILE *f)
 	      "      --private-tmp         a fresh TMPDIR for the command, removed at the end\n"
 	      "      --landlock auto|on|off  kernel backstop (Landlock) for the write roots;\n"
 	      "                            on: fail (125) where the kernel lacks it\n"
+	      "      --mask auto|on|off    hide denied credentials and bind protected project\n"
+	      "                            files read-only in the command's own mount\n"
+	      "                            namespace; on: fail (125) where none can be made\n"
 	      "      --explain             print the effective policy and exit\n"
 	      "      --doctor              print which kernel features this machine has and\n"
 	      "                            what a session here uses, and exit\n"
@@ -353,6 +358,16 @@ int options_parse(int argc, char **argv, struct options *o)
 				o->landlock = OPTIONS_LANDLOCK_OFF;
 			else
 				return options_bad("invalid --landlock '%s' (auto, on or off)", optarg);
+			break;
+		case OPT_MASK:
+			if (strcmp(optarg, "auto") == 0)
+				o->mask = OPTIONS_MASK_AUTO;
+			else if (strcmp(optarg, "on") == 0)
+				o->mask = OPTIONS_MASK_ON;
+			else if (strcmp(optarg, "off") == 0)
+				o->mask = OPTIONS_MASK_OFF;
+			else
+				return options_bad("invalid --mask '%s' (auto, on or off)", optarg);
 			break;
 		case OPT_ENGINE:
 			if (strcmp(optarg, "auto") == 0)

@@ -29,6 +29,13 @@ enum options_landlock {
 	OPTIONS_LANDLOCK_OFF,
 };
 
+/* --mask: the command's own mount namespace (tracer/confine/mask.h). */
+enum options_mask {
+	OPTIONS_MASK_AUTO = 0,
+	OPTIONS_MASK_ON,
+	OPTIONS_MASK_OFF,
+};
+
 /* One repeatable option's values, in command-line order. */
 struct options_list {
 	const char **v;
@@ -58,6 +65,7 @@ struct options {
 	uint64_t keep_caps;              /* --keep-caps: 0 = the default set (caps.h) */
 	bool private_tmp;
 	enum options_landlock landlock;
+	enum options_mask mask;
 	bool explain;
 	bool doctor;                     /* --doctor: the machine's report, no command */
 	bool no_project_policy;          /* --no-project-policy */

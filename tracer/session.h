@@ -22,6 +22,7 @@ struct stop_answer;
 struct unotify_call;
 struct privtmp;
 struct landlock;
+struct mask;
 struct survive;
 
 /* Record kinds: the policy's four plus the supervisor's own two. */
@@ -82,6 +83,7 @@ struct session {
 	char *private_tmp;
 	struct privtmp *privtmp;  /* privtmp.c: its parent fd, private /tmp */
 	struct landlock *landlock; /* landlock.c: the backstop, NULL: none */
+	struct mask *mask;        /* mask.c: the command's masks, NULL: not wanted */
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
 	struct egress egress;     /* egress.h: the destinations connects and sends were judged for */

@@ -27,6 +27,7 @@
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
+#include "tracer/confine/mask.h"
 #include "tracer/confine/privtmp.h"
 #include "tracer/session.h"
 #include "tracer/record/record.h"
@@ -534,6 +535,11 @@ int session_start(struct session *s, struct options *opt)
 	ret = landlock_setup(s);
 	if (ret != AT_GO_ON)
 		goto out;
+	/* The command's own view, made in the child (composes with the
+	 * private /tmp above, which it inherits). */
+	ret = mask_setup(s);
+	if (ret != AT_GO_ON)
+		goto out;
 	if (s->switch_user)
 		info_msg("the command runs as uid %u gid %u", (unsigned)s->uid, (unsigned)s->gid);
 	if (s->max_procs || s->timeout_ms || s->max_memory || s->max_cpu)
@@ -561,6 +567,13 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.as_root = s->switch_user ? s->uid == 0 : geteuid() == 0,
 		.landlock_abi = landlock_abi_in_force(s->landlock),
 		.private_tmp = s->private_tmp,
+		.masks_wanted = s->mask != NULL,
+		.masks_ns = s->mask && mask_in_force(s->mask) ? mask_ns_name(s->mask->ns) : NULL,
+		.masks_read = s->mask ? s->mask->n_read : 0,
+		.masks_write = s->mask ? s->mask->n_write : 0,
+		.masks_in_force = mask_in_force(s->mask) ? s->mask->applied : 0,
+		.masks_why = s->mask && s->mask->why[0] ? s->mask->why : NULL,
+		.masks_note = mask_summary_note(s->mask),
 		.preload_note = s->preload_only ? PRELOAD_MODE_NOTE : NULL,
 		.engine = session_engine_name(s->engine),
 		.unseen = s->unseen,
@@ -588,6 +601,7 @@ void session_end(struct session *s)
 	privtmp_remove(s->privtmp);
 	free(s->private_tmp);
 	landlock_free(s->landlock);
+	mask_free(s->mask);
 	survive_free(s->survive);
 	egress_free(&s->egress);
 	evidence_close(&s->evidence);

@@ -98,6 +98,15 @@ struct summary_facts {
 	bool as_root;
 	int landlock_abi;             /* 0: no Landlock */
 	const char *private_tmp;      /* NULL: none */
+	/* The command's masks (tracer/confine/mask.h): wanted (not --mask
+	 * off, not audit), the namespace made (NULL: none), how many of each
+	 * kind were planned and how many are in force, why none or not all
+	 * are (NULL), and the human line when the races stay open (NULL). */
+	bool masks_wanted;
+	const char *masks_ns;
+	unsigned masks_read, masks_write, masks_in_force;
+	const char *masks_why;
+	const char *masks_note;
 	const char *preload_note;     /* preload-only: what the shim cannot see; NULL: ptrace */
 	const char *engine;           /* the supervisor's engine: "notify", "ptrace" */
 	char *const *unseen;          /* preload-only: static programs run unseen */

@@ -11,6 +11,22 @@
 #include "tracer/record/record.h"
 #include "tracer/record/writer.h"
 
+/* "masks": null when not wanted, else what was planned and what holds. */
+static json_t *summary_masks(const struct summary_facts *f)
+{
+	json_t *m;
+
+	if (!f->masks_wanted)
+		return json_null();
+	m = json_object();
+	json_object_set_new(m, "namespace", f->masks_ns ? json_string(f->masks_ns) : json_null());
+	json_object_set_new(m, "read", json_integer(f->masks_read));
+	json_object_set_new(m, "write", json_integer(f->masks_write));
+	json_object_set_new(m, "in_force", json_integer(f->masks_in_force));
+	json_object_set_new(m, "why", f->masks_why ? record_jstr(f->masks_why) : json_null());
+	return m;
+}
+
 /* What survives the session, and how it ran.  O NULL: the human lines
  * on stderr. */
 static void summary_hardening(struct session *s, const struct summary_facts *f, json_t *o)
@@ -33,6 +49,8 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 		}
 		if (as_root && !s->preload_only)
 			out_msg("the command ran as root (no --user)");
+		if (f->masks_note)
+			out_msg("%s", f->masks_note);
 	} else {
 		json_t *a = json_array();
 
@@ -46,6 +64,7 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 						   json_null());
 		json_object_set_new(o, "private_tmp", f->private_tmp ? record_jstr(f->private_tmp) :
 						      json_null());
+		json_object_set_new(o, "masks", summary_masks(f));
 	}
 }
 

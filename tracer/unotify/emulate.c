@@ -16,6 +16,7 @@
 
 #include "lib/log.h"
 #include "lib/xalloc.h"
+#include "tracer/confine/mask.h"
 #include "tracer/inspect/proc.h"
 #include "tracer/ptrace/tracee.h"
 #include "tracer/session.h"
@@ -125,12 +126,22 @@ static void emulate_restore(const struct emulate_creds *saved)
 }
 
 /* PATH, exactly: no symlink on the way (one there now appeared after the
- * check: ELOOP), as an O_PATH descriptor. */
-static int emulate_path_fd(const char *path, int extra)
+ * check: ELOOP), as an O_PATH descriptor.  Looked up in the caller's view
+ * (VIEW, its root: mask_view_fd()), so that the command's masks hold for
+ * what the supervisor opens for it too; AT_FDCWD: the views are one. */
+static int emulate_path_fd(int view, const char *path, int extra)
 {
 	struct open_how how = { .flags = (unsigned long long)(O_PATH | O_CLOEXEC | extra),
 				.resolve = RESOLVE_NO_SYMLINKS };
-	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	long fd;
+
+	if (view != AT_FDCWD) {
+		while (*path == '/')
+			path++;
+		if (!*path)
+			path = ".";
+	}
+	fd = syscall(SYS_openat2, view, path, &how, sizeof(how));
 
 	return fd < 0 ? -errno : (int)fd;
 }
@@ -245,17 +256,22 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 {
 	struct emulate_creds cr, saved;
 	const char *path = c->path[0];
-	int flags = c->flags, fd0, fd = -1, r;
+	int flags = c->flags, fd0, fd = -1, r, view;
 	struct stat st;
 
 	if (!c->is_open || c->n_events == 0 || !path[0] || c->open_resolve ||
 	    (flags & O_PATH))
 		return -ENOTSUP;
+	/* Without the caller's view the kernel's own walk, which the masks
+	 * govern, is better than one in the supervisor's. */
+	view = mask_view_fd(s, u->tid);
+	if (view < 0 && view != AT_FDCWD)
+		return -ENOTSUP;
 	r = emulate_read_creds(u->tid, &cr);
 	if (r < 0)
 		return -ENOTSUP;
 	emulate_become(&cr, &saved);
-	fd0 = emulate_path_fd(path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+	fd0 = emulate_path_fd(view, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
 	if (fd0 >= 0) {
 		if (fstat(fd0, &st) < 0) {
 			r = -errno;
@@ -294,7 +310,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		} else {
 			memcpy(dir, path, (size_t)(slash - path));
 			dir[slash - path] = '\0';
-			dfd = emulate_path_fd(dir[0] ? dir : "/", O_DIRECTORY);
+			dfd = emulate_path_fd(view, dir[0] ? dir : "/", O_DIRECTORY);
 			if (dfd < 0) {
 				r = dfd;
 			} else {
