@@ -211,6 +211,54 @@ for py in "${pythons[@]}"; do
 	esac
 done
 
+# --- an exec in the same process: the new interpreter's frames --------
+# What was found about a process is dropped at its exec: a stale runtime
+# address (another version, or the same one loaded elsewhere) would read
+# the new interpreter's memory with the old one's layout.
+known=()
+for py in "${pythons[@]}"; do
+	case $("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])') in
+	3.11 | 3.12 | 3.13) known+=("$py") ;;
+	esac
+done
+if [ ${#known[@]} -ge 1 ]; then
+	first=${known[0]} second=${known[${#known[@]}-1]}
+	cat >"$ROOT/pyexec1.py" <<'EOF'
+import os, sys
+
+def before_exec(path, then):
+    try:
+        open(path, "a")  # MARK-before
+    except OSError:
+        pass
+    os.execv(then, [then, os.path.join(os.path.dirname(__file__), "pyexec2.py"), path])
+
+before_exec(sys.argv[1], sys.argv[2])
+EOF
+	cat >"$ROOT/pyexec2.py" <<'EOF'
+import sys
+
+def after_exec(path):
+    try:
+        open(path, "a")  # MARK-after
+    except OSError:
+        sys.exit(13)
+
+after_exec(sys.argv[1])
+EOF
+	at_q -- "$first" "$ROOT/pyexec1.py" "$bashrc" "$second"
+	assert_eq "exec ($first, then $second): the second script ran" 13 $?
+	assert_rec "exec: the first denial names the first script" \
+		"event == 'alert' and python and python[0]['function'] == 'before_exec' and python[0]['line'] == $(line_of "$ROOT/pyexec1.py" MARK-before)"
+	assert_rec "exec: the second names the second script, in the same process" \
+		"event == 'alert' and python and python[0]['function'] == 'after_exec' and python[0]['file'] == '$ROOT/pyexec2.py' and python[0]['line'] == $(line_of "$ROOT/pyexec2.py" MARK-after)"
+	assert_eq "exec: both denials are of the one process" \
+		"$(rec_field "event == 'alert' and python and python[0]['function'] == 'before_exec'" pid)" \
+		"$(rec_field "event == 'alert' and python and python[0]['function'] == 'after_exec'" pid)"
+else
+	skip "exec: the new interpreter's frames" "no CPython of a known version"
+fi
+
 # --- no Python, no python frames -----------------------------------------
 at_q -- sh -c 'echo x >> "$HOME/.bashrc"'
 assert_rec "sh: a denial" "$(deny_expr write write. "$bashrc")"
