@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -160,12 +161,64 @@ struct py_proc {
 	uint64_t addr[PY_SYMS];
 };
 
+/* The caller's memory a page at a time: a walk reads some 20 small
+ * fields a frame, mostly on the same few pages (the frame stack, the
+ * code objects, their strings), and one process_vm_readv(2) costs about
+ * as much for a page as for a word.  Emptied at every walk (the process
+ * ran in between). */
+#define PY_PAGE 4096u
+#define PY_PAGES 16
+
+static struct {
+	uint64_t base;
+	bool valid;
+	unsigned char data[PY_PAGE];
+} py_pages[PY_PAGES];
+static unsigned py_page_next;
+
+static void py_pages_reset(void)
+{
+	for (unsigned i = 0; i < PY_PAGES; i++)
+		py_pages[i].valid = false;
+}
+
+static const unsigned char *py_page(pid_t pid, uint64_t base)
+{
+	struct iovec local, remote;
+	unsigned i;
+
+	for (i = 0; i < PY_PAGES; i++)
+		if (py_pages[i].valid && py_pages[i].base == base)
+			return py_pages[i].data;
+	i = py_page_next;
+	py_page_next = (py_page_next + 1) % PY_PAGES;
+	py_pages[i].valid = false;
+	local.iov_base = py_pages[i].data;
+	local.iov_len = PY_PAGE;
+	remote.iov_base = (void *)(uintptr_t)base;
+	remote.iov_len = PY_PAGE;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)PY_PAGE)
+		return NULL;
+	py_pages[i].base = base;
+	py_pages[i].valid = true;
+	return py_pages[i].data;
+}
+
+/* LEN bytes at ADDR: within one page through the page cache, else (or
+ * where process_vm_readv cannot read the page) through mem_read(). */
 static int py_read(const struct py_proc *p, uint64_t addr, void *buf, size_t len)
 {
+	uint64_t base = addr & ~(uint64_t)(PY_PAGE - 1);
+	const unsigned char *pg;
+
 	if (addr == 0 || addr > UINT64_MAX - len)
 		return -EFAULT;
 	if (len == 0)
 		return 0;
+	if (addr - base + len <= PY_PAGE && (pg = py_page(p->pid, base)) != NULL) {
+		memcpy(buf, pg + (addr - base), len);
+		return 0;
+	}
 	return mem_read(p->pid, (unsigned long)addr, buf, len);
 }
 
@@ -696,10 +749,18 @@ int pyframes_take(pid_t tgid, pid_t tid, struct py_frame *frames, int max)
 
 	if (max <= 0 || tgid <= 0)
 		return 0;
+	py_pages_reset();
 	ret = py_lookup(tgid, &p);
 	if (ret < 0)
 		return ret == -ENOENT ? 0 : ret;
-	ts = py_thread(&p, tid, py_ns_tid(tid));
+	/* The id the process knows the thread by differs in a pid namespace
+	 * of its own; /proc says it, at the cost of one more read. */
+	ts = py_thread(&p, tid, tid);
+	if (ts == 0) {
+		pid_t nstid = py_ns_tid(tid);
+
+		ts = nstid != tid ? py_thread(&p, tid, nstid) : 0;
+	}
 	if (ts == 0)
 		return 0;
 	frame = py_ptr(&p, ts, p.lay.tstate_frame);
