@@ -119,6 +119,14 @@ def victim(how, path):
         ctypes.c_void_p.from_address(ctypes.addressof(fake) + 112).value = id(b"x" * 64)
         ctypes.c_void_p.from_address(caller + CODE).value = ctypes.addressof(fake)
         globals()["keep"] = fake
+    elif how == "hugeline":
+        # The caller's line table: three deltas of 2**31 - 1 (a line past
+        # any int), then entries of no change up to 16 KiB of code.
+        big = bytes([0x80 | 13 << 3 | 7]) + bytes([0x7e, 0x7f, 0x7f, 0x7f, 0x7f, 0x03])
+        table = big * 3 + bytes([0x80 | 7, 0]) * 1000
+        code = ctypes.c_void_p.from_address(caller + CODE).value
+        ctypes.c_void_p.from_address(code + 136).value = id(table)
+        globals()["keep"] = table
     for _ in range(2):
         try:
             open(path, "a")  # MARK-victim
@@ -169,7 +177,7 @@ main@$script:$(line_of "$script" MARK-rcall)"
 
 	# --- a broken frame chain: fewer frames, the supervisor goes on -------
 	L_victim=$(line_of "$broken" MARK-victim)
-	for how in loop wild badcode fakecode; do
+	for how in loop wild badcode fakecode hugeline; do
 		at_q -- "$py" "$broken" "$how" "$bashrc"
 		assert_eq "${PY}broken chain ($how): the script ran to its end" 7 $?
 		assert_eq "${PY}broken chain ($how): both calls denied and recorded" 2 \
@@ -180,6 +188,10 @@ main@$script:$(line_of "$script" MARK-rcall)"
 		assert_no_rec "${PY}broken chain ($how): at most 8 frames" \
 			"event == 'alert' and python and len(python) > 8"
 		case $how in
+		hugeline)
+			assert_rec "${PY}broken chain ($how): a line past any int is no line" \
+				"event == 'alert' and python and len(python) >= 2 and python[1]['function'] == 'outer' and python[1]['line'] is None"
+			;;
 		fakecode)
 			# The forged code object is read as far as it holds: its file
 			# is no str, its line table no bytes.

@@ -581,30 +581,31 @@ static uint32_t py_varint(const unsigned char *t, size_t n, size_t *i)
  * line.  0 when not found. */
 static int py_line(const unsigned char *t, size_t n, int first, int64_t addrq)
 {
-	int64_t end = 0;
-	int line = first;
+	/* 64 bits: a forged table of 16 KiB of deltas near 2^31 cannot
+	 * overflow them. */
+	int64_t end = 0, line = first;
 	size_t i = 0;
 
 	while (i < n) {
 		unsigned char b = t[i++];
 		unsigned code = b >> 3 & 15;
-		int delta = 0;
+		int64_t delta = 0;
 		size_t j = i;
 
 		if (!(b & 0x80))
 			return 0;   /* not at an entry: a broken table */
 		if (code == 13 || code == 14) {
 			uint32_t u = py_varint(t, n, &j);
-			delta = (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
+			delta = (u & 1) ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
 		} else if (code >= 10 && code <= 12) {
-			delta = (int)code - 10;
+			delta = (int64_t)code - 10;
 		}
 		line += delta;
 		end += ((b & 7) + 1) * 2;
 		while (i < n && !(t[i] & 0x80))
 			i++;
 		if (addrq < end)
-			return code == 15 || line < 0 ? 0 : line;
+			return code == 15 || line <= 0 || line > INT32_MAX ? 0 : (int)line;
 	}
 	return 0;
 }
