@@ -12,6 +12,7 @@
 #include "lib/syscall-open.h"
 #include "rules/suggest.h"
 #include "tracer/inspect/elfinfo.h"
+#include "tracer/inspect/pyframes.h"
 #include "tracer/inspect/script.h"
 #include "tracer/judge.h"
 #include "tracer/record/record.h"
@@ -297,10 +298,12 @@ static const char *judge_allowed_event(const struct judge_call *c, const struct 
 
 /* The calling code's frames, for an alert: a stopped task is unwound
  * while it is still in its stop, bounded in depth and time
- * (tracer/inspect/backtrace.h). */
+ * (tracer/inspect/backtrace.h), and a CPython's Python frames read
+ * (tracer/inspect/pyframes.h). */
 static void judge_frames(struct session *s, struct record *r, const struct judge_who *w)
 {
 	static struct bt_frame frames[BACKTRACE_DEPTH];
+	static struct py_frame py[PYFRAMES_DEPTH];
 	int n;
 
 	if (w->frames && w->n_frames > 0) {
@@ -316,6 +319,11 @@ static void judge_frames(struct session *s, struct record *r, const struct judge
 	if (n > 0) {
 		r->frames = frames;
 		r->n_frames = n;
+	}
+	n = pyframes_take(w->pid, w->stopped_tid, py, PYFRAMES_DEPTH);
+	if (n > 0) {
+		r->py_frames = py;
+		r->n_py_frames = n;
 	}
 }
 

@@ -24,6 +24,7 @@
 #include "tracer/syscall/call.h"
 #include "tracer/shim/channel.h"
 #include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/pyframes.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
@@ -610,6 +611,7 @@ void session_end(struct session *s)
 	tracee_info_unref(s->main_info);
 	tracee_table_free(&s->tasks);
 	backtrace_forget_all();
+	pyframes_forget_all();
 	elfinfo_forget_all();
 	notify_close(&s->notify);
 	free(s->call);

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/pyframes.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/session.h"
 
@@ -58,6 +59,9 @@ struct record {
 	/* The calling code (alerts of the ptrace backend), frames 0..n-1. */
 	const struct bt_frame *frames;
 	int n_frames;
+	/* Its Python-level frames (a CPython caller), 0..n-1. */
+	const struct py_frame *py_frames;
+	int n_py_frames;
 	/* ELF facts of the program run (exec records and exec alerts). */
 	const struct elf_facts *elf;
 
