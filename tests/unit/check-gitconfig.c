@@ -1,10 +1,13 @@
 /* Unit tests of rules/gitconfig.c: git configuration texts read as git
  * reads them, judged for the variables that make git run a program, and
- * refused when they cannot be read. */
+ * refused when they cannot be read (agenttrace-policy(5), "Content").
+ * The list in the code and the list in the manual are the same. */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rules/gitconfig.h"
 
@@ -249,6 +252,34 @@ START_TEST(test_each)
 }
 END_TEST
 
+/* The manual names every variable of the list. */
+START_TEST(test_manual_lists_every_key)
+{
+	const char *top = getenv("top_srcdir");
+	char path[PATH_MAX];
+	static char man[1 << 20];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/man/agenttrace-policy.5", top ? top : "..");
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	n = fread(man, 1, sizeof(man) - 1, f);
+	fclose(f);
+	man[n] = '\0';
+	for (const struct gitconfig_key *k = gitconfig_keys; k->section; k++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "\n.B %s\n", k->doc);
+		ck_assert_msg(strstr(man, want) || (snprintf(want, sizeof(want), "\n.BR %s ", k->doc),
+						    strstr(man, want)),
+			      "agenttrace-policy(5) does not list %s", k->doc);
+		ck_assert_msg(strncasecmp(k->doc, k->section, strlen(k->section)) == 0,
+			      "%s: the manual's name is of another section", k->doc);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gitconfig");
@@ -260,6 +291,7 @@ int main(void)
 	tcase_add_test(tc, test_nul);
 	tcase_add_test(tc, test_bounds);
 	tcase_add_loop_test(tc, test_each, 0, (int)N(each_cases));
+	tcase_add_test(tc, test_manual_lists_every_key);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
