@@ -66,8 +66,10 @@ static bool content_tail(const char *start, char *out, size_t *n)
  * directory under ${ROOT} can hold a .git, but renaming it moves no
  * judged file that is not already judged where it lands. */
 static bool content_beneath(const struct rules_policy *p, const struct rules_rule *r,
-			    const char *path, size_t n)
+			    const char *path, size_t n, bool named)
 {
+	const char *base = memrchr(path, '/', n);
+	size_t base_len;
 	const char *text = rules_string(p, r->pat.text);
 	const char *comp[256];
 	size_t n_comp = 0, first = 0, first_ss = (size_t)-1;
@@ -91,7 +93,19 @@ static bool content_beneath(const struct rules_policy *p, const struct rules_rul
 	/* The candidate PATH must cover at least the first component after
 	 * the first "**" (without one: at least one component). */
 	first = first_ss == (size_t)-1 ? 1 : first_ss + 2;
+	base = base ? base + 1 : path;
+	base_len = n - (size_t)(base - path);
 	for (size_t j = n_comp; j-- > first;) {
+		/* NAMED: the component before the tail is PATH's own name. */
+		if (named) {
+			const char *c0 = comp[j - 1];
+			const char *e0 = strchr(c0, '/');
+			size_t l0 = e0 ? (size_t)(e0 - c0) : strlen(c0);
+
+			if (l0 != base_len || memcmp(c0, base, l0) != 0 ||
+			    match_glob_has_magic(c0, l0))
+				continue;
+		}
 		char cand[MATCH_PATH_MAX], buf[MATCH_PATH_MAX];
 		struct rules_event ev = { .kind = RULES_KIND_WRITE };
 		struct match_subject m;
@@ -110,7 +124,8 @@ static bool content_beneath(const struct rules_policy *p, const struct rules_rul
 	return false;
 }
 
-const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path)
+const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
+						  bool named)
 {
 	const struct rules_span *sp;
 	size_t n;
@@ -126,7 +141,7 @@ const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, 
 	for (uint32_t i = 0; i < sp->count; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
 
-		if (r->content && content_beneath(p, r, path, n))
+		if (r->content && content_beneath(p, r, path, n, named))
 			return r;
 	}
 	return NULL;

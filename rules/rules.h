@@ -277,9 +277,13 @@ void rules_decide_call_beside_content(const struct rules_policy *p, const struct
 /* The content rule of P that matches a path beneath directory PATH
  * (absolute, normalized) made of the rule's own last components: for
  * ${ROOT}, any depth, .git/config, any PATH named .git under ${ROOT},
- * since PATH/config is one.  A rename or symlink at such a PATH would move a
- * judged file from under its check.  NULL: none.  Allocation-free. */
-const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path);
+ * since PATH/config is one.  A directory renamed to or from such a PATH,
+ * or a symbolic link made there, would move judged files from under
+ * their check.  NAMED: only when PATH's last component is one the
+ * pattern names literally (".git", not any directory a "**" admits).
+ * NULL: none.  Allocation-free. */
+const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
+						  bool named);
 
 /* "git-config"; NULL for none. */
 const char *rules_content_name(enum rules_content c);

@@ -399,6 +399,16 @@ START_TEST(test_content)
 		{ "/r/sub", NULL }, { "/r/.gitx", NULL }, { "/r/.git/hooks", NULL },
 		{ "/", NULL }, { "/elsewhere/.git", NULL }, { "relative/.git", NULL },
 	};
+	static const struct { const char *path; const char *rule; } named[] = {
+		{ "/r/sub/.git", "write.git-config" },
+		{ "/r/.git/modules", "write.git-config-modules" },
+		{ "/r/.git/modules/sm", NULL },
+		{ "/r/.git/modules/sm/tXYZ", NULL },
+		{ "/r/.git/worktrees", "write.git-config-wt" },
+		{ "/r/.git/worktrees/wt1", NULL },
+		{ "/r/lit", "write.git-literal" },
+		{ "/r/other", NULL },
+	};
 	struct bb_policy def = { .rules = rules, .n_rules = N(rules) };
 	struct rules_policy *p = bb_build(&def, NULL);
 	struct rules_event rename[2] = { { .kind = W, .path = "/r/.git/config.lock" },
@@ -423,14 +433,22 @@ START_TEST(test_content)
 		ck_assert_str_eq(rules_string(p, v.rule->id), decide[i].beside);
 	}
 	for (size_t i = 0; i < N(way); i++) {
-		const struct rules_rule *r = rules_content_on_the_way(p, way[i].path);
+		const struct rules_rule *r = rules_content_on_the_way(p, way[i].path, false);
 
 		ck_assert_msg((r != NULL) == (way[i].rule != NULL), "%s: %s", way[i].path,
 			      r ? rules_string(p, r->id) : "none");
 		if (r)
 			ck_assert_str_eq(rules_string(p, r->id), way[i].rule);
 	}
-	ck_assert_ptr_null(rules_content_on_the_way(p, NULL));
+	ck_assert_ptr_null(rules_content_on_the_way(p, NULL, false));
+	/* NAMED: only a name the pattern has literally (a symlink called
+	 * .git, not any link somewhere under .git/modules) */
+	for (size_t i = 0; i < N(named); i++) {
+		const struct rules_rule *r = rules_content_on_the_way(p, named[i].path, true);
+
+		ck_assert_msg((r != NULL) == (named[i].rule != NULL), "named %s: %s",
+			      named[i].path, r ? rules_string(p, r->id) : "none");
+	}
 	rules_decide_call(p, rename, 2, NULL, &cv);
 	ck_assert_int_eq(cv.action, DENY);
 	ck_assert_uint_eq(cv.event, 1);
