@@ -141,6 +141,18 @@ for E in $engines; do
 		check "$E: git config $key: .git/config unchanged" cmp -s "$SANDBOX/cfg.before" "$CFG"
 	done
 
+	# The refusal's suggestion is a layer that admits that very write
+	# (the user's exception), and only that.
+	at_e -- git -C "$P" config core.pager "$nohook" >"$OUT" 2>"$ERR"
+	layer=$(rec_field "event == 'alert' and action == 'deny' and has('suggest')" suggest)
+	printf '%s\n' "$layer" >"$SANDBOX/fix.json"
+	at_e --policy "$SANDBOX/fix.json" -- git -C "$P" config core.pager "$nohook" >"$OUT" 2>"$ERR"
+	assert_eq "$E: the suggested layer admits the refused config" 0 $?
+	assert_match "$E: ... it is written" "pager = $nohook" "$(cat "$CFG")"
+	cp "$SANDBOX/cfg.before" "$CFG"
+	at_e --policy "$SANDBOX/fix.json" -- git -C "$P/cloned" config core.pager "$nohook" >"$OUT" 2>"$ERR"
+	assert_ne "$E: ... and no other repository's" 0 $?
+
 	# A key the repository already had passes, unchanged; changed, it
 	# does not.
 	printf '[core]\n\tpager = less\n' >>"$CFG"
@@ -371,6 +383,7 @@ PY
 	expect_denied "$E: a rename of .git away" "$EACCES" write write.git-config "$P/.git" -- \
 		"$TRY" rename "$P/.git" "$P/.git-away"
 	assert_file_present "$E: ... .git is still there" "$CFG"
+	assert_no_rec "$E: ... no suggestion: naming .git would not admit it" "has('suggest')"
 	mkdir -p "$ROOT/x"
 	cp "$ROOT/evil.cfg" "$ROOT/x/config"
 	expect_denied "$E: a directory renamed to sub/.git" "$EACCES" write write.git-config "$P/sub/newrepo/.git" -- \

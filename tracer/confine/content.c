@@ -31,14 +31,19 @@ static bool content_is_rename(const char *name)
 	return content_is(name, "rename", "renameat", "renameat2");
 }
 
+/* How content_verdict() records. */
+#define CONTENT_FRAMES 0x1  /* with the caller's backtrace: never after the
+			     * supervisor changed anything (the notify engine
+			     * may have the caller make the call again to
+			     * unwind it) */
+#define CONTENT_NO_SUGGEST 0x2 /* no layer admits it by naming its object */
+
 /* A verdict of content rule R on event EVENT of C, for WHY, under the
- * mode (audit: an alert, the call goes on), recorded; FRAMES: with the
- * caller's backtrace (never after the supervisor changed anything: the
- * notify engine may have the caller make the call again to unwind it). */
+ * mode (audit: an alert, the call goes on), recorded as HOW says. */
 static void content_verdict(struct session *s, struct tracee *t, const struct call *c,
 			    struct judge_call *jc, struct judge_verdict *v,
 			    struct stop_answer *a, const struct rules_rule *r, size_t event,
-			    const char *why, bool frames)
+			    const char *why, unsigned how)
 {
 	enum rules_action eff = rules_effective(s->policy, RULES_ACTION_DENY);
 	struct judge_who w;
@@ -48,7 +53,12 @@ static void content_verdict(struct session *s, struct tracee *t, const struct ca
 	v->effective = eff;
 	v->kind = RULES_KIND_WRITE;
 	v->event = event;
-	v->rule = r;
+	/* A suggestion names the event's own path, which would exempt that
+	 * path, not the files beneath it that put it on the way. */
+	if (how & CONTENT_NO_SUGGEST)
+		v->rule_id = rules_string(s->policy, r->id);
+	else
+		v->rule = r;
 	v->why = why;
 	v->err = eff == RULES_ACTION_DENY ? c->deny_errno : 0;
 	if (v->err) {
@@ -56,7 +66,7 @@ static void content_verdict(struct session *s, struct tracee *t, const struct ca
 		a->ret = -(long)v->err;
 	}
 	judge_who_of_task(&w, t);
-	if (!frames)
+	if (!(how & CONTENT_FRAMES))
 		w.stopped_tid = 0;
 	judge_record(s, &w, jc, v);
 }
@@ -125,7 +135,8 @@ static bool content_on_the_way(struct session *s, struct tracee *t, const struct
 		 "under the check of their content",
 		 c->events[at].path, rules_string(s->policy, (r0 ? r0 : r1)->id),
 		 content_is_rename(c->name) ? "rename" : "symbolic link");
-	content_verdict(s, t, c, jc, v, a, r0 ? r0 : r1, at, content_why, true);
+	content_verdict(s, t, c, jc, v, a, r0 ? r0 : r1, at, content_why,
+			CONTENT_FRAMES | CONTENT_NO_SUGGEST);
 	return true;
 }
 
@@ -179,7 +190,7 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 		snprintf(content_why, sizeof(content_why),
 			 "renameat2 with flags onto %s, whose content is judged: only a plain "
 			 "rename of its lock replaces it", target);
-		content_verdict(s, t, c, jc, v, a, r, 1, content_why, true);
+		content_verdict(s, t, c, jc, v, a, r, 1, content_why, CONTENT_FRAMES);
 		return true;
 	}
 	if (!content_own_lock(lock, target) || !content_split(target, dir, sizeof(dir), &target_base))
@@ -215,7 +226,7 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 		snprintf(content_why, sizeof(content_why),
 			 "the replacement of %s needs a file of the supervisor's beside it, %s, "
 			 "which the policy does not let the caller write", target, temp);
-		content_verdict(s, t, c, jc, v, a, r, 1, content_why, true);
+		content_verdict(s, t, c, jc, v, a, r, 1, content_why, CONTENT_FRAMES);
 		return true;
 	}
 
@@ -240,7 +251,7 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 	case REPLACE_BAD_LOCK:
 		snprintf(content_why, sizeof(content_why),
 			 "%s cannot replace %s, whose content is judged: %s", lock, target, res.why);
-		content_verdict(s, t, c, jc, v, a, r, 1, content_why, true);
+		content_verdict(s, t, c, jc, v, a, r, 1, content_why, CONTENT_FRAMES);
 		return true;
 	case REPLACE_FAILED:
 		/* The kernel's own answer to the caller's rename (no lock, no
@@ -256,7 +267,8 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 		snprintf(content_why, sizeof(content_why),
 			 "the new %s is not git configuration this check reads as git would "
 			 "(line %u: %s)", target, res.check.line, res.check.what);
-	content_verdict(s, t, c, jc, v, a, r, 1, content_why, res.outcome == REPLACE_REFUSED);
+	content_verdict(s, t, c, jc, v, a, r, 1, content_why,
+			res.outcome == REPLACE_REFUSED ? CONTENT_FRAMES : 0);
 	if (res.outcome == REPLACE_DONE) {
 		a->how = STOP_RETURN;
 		a->ret = 0;
