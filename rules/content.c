@@ -65,9 +65,16 @@ static bool content_tail(const char *start, char *out, size_t *n)
  * the pattern's first "**" and the component after it count: any
  * directory under ${ROOT} can hold a .git, but renaming it moves no
  * judged file that is not already judged where it lands. */
+enum content_how {
+	CONTENT_ON_THE_WAY,  /* tails after the first "**" and its next component */
+	CONTENT_NAMED,       /* ... whose component before is PATH's own name */
+	CONTENT_REACH,       /* every tail after the first "**" */
+};
+
 static bool content_beneath(const struct rules_policy *p, const struct rules_rule *r,
-			    const char *path, size_t n, bool named)
+			    const char *path, size_t n, enum content_how how)
 {
+	bool named = how == CONTENT_NAMED;
 	const char *base = memrchr(path, '/', n);
 	size_t base_len;
 	const char *text = rules_string(p, r->pat.text);
@@ -92,7 +99,7 @@ static bool content_beneath(const struct rules_policy *p, const struct rules_rul
 	}
 	/* The candidate PATH must cover at least the first component after
 	 * the first "**" (without one: at least one component). */
-	first = first_ss == (size_t)-1 ? 1 : first_ss + 2;
+	first = first_ss == (size_t)-1 ? 1 : first_ss + (how == CONTENT_REACH ? 1 : 2);
 	base = base ? base + 1 : path;
 	base_len = n - (size_t)(base - path);
 	for (size_t j = n_comp; j-- > first;) {
@@ -124,8 +131,8 @@ static bool content_beneath(const struct rules_policy *p, const struct rules_rul
 	return false;
 }
 
-const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
-						  bool named)
+static const struct rules_rule *content_find(const struct rules_policy *p, const char *path,
+					     enum content_how how)
 {
 	const struct rules_span *sp;
 	size_t n;
@@ -141,8 +148,19 @@ const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, 
 	for (uint32_t i = 0; i < sp->count; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
 
-		if (r->content && content_beneath(p, r, path, n, named))
+		if (r->content && content_beneath(p, r, path, n, how))
 			return r;
 	}
 	return NULL;
+}
+
+const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
+						  bool named)
+{
+	return content_find(p, path, named ? CONTENT_NAMED : CONTENT_ON_THE_WAY);
+}
+
+const struct rules_rule *rules_content_reach(const struct rules_policy *p, const char *path)
+{
+	return content_find(p, path, CONTENT_REACH);
 }

@@ -285,6 +285,13 @@ void rules_decide_call_beside_content(const struct rules_policy *p, const struct
 const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
 						  bool named);
 
+/* The content rule of P that could judge a file somewhere beneath
+ * directory PATH: for ${ROOT}, any depth, .git/config, any PATH under
+ * ${ROOT} but node_modules (PATH/.git/config is one), none elsewhere.  A
+ * directory renamed from outside every rule's reach into it brings files
+ * that no check of their content ever saw.  NULL: none.  Allocation-free. */
+const struct rules_rule *rules_content_reach(const struct rules_policy *p, const char *path);
+
 /* "git-config"; NULL for none. */
 const char *rules_content_name(enum rules_content c);
 

@@ -401,6 +401,24 @@ PY
 	mv "$P/.git/modules/sm2" "$P/.git/modules/sm"
 	rm -rf "$ROOT/x"
 
+	# A tree made where no check of content reaches (the temp dir,
+	# node_modules), holding a repository, renamed into the project.
+	mkdir -p "$TMPDIR/made/deep/.git" "$ROOT/node_modules/pkg/.git" "$TMPDIR/plain/src"
+	cp "$ROOT/evil.cfg" "$TMPDIR/made/deep/.git/config"
+	cp "$ROOT/evil.cfg" "$ROOT/node_modules/pkg/.git/config"
+	echo x >"$TMPDIR/plain/src/x.c"
+	expect_denied "$E: a tree holding a repository renamed from TMPDIR into the project" "$EACCES" \
+		write write.git-config "$P/imported" -- "$TRY" rename "$TMPDIR/made" "$P/imported"
+	assert_rec "$E: ... the record names the config it would bring" "'$P/imported/deep/.git/config' in why"
+	assert_file_absent "$E: ... nothing arrived" "$P/imported"
+	expect_denied "$E: a package's repository renamed out of node_modules" "$EACCES" \
+		write write.git-config "$ROOT/pkg" -- "$TRY" rename "$ROOT/node_modules/pkg" "$ROOT/pkg"
+	expect_allowed "$E: a tree without one renamed in from TMPDIR" -- \
+		"$TRY" rename "$TMPDIR/plain" "$P/plain"
+	assert_file_present "$E: ... it arrived" "$P/plain/src/x.c"
+	expect_allowed "$E: a repository moved within the project" -- "$TRY" rename "$P/sub/c2" "$P/sub/c3"
+	rm -rf "$TMPDIR/made" "$ROOT/node_modules" "$P/plain"
+
 	# --- audit mode: nothing refused, the bytes judged land, an alert --------
 	at_e --mode audit -- git -C "$P" config core.fsmonitor "$nohook" >"$OUT" 2>"$ERR"
 	assert_eq "$E: audit: git config core.fsmonitor runs" 0 $?

@@ -369,7 +369,7 @@ START_TEST(test_content)
 		  { "/r/**/.git/modules/**/refs/**", "/r/**/node_modules/**" } },
 		{ W, DENY, "/r/**/.git/worktrees/*/config.worktree", "write.git-config-wt",
 		  { "/r/**/node_modules/**" } },
-		{ W, DENY, "/r/**/.gitmodules", "write.gitmodules", { NULL } },
+		{ W, DENY, "/r/**/.gitmodules", "write.gitmodules", { "/r/**/node_modules/**" } },
 		{ W, DENY, "/r/lit/.git-literal", "write.git-literal", { NULL } },
 	};
 	static const struct { const char *path; const char *plain, *beside; } decide[] = {
@@ -449,6 +449,12 @@ START_TEST(test_content)
 		ck_assert_msg((r != NULL) == (named[i].rule != NULL), "named %s: %s",
 			      named[i].path, r ? rules_string(p, r->id) : "none");
 	}
+	/* What a directory could bring to be judged: anywhere under /r but
+	 * node_modules */
+	ck_assert_ptr_nonnull(rules_content_reach(p, "/r/x"));
+	ck_assert_ptr_nonnull(rules_content_reach(p, "/r"));
+	ck_assert_ptr_null(rules_content_reach(p, "/r/node_modules/pkg"));
+	ck_assert_ptr_null(rules_content_reach(p, "/tmp/made"));
 	rules_decide_call(p, rename, 2, NULL, &cv);
 	ck_assert_int_eq(cv.action, DENY);
 	ck_assert_uint_eq(cv.event, 1);

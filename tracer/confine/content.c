@@ -3,7 +3,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <linux/fs.h>
 
 #include "rules/rules.h"
@@ -93,6 +96,141 @@ static const struct rules_rule *content_way_of(const struct session *s, const st
 	return rules_content_on_the_way(s->policy, c->events[i].path, type == 'l');
 }
 
+/* ---- a directory renamed into a rule's reach ---- */
+
+/* Bounds of the look into a directory renamed into a content rule's
+ * reach: beyond them, what it holds is not known, and it is refused. */
+#define CONTENT_WALK_ENTRIES 100000
+#define CONTENT_WALK_DEPTH 64
+
+struct content_walk {
+	const struct rules_policy *p;
+	char path[PATH_MAX];          /* where the entry would be: the destination + its name */
+	size_t n;
+	size_t entries;
+	const struct rules_rule *rule; /* the content rule that would judge it */
+	const char *unknown;          /* why the tree cannot be told */
+};
+
+static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+
+	if (!d) {
+		close(dfd);
+		w->unknown = "a directory in it cannot be read";
+		return;
+	}
+	while (!w->rule && !w->unknown && (e = readdir(d))) {
+		size_t len = strlen(e->d_name), at = w->n;
+		unsigned char type = e->d_type;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (++w->entries > CONTENT_WALK_ENTRIES) {
+			w->unknown = "it holds more entries than the check looks at";
+			break;
+		}
+		if (at + 1 + len >= sizeof(w->path)) {
+			w->unknown = "a path in it is too long";
+			break;
+		}
+		w->path[at] = '/';
+		memcpy(w->path + at + 1, e->d_name, len + 1);
+		w->n = at + 1 + len;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				type = DT_REG;
+			else
+				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		}
+		if (type == DT_DIR) {
+			int fd;
+
+			if (depth + 1 >= CONTENT_WALK_DEPTH) {
+				w->unknown = "it is deeper than the check looks";
+			} else if ((fd = openat(dirfd(d), e->d_name,
+						O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+				w->unknown = "a directory in it cannot be read";
+			} else {
+				content_walk_dir(w, fd, depth + 1);
+			}
+		} else if (type == DT_LNK) {
+			w->rule = rules_content_on_the_way(w->p, w->path, true);
+		} else {
+			struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = w->path };
+			struct rules_verdict v;
+
+			if (rules_decide(w->p, &ev, &v) == 0 && v.rule && v.rule->content &&
+			    v.action == RULES_ACTION_DENY)
+				w->rule = v.rule;
+		}
+		if (!w->rule)
+			w->n = at;
+		w->path[w->n] = '\0';
+	}
+	closedir(d);
+}
+
+/* FROM, a directory renamed to TO where a content rule could judge what
+ * it holds but not where it was: the first thing in it that rule would
+ * judge at TO (W->path), or why its content cannot be told.  True when
+ * it is refused. */
+static bool content_import(const struct session *s, const char *from, const char *to,
+			   struct content_walk *w)
+{
+	size_t n = strlen(to);
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->p = s->policy;
+	if (rules_content_reach(s->policy, from) || !rules_content_reach(s->policy, to))
+		return false;
+	if (n >= sizeof(w->path))
+		return false;
+	memcpy(w->path, to, n + 1);
+	w->n = n;
+	fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false; /* the kernel's answer to the rename */
+	content_walk_dir(w, fd, 0);
+	return w->rule || w->unknown;
+}
+
+/* A directory renamed from outside every content rule's reach into one's
+ * (a tree made in /tmp or under node_modules, holding a .git): refused,
+ * with a record, when it holds a file such a rule would judge there. */
+static bool content_imports(struct session *s, struct tracee *t, const struct call *c,
+			    struct judge_call *jc, struct judge_verdict *v, struct stop_answer *a,
+			    char t0, char t1)
+{
+	static struct content_walk w;
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *from = c->events[i].path, *to = c->events[1 - i].path;
+		const struct rules_rule *r;
+
+		if ((i == 0 ? t0 : t1) != 'd' || !content_import(s, from, to, &w))
+			continue;
+		r = w.rule ? w.rule : rules_content_reach(s->policy, to);
+		if (w.rule)
+			snprintf(content_why, sizeof(content_why),
+				 "%s would bring %s, which no check of its content saw, to where %s "
+				 "judges it", from, w.path, rules_string(s->policy, r->id));
+		else
+			snprintf(content_why, sizeof(content_why),
+				 "%s goes where %s judges what it holds, but %s", from,
+				 rules_string(s->policy, r->id), w.unknown);
+		content_verdict(s, t, c, jc, v, a, r, 1 - i, content_why,
+				CONTENT_FRAMES | CONTENT_NO_SUGGEST);
+		return true;
+	}
+	return false;
+}
+
 /* A rename that moves a directory (or a symbolic link) from or to a place
  * on the way to what a content rule names, or a symlink made at such a
  * name: it would move judged files from under the check of their content.
@@ -124,6 +262,8 @@ static bool content_on_the_way(struct session *s, struct tracee *t, const struct
 				return false;
 			if (r1)
 				at = 1;
+			if (!r0 && !r1 && content_imports(s, t, c, jc, v, a, t0, t1))
+				return true;
 		}
 	} else {
 		return false;
