@@ -353,7 +353,8 @@ static int gc_next(struct gc_reader *r, bool *has_value, unsigned *line)
 		*has_value = false;
 		if (c != '\n') {
 			if (c != '=')
-				return gc_fail(r, "a variable name followed by neither \"=\" nor the end of the line");
+				return gc_fail(r, "a variable name followed by neither \"=\" "
+						  "nor the end of the line");
 			if (gc_value(r) < 0)
 				return -1;
 			*has_value = true;
