@@ -108,6 +108,8 @@ dangerous=(
 
 for E in $engines; do
 	at_e() { at --engine "$E" "$@"; }
+	# expect_denied and expect_allowed run agenttrace without --engine.
+	export AGENTTRACE_TEST_ENGINE=$E
 	sandbox_reset
 	remote_repo "$ROOT"
 
@@ -445,6 +447,8 @@ PY
 		skip "$E: --user nobody" "not root, or no user nobody"
 	fi
 done
+
+unset AGENTTRACE_TEST_ENGINE
 
 # --- the preload backend: no replacement it can make soundly --------------
 sandbox_reset
