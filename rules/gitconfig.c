@@ -30,7 +30,8 @@ const struct gitconfig_key gitconfig_keys[] = {
 	  "git runs it as the rebase editor" },
 	{ "credential", "helper", "credential.*.helper", GITCONFIG_ANY,
 	  "git runs it as a credential helper" },
-	{ "alias", "*", "alias.*", GITCONFIG_BANG, "git runs the alias as a shell command" },
+	{ "alias", "*", "alias.*", GITCONFIG_ALIAS,
+	  "git runs the alias as a shell command, or takes options from it" },
 	{ "filter", "clean", "filter.*.clean", GITCONFIG_ANY,
 	  "git runs the filter on checked-in files" },
 	{ "filter", "smudge", "filter.*.smudge", GITCONFIG_ANY,
@@ -460,10 +461,15 @@ static bool gc_when(const struct gitconfig_key *k, const struct gitconfig_entry 
 	switch (k->when) {
 	case GITCONFIG_ANY:
 		return true;
-	case GITCONFIG_BANG:
+	case GITCONFIG_ALIAS:
+		/* git runs "!..." with the shell; otherwise it splits the
+		 * value as a command line (quotes and backslashes, as
+		 * split_cmdline does) and reads the leading words that start
+		 * with '-' as options of its own, -c and --config-env among
+		 * them: a whole configuration, "-c alias.y=!sh y". */
 		while (v && i < n && gc_space((unsigned char)v[i]))
 			i++;
-		return v && i < n && v[i] == '!';
+		return v && i < n && v[i] != '\0' && strchr("!-'\"\\", v[i]) != NULL;
 	case GITCONFIG_NOT_BOOL:
 		if (!v || n == 0)
 			return false;

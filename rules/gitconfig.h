@@ -32,7 +32,10 @@
 /* How a value of a listed variable makes git run something. */
 enum gitconfig_when {
 	GITCONFIG_ANY = 0,      /* any value, or none */
-	GITCONFIG_BANG,         /* a value starting with '!' (alias.*: a shell command) */
+	GITCONFIG_ALIAS,        /* alias.*: a value starting with '!' (a shell command) or
+				 * with what may be an option git reads as its own
+				 * ("-c alias.y=!sh y"): '-', or a quote or backslash
+				 * that may spell one */
 	GITCONFIG_NOT_BOOL,     /* a value that is no boolean (pager.*: the pager's command) */
 	GITCONFIG_NOT_UPDATE,   /* none of checkout, rebase, merge, none (submodule.*.update) */
 	GITCONFIG_EXT,          /* a URL of the ext:: transport, which runs a command */

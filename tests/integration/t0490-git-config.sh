@@ -75,6 +75,11 @@ remote_repo "$native"
 want=$(configs "$native")
 assert_match "natively: the work leaves a config with the submodule" 'submodule "sm"' "$want"
 
+# Natively, an alias that does not start with "!" runs a shell command
+# through the options git reads from it.
+assert_eq "natively: an alias of options runs a shell command" alias-options \
+	"$(git -C "$native/proj" -c 'alias.lg=-c "alias.y=!echo alias-options" y' lg 2>&1)"
+
 # A config as an agent would try to set it: each variable that runs a
 # program, and the name the record gives it.  The program does not exist:
 # should a value ever land, nothing runs.
@@ -91,6 +96,8 @@ dangerous=(
 	"credential.helper|!$nohook|credential.helper"
 	"credential.https://example.com.helper|store|credential.https://example.com.helper"
 	"alias.st|!$nohook|alias.st"
+	"alias.lg|-c alias.y=!$nohook y|alias.lg"
+	"alias.co|'--exec-path=$SANDBOX' co|alias.co"
 	"filter.f.clean|$nohook|filter.f.clean"
 	"filter.f.smudge|$nohook|filter.f.smudge"
 	"filter.f.process|$nohook|filter.f.process"

@@ -52,6 +52,15 @@ static const struct judge_case judge_cases[] = {
 	{ "[alias]\n\tx = \"  !sh\"\n", NULL, GITCONFIG_RUNS, "alias.x", 2 },
 	{ "[alias.sub]\n\tx = !sh\n", NULL, GITCONFIG_RUNS, "alias.sub.x", 2 },
 	{ "[alias]\n\tlg = log --oneline --graph\n", NULL, GITCONFIG_CLEAN, NULL, 0 },
+	/* git reads an alias's leading options as its own (git.c,
+	 * handle_alias): "-c alias.y=!sh y" runs a shell command too, and
+	 * a quote or a backslash may spell the dash */
+	{ "[alias]\n\tx = -c alias.y=!sh y\n", NULL, GITCONFIG_RUNS, "alias.x", 2 },
+	{ "[alias]\n\tx = --exec-path=/x zz\n", NULL, GITCONFIG_RUNS, "alias.x", 2 },
+	{ "[alias]\n\tx = \"'-c' core.pager=sh log\"\n", NULL, GITCONFIG_RUNS, "alias.x", 2 },
+	{ "[alias]\n\tx = \"\\\"-c\\\" core.pager=sh log\"\n", NULL, GITCONFIG_RUNS, "alias.x", 2 },
+	{ "[alias]\n\tx = \\\\-c core.pager=sh log\n", NULL, GITCONFIG_RUNS, "alias.x", 2 },
+	{ "[alias]\n\tco = checkout -b\n", NULL, GITCONFIG_CLEAN, NULL, 0 },
 	{ "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n", NULL, GITCONFIG_RUNS,
 	  "filter.lfs.clean", 2 },
 	{ "[filter \"x\"]\n\tsmudge = cat\n", NULL, GITCONFIG_RUNS, "filter.x.smudge", 2 },
