@@ -80,6 +80,15 @@ assert_match "natively: the work leaves a config with the submodule" 'submodule 
 assert_eq "natively: an alias of options runs a shell command" alias-options \
 	"$(git -C "$native/proj" -c 'alias.lg=-c "alias.y=!echo alias-options" y' lg 2>&1)"
 
+# Natively, a commondir file in .git makes git read the configuration of
+# the directory it names (what write.git-commondir refuses below).
+cp -r "$native/proj/.git" "$native/other.git"
+printf '[alias]\n\tpwn = !echo commondir-alias\n' >>"$native/other.git/config"
+echo "$native/other.git" >"$native/proj/.git/commondir"
+assert_eq "natively: a commondir file makes git read another directory's configuration" \
+	commondir-alias "$(git -C "$native/proj" pwn 2>&1)"
+rm -rf "$native/proj/.git/commondir" "$native/other.git"
+
 # A config as an agent would try to set it: each variable that runs a
 # program, and the name the record gives it.  The program does not exist:
 # should a value ever land, nothing runs.
@@ -387,6 +396,21 @@ PY
 	expect_denied "$E: unlink .git/config" "$EACCES" write write.git-config "$CFG" -- \
 		"$TRY" unlink "$CFG"
 	check "$E: .git/config unchanged by all of them" cmp -s "$SANDBOX/cfg.before" "$CFG"
+
+	# A commondir file makes git read the configuration (and the hooks)
+	# of the directory it names: natively, an alias of such a directory
+	# runs in the project.  Refused outright; a worktree's own is git's.
+	expect_denied "$E: a commondir file in .git" "$EACCES" write write.git-commondir \
+		"$P/.git/commondir" -- "$TRY" open-write "$P/.git/commondir"
+	assert_file_absent "$E: ... it is not there" "$P/.git/commondir"
+	expect_denied "$E: a commondir file in a submodule's git directory" "$EACCES" write \
+		write.git-commondir-modules "$P/.git/modules/sm/commondir" -- \
+		"$TRY" open-write "$P/.git/modules/sm/commondir"
+	printf '../..\n' >"$ROOT/commondir"
+	expect_denied "$E: a commondir file renamed into .git" "$EACCES" write write.git-commondir \
+		"$P/.git/commondir" -- "$TRY" rename "$ROOT/commondir" "$P/.git/commondir"
+	assert_file_absent "$E: ... it is not there" "$P/.git/commondir"
+	rm -f "$ROOT/commondir"
 
 	# --- the directories on the way --------------------------------------------
 	expect_denied "$E: a rename of .git away" "$EACCES" write write.git-config "$P/.git" -- \
