@@ -387,6 +387,34 @@ PY
 		"$TRY" open-write "$CFG"
 	expect_denied "$E: truncate .git/config" "$EACCES" write write.git-config "$CFG" -- \
 		"$TRY" truncate "$CFG"
+	# The tools an agent would reach for; and the same bytes put in
+	# config.lock by cp and renamed by mv are judged as git's own would be.
+	for how in "cp '$ROOT/evil.cfg' '$CFG'" "tee '$CFG' <'$ROOT/evil.cfg' >/dev/null" \
+		"tee -a '$CFG' <'$ROOT/evil.cfg' >/dev/null" \
+		"'$PYTHON' -c 'import sys; open(sys.argv[1], \"ab\").write(open(sys.argv[2], \"rb\").read())' '$CFG' '$ROOT/evil.cfg'" \
+		"cp '$ROOT/evil.cfg' '$P/.git/config.lock' && mv '$P/.git/config.lock' '$CFG'"; do
+		at_e -- sh -c "$how" >"$OUT" 2>"$ERR"
+		assert_ne "$E: $how: refused" 0 $?
+		assert_rec "$E: $how: a deny record" "$(deny_expr write write.git-config "$CFG")"
+		check "$E: $how: .git/config unchanged" cmp -s "$SANDBOX/cfg.before" "$CFG"
+		rm -f "$P/.git/config.lock"
+	done
+	assert_rec "$E: ... the lock's record names core.fsmonitor" "'core.fsmonitor' in why"
+
+	# A fresh clone's configuration is judged as well (git reports the
+	# refused write and goes on, as it would natively for any failed one).
+	at_e -- git clone -q -c core.hooksPath="$nohook" "$ROOT/remote.git" "$P/sub/evilclone" >"$OUT" 2>"$ERR"
+	assert_match "$E: git clone -c core.hooksPath=...: git is told the write failed" \
+		'could not write config file' "$(cat "$ERR")"
+	assert_rec "$E: ... the record names core.hookspath" \
+		"$(deny_expr write write.git-config "$P/sub/evilclone/.git/config") and 'core.hookspath' in why"
+	if grep -qs hooksPath "$P/sub/evilclone/.git/config"; then
+		not_ok "$E: ... no hooksPath in the clone's config" "$(cat "$P/sub/evilclone/.git/config")"
+	else
+		ok "$E: ... no hooksPath in the clone's config"
+	fi
+	rm -rf "$P/sub/evilclone"
+
 	mkdir -p "$P/sub/fresh/.git"
 	expect_denied "$E: a hard link made at a .git/config's name" "$EACCES" write write.git-config \
 		"$P/sub/fresh/.git/config" -- "$TRY" link "$ROOT/evil.cfg" "$P/sub/fresh/.git/config"
