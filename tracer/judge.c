@@ -368,6 +368,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	if (ev)
 		judge_object(&r, c, v->event, addr, sizeof(addr));
 	r.rule = v->rule ? rules_string(s->policy, v->rule->id) : v->rule_id;
+	r.content = v->content;
 
 	if (v->effective == RULES_ACTION_ALLOW && v->action == RULES_ACTION_ALLOW) {
 		if (!s->record_all || !ev ||

@@ -89,6 +89,10 @@ struct judge_verdict {
 	const char *rule_id;            /* the supervisor's own rules, "engine.error" */
 	const char *why;                /* with a rule: said instead of the rule's why */
 	int err;                        /* errno the call fails with; 0: it goes on */
+	/* A replacement the supervisor made itself after its bytes passed
+	 * this content check (rules_content_name(), tracer/confine/content.h):
+	 * recorded, so that a replay or learn decides it as it was. */
+	const char *content;
 	/* Refused with the kernel's own answer, nothing to record: an exec
 	 * of a name that does not exist (execvp's PATH search), an open
 	 * without O_CREAT of one (a missing ~/.npmrc), a mkdir of a name

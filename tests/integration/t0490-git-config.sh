@@ -140,6 +140,29 @@ for E in $engines; do
 	leftover=$(find "$ROOT" -name '*.agenttrace-*' | head -n 3)
 	assert_eq "$E: no file of the supervisor's is left" "" "$leftover"
 
+	# A recorded run: the replacements the supervisor made are recorded as
+	# such, and the tools decide them as it did.  learn keeps no exception
+	# of .git/config (which would admit any writer and any variable), and
+	# replay under default finds nothing decided differently.
+	at_e --record -- sh -c 'git init -q rec && git -C rec config user.name X' >"$OUT" 2>"$ERR"
+	assert_eq "$E: --record: git init and config run" 0 $?
+	assert_rec "$E: --record: the replacement is recorded with the check it passed" \
+		"event == 'write' and action == 'allow' and path2 == '$ROOT/rec/.git/config' and content == 'git-config'"
+	cp "$LOG" "$SANDBOX/rec.jsonl"
+	"$top_builddir/agenttrace-policy" learn "$SANDBOX/rec.jsonl" -o "$SANDBOX/learned.json" 2>"$ERR"
+	assert_eq "$E: learn: exit 0" 0 $?
+	if grep -q 'overrides' "$SANDBOX/learned.json"; then
+		not_ok "$E: learn: no exception of write.git-config" "$(grep overrides "$SANDBOX/learned.json")"
+	else
+		ok "$E: learn: no exception of write.git-config"
+	fi
+	"$top_builddir/agenttrace-policy" replay "$SANDBOX/rec.jsonl" --policy default >"$OUT" 2>"$ERR"
+	assert_eq "$E: replay under default: nothing decided differently" 0 $?
+	[ -s "$OUT" ] && diag "$(head -c 1000 "$OUT")"
+	at_e --policy "$SANDBOX/learned.json" -- git -C "$ROOT/rec" config core.pager "$nohook" >"$OUT" 2>"$ERR"
+	assert_ne "$E: under the learned policy, core.pager is still refused" 0 $?
+	rm -rf "$ROOT/rec"
+
 	P=$ROOT/proj
 	CFG=$P/.git/config
 	if [ ! -f "$CFG" ]; then

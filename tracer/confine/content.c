@@ -382,6 +382,7 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 		w.stopped_tid = 0;
 		if (res.check.outcome == GITCONFIG_CLEAN) {
 			*v = rest;
+			v->content = rules_content_name((enum rules_content)r->content);
 			judge_record(s, &w, jc, v);
 			return true;
 		}
