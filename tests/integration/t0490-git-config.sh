@@ -294,6 +294,14 @@ elif op == "fifo":
     r = rename()
     os.unlink(lock)
     print("rename", r)
+elif op == "odd":
+    # git's syntax at its oddest: section and name in any case, a comment
+    # on the header's line, a quoted value continued on the next line.
+    make_lock(clean + b'[CoRe] ; x\n\tFsMonitor = "/nonexistent/agenttrace-\\\ntest-program"\n')
+    r = rename()
+    if r:
+        os.unlink(lock)
+    print("rename", r)
 elif op == "nul":
     make_lock(clean + b"\0")
     r = rename()
@@ -378,6 +386,17 @@ PY
 	lock_op fifo
 	assert_eq "$E: a FIFO as config.lock: refused, nothing waits" "rename 13" "$(cat "$OUT")"
 	assert_rec "$E: ... with a record" "$(deny_expr write write.git-config "$CFG") and 'not a regular file' in why"
+
+	# natively, git reads it as core.fsmonitor
+	cp "$native/proj/.git/config" "$SANDBOX/native.cfg"
+	"$PYTHON" "$SANDBOX/lock.py" odd "$native/proj/.git" >/dev/null 2>&1
+	assert_eq "$E: natively, the odd spelling is core.fsmonitor" /nonexistent/agenttrace-test-program \
+		"$(git -C "$native/proj" config core.fsmonitor)"
+	cp "$SANDBOX/native.cfg" "$native/proj/.git/config"
+	lock_op odd
+	assert_eq "$E: core.fsmonitor spelled oddly: refused" "rename 13" "$(cat "$OUT")"
+	assert_rec "$E: ... the record names core.fsmonitor" "'core.fsmonitor' in why"
+	check "$E: ... .git/config unchanged" cmp -s "$SANDBOX/cfg.before" "$CFG"
 
 	lock_op nul
 	assert_eq "$E: a config with a NUL byte: refused" "rename 13" "$(cat "$OUT")"
