@@ -276,6 +276,22 @@ elif op == "racing-writer":
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     print("rename", r)
+elif op == "racing-thread":
+    # A second thread of the caller keeps rewriting the lock while the
+    # rename runs.
+    import threading
+    fd = make_lock(clean)
+    stop = []
+    def writer():
+        while not stop:
+            os.pwrite(fd, evil + b"#" * len(clean), 0)
+            os.pwrite(fd, clean, 0)
+    th = threading.Thread(target=writer)
+    th.start()
+    r = rename()
+    stop.append(1)
+    th.join()
+    print("rename", r)
 elif op == "hard-link":
     fd = make_lock(clean)
     os.link(lock, os.path.join(os.path.dirname(gitdir), "lock-link"))
@@ -366,6 +382,17 @@ PY
 		not_ok "$E: a lock rewritten while the rename runs: no fsmonitor lands" "$(cat "$CFG")"
 	else
 		ok "$E: a lock rewritten while the rename runs: no fsmonitor lands"
+	fi
+	if [ "$(cat "$OUT")" != "rename 0" ]; then
+		assert_rec "$E: ... and when refused, the record names core.fsmonitor" "'core.fsmonitor' in why"
+	fi
+	cp "$SANDBOX/cfg.before" "$CFG"
+
+	lock_op racing-thread
+	if grep -q fsmonitor "$CFG"; then
+		not_ok "$E: a lock a second thread rewrites while the rename runs: no fsmonitor lands" "$(cat "$CFG")"
+	else
+		ok "$E: a lock a second thread rewrites while the rename runs: no fsmonitor lands"
 	fi
 	if [ "$(cat "$OUT")" != "rename 0" ]; then
 		assert_rec "$E: ... and when refused, the record names core.fsmonitor" "'core.fsmonitor' in why"
