@@ -76,6 +76,9 @@ const char *schema_type_name(const json_t *v);
 /* The shape an exec rule's "script" names; RULES_SCRIPT_NONE when NAME
  * (may be NULL) is none this build knows. */
 enum rules_script schema_script(const char *name);
+/* The check a write rule's "content" names; RULES_CONTENT_NONE when NAME
+ * (may be NULL) names none. */
+enum rules_content schema_content(const char *name);
 
 /* ---- vars.c ---- */
 enum {

@@ -213,6 +213,39 @@ enum rules_script schema_script(const char *name)
 	return RULES_SCRIPT_NONE;
 }
 
+/* "content": what a write deny rule judges of the replacements of the
+ * files it names (agenttrace-policy(5), "Content"). */
+static void check_content(struct schema *sch, const char *section, const char *action,
+			  const json_t *v, const char *kp)
+{
+	const char *s;
+
+	if (strcmp(section, "write")) {
+		FAIL(sch, kp, true,
+		     "\"content\" is only valid in write rules (it judges what a file is replaced with)");
+		return;
+	}
+	if (strcmp(action, "deny")) {
+		FAIL(sch, kp, true, "\"content\" belongs to deny rules: it says which replacements "
+		     "of a denied file pass, and %s rules deny nothing", action);
+		return;
+	}
+	if (!want_type(sch, v, kp, JSON_STRING, "a string"))
+		return;
+	s = json_string_value(v);
+	if (schema_content(s) == RULES_CONTENT_NONE)
+		FAIL(sch, kp, false, "unknown content check \"%s\" (known: \"%s\")", s,
+		     rules_content_name(RULES_CONTENT_GIT_CONFIG));
+}
+
+enum rules_content schema_content(const char *name)
+{
+	for (int c = RULES_CONTENT_NONE + 1; c < RULES_CONTENT_COUNT; c++)
+		if (name && !strcmp(name, rules_content_name((enum rules_content)c)))
+			return (enum rules_content)c;
+	return RULES_CONTENT_NONE;
+}
+
 /* "overrides": the ids of earlier layers' deny and alert rules an allow
  * rule exempts its pattern from (compile.c checks that they exist). */
 static void check_overrides(struct schema *sch, const char *action, const json_t *v,
@@ -271,6 +304,8 @@ static void check_rule(struct schema *sch, const char *section, const char *acti
 			check_script(sch, section, v, ckp);
 		} else if (!strcmp(key, "overrides")) {
 			check_overrides(sch, action, v, ckp);
+		} else if (!strcmp(key, "content")) {
+			check_content(sch, section, action, v, ckp);
 		} else if (!strcmp(key, pkey)) {
 			have_pattern = true;
 			if (!strcmp(pkey, "argv"))

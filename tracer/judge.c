@@ -143,7 +143,11 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 	judge_names(s, c);
 	judge_identity(c);
 	evs = judge_events(c, judged);
-	rules_decide_call(s->policy, evs, c->n_events, c->explicit_deny_only, &cv);
+	if (c->content_aside)
+		rules_decide_call_beside_content(s->policy, evs, c->n_events, c->explicit_deny_only,
+						 &cv);
+	else
+		rules_decide_call(s->policy, evs, c->n_events, c->explicit_deny_only, &cv);
 	if (c->n_events == 1 && cv.rule &&
 	    cv.rule == rules_rule_at(s->policy, s->policy->fallback[RULES_KIND_EXEC]))
 		rules_decide_exec_alias(s->policy, &evs[0], judge_exec_alias(&evs[0], link), &cv);
@@ -372,6 +376,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	if (ev)
 		judge_object(&r, c, v->event, addr, sizeof(addr));
 	r.rule = v->rule ? rules_string(s->policy, v->rule->id) : v->rule_id;
+	r.content = v->content;
 
 	if (v->effective == RULES_ACTION_ALLOW && v->action == RULES_ACTION_ALLOW) {
 		if (!s->record_all || !ev ||
@@ -386,7 +391,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	r.event = "alert";
 	r.action = rules_action_name(v->effective);
 	r.err = v->err;
-	r.why = v->rule ? rules_string(s->policy, v->rule->why) : v->why;
+	r.why = v->why ? v->why : v->rule ? rules_string(s->policy, v->rule->why) : NULL;
 	/* Every alert of a policy rule suggests the layer that admits its
 	 * event, and the option that does the same (for an alert rule: the
 	 * allow-list entry a strict policy would need); an exec as the

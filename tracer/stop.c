@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include "lib/log.h"
+#include "tracer/confine/content.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
 #include "tracer/confine/signal-scope.h"
@@ -124,6 +125,10 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		jc.caller = &caller;
 	}
 	judge_decide(s, &jc, &v);
+	/* Rules that judge content: a replacement the supervisor makes, a
+	 * chmod, a rename that would move such files from under the check. */
+	if (content_stop(s, t, c, &jc, &v, a))
+		return;
 	ev = &c->events[v.event];
 
 	/* The Landlock backstop's coverage, what survives the session, the

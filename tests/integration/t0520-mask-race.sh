@@ -110,10 +110,17 @@ at_q --mask off --policy "$SANDBOX/keys.json" --allow-write "$HOME/**" -- "$PYTH
 assert_eq "--mask off: the renamed directory gives the credential away (the supervisor judges paths)" \
 	"$SECRET" "$(cat "$OUT")"
 
-# A protected tree's directory cannot be moved away and made again.
+# A protected tree's directory cannot be moved away and made again: the
+# supervisor refuses it for .git (a rename on the way to what a content
+# rule judges), the kernel for .github, whose workflows are a mount.
 at_q -- mv "$ROOT/.git" "$ROOT/g"
 assert_ne "mv .git away: refused" 0 $?
-assert_match "mv .git away: the kernel says the directory is busy" "busy" "$(cat "$ERR")"
+mkdir -p "$ROOT/.github/workflows"
+echo 'on: push' >"$ROOT/.github/workflows/ci.yml"
+at_q -- mv "$ROOT/.github" "$ROOT/gh"
+assert_ne "mv .github away: refused" 0 $?
+assert_match "mv .github away: the kernel says the directory is busy" "busy" "$(cat "$ERR")"
+assert_file_present "mv .github away: the workflow stays" "$ROOT/.github/workflows/ci.yml"
 assert_file_present "mv .git away: .git stays" "$ROOT/.git/hooks"
 
 # --- the command cannot undo the masks (the filter refuses mount calls) ----------

@@ -424,6 +424,7 @@ void record_emit(struct session *s, const struct record *r)
 		json_object_set_new(o, "why", r->why && *r->why ? record_jstr(r->why) : json_null());
 	record_set_str(o, "suggest", r->suggest);
 	record_set_str(o, "suggest_option", r->suggest_option);
+	record_set_str(o, "content", r->content);
 	if (r->has_exit) {
 		json_object_set_new(o, "exit_code",
 				    r->exit_code >= 0 ? json_integer(r->exit_code) : json_null());

@@ -47,6 +47,7 @@ struct record {
 	const char *why;
 	const char *suggest;     /* the policy layer that admits the event (rules/suggest.h) */
 	const char *suggest_option; /* the command-line option that does the same */
+	const char *content;     /* a replacement the supervisor made: the check it passed */
 	const char *script;
 	size_t script_len;
 
