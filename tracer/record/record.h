@@ -106,6 +106,7 @@ struct summary_facts {
 	const char *project_policy;   /* the project's policy in force; NULL: none */
 	bool project_policy_trusted;  /* ... with --trust-project-policy */
 	const struct evidence *evidence; /* --evidence; NULL: none */
+	const struct depsnap_changes *deps; /* the dependency files changed (snapshot.h) */
 };
 
 /* The last record: counts, exit status, what survived, processes left

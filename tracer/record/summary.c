@@ -75,6 +75,65 @@ static void summary_egress(const struct egress *e, json_t *o)
 				      "denied", (json_int_t)(e ? e->other_denied : 0)));
 }
 
+/* At most this many packages are listed in the record, over the files;
+ * the counts are always whole. */
+#define SUMMARY_DEPS_LISTED 500
+
+/* "dependencies": the dependency files the session created, removed or
+ * changed, and per file the packages added, removed and changed.  O
+ * NULL: the human lines. */
+static void summary_deps(const struct depsnap_changes *c, json_t *o)
+{
+	size_t budget = SUMMARY_DEPS_LISTED;
+	json_t *files, *d;
+
+	if (!o) {
+		for (size_t i = 0; c && i < c->n; i++) {
+			const struct depsnap_change *x = &c->v[i];
+
+			if (!x->parsed)
+				out_msg("dependency file %s %s (not parsed)", x->rel, x->status);
+			else
+				out_msg("dependency file %s %s: %zu added, %zu removed, %zu changed",
+					x->rel, x->status, x->diff.added, x->diff.removed,
+					x->diff.changed);
+		}
+		return;
+	}
+	files = json_array();
+	for (size_t i = 0; c && i < c->n; i++) {
+		const struct depsnap_change *x = &c->v[i];
+		json_t *pk = json_array();
+		size_t listed = 0;
+
+		for (; x->parsed && listed < x->diff.n && listed < budget; listed++) {
+			const struct depchange *p = &x->diff.v[listed];
+
+			json_array_append_new(pk, json_pack("{s:o,s:o,s:o}", "name",
+							    record_jstr(p->name), "from",
+							    record_jstr(p->from), "to",
+							    record_jstr(p->to)));
+		}
+		budget -= listed;
+		json_array_append_new(files, json_pack("{s:o,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I}",
+						       "path", record_jstr(x->rel),
+						       "format", depfile_format_name(x->format),
+						       "status", x->status, "parsed", x->parsed,
+						       "added", (json_int_t)x->diff.added,
+						       "removed", (json_int_t)x->diff.removed,
+						       "changed", (json_int_t)x->diff.changed,
+						       "packages", pk,
+						       "packages_cut",
+						       (json_int_t)(x->diff.n - listed)));
+	}
+	d = json_pack("{s:o,s:I,s:I,s:I,s:b}", "files", files,
+		      "added", (json_int_t)(c ? c->added : 0),
+		      "removed", (json_int_t)(c ? c->removed : 0),
+		      "changed", (json_int_t)(c ? c->changed : 0),
+		      "truncated", c && c->truncated);
+	json_object_set_new(o, "dependencies", d);
+}
+
 /* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
 static void summary_notify(struct session *s, int exit_code, const struct egress *egress)
 {
@@ -126,6 +185,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 		out_msg("%" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d",
 			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
 		summary_hardening(s, f, NULL);
+		summary_deps(f->deps, NULL);
 		if (f->preload_note) {
 			out_msg("%s", f->preload_note);
 			for (size_t i = 0; i < f->n_unseen; i++)
@@ -163,6 +223,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	json_object_set_new(o, "left_running", l);
 	summary_egress(f->egress, o);
 	summary_hardening(s, f, o);
+	summary_deps(f->deps, o);
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
 	json_object_set_new(o, "backend", json_string(f->preload_note ? "preload" : "ptrace"));
