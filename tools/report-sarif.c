@@ -256,6 +256,75 @@ static json_t *sarif_rule(const struct report_rule *ru, const struct report_aler
 	return o;
 }
 
+#define SARIF_DEP_RULE "dependency.added"
+
+/* The rule of the dependency results: agenttrace's own, no policy's. */
+static json_t *sarif_dep_rule(void)
+{
+	return json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:s},s:{s:s,s:[s,s],s:s}}",
+			 "id", SARIF_DEP_RULE,
+			 "shortDescription", sarif_text("A dependency was added during the session"),
+			 "fullDescription", sarif_text("The session added a package to a dependency "
+						       "manifest or lockfile of the project: a "
+						       "dependency decision made at run time, which "
+						       "no pull request reviewed."),
+			 "help", "text", "Review the package, its version and where it comes "
+			 "from; keep the change only if it was meant.",
+			 "markdown", "Review the package, its version and where it comes from; "
+			 "keep the change only if it was meant.",
+			 "defaultConfiguration", "level", "note",
+			 "properties", "kind", "dependency", "tags", "security", "supply-chain",
+			 "precision", "very-high");
+}
+
+/* One result per package the session added to a dependency file, at
+ * that file when it is in the workspace, else at the log's summary. */
+static void sarif_deps(const struct report *r, json_t *results, size_t rule_index)
+{
+	for (size_t i = 0; i < r->n_depfiles; i++) {
+		const struct report_depfile *x = &r->depfiles[i];
+		char *abs = r->deps_root ? xasprintf("%s/%s", r->deps_root, x->path) : NULL;
+		const char *rel = sarif_rel(r, abs);
+
+		for (size_t j = 0; j < x->n_pkgs; j++) {
+			const struct report_dep *d = &x->pkgs[j];
+			const char *parts[4] = { SARIF_DEP_RULE, rel ? rel : x->path, d->name, d->to };
+			json_t *loc, *res;
+			char fp[32];
+			char *msg;
+
+			if (d->from)
+				continue;
+			msg = xasprintf("the session added the dependency %s %s to %s", d->name,
+					d->to ? d->to : "", x->path);
+			snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)sarif_hash(parts, 4));
+			if (rel)
+				loc = json_pack("{s:{s:o,s:{s:i}}}", "physicalLocation",
+						"artifactLocation", sarif_artifact(rel, true), "region",
+						"startLine", 1);
+			else
+				loc = json_pack("{s:{s:o}}", "physicalLocation", "artifactLocation",
+						sarif_artifact(x->path, false));
+			json_object_set_new(loc, "logicalLocations",
+					    json_pack("[{s:s,s:s}]", "fullyQualifiedName", d->name,
+						      "kind", "package"));
+			res = json_pack("{s:s,s:I,s:s,s:s,s:o,s:[o],s:{s:s},s:{s:s,s:s,s:s,s:s}}",
+					"ruleId", SARIF_DEP_RULE,
+					"ruleIndex", (json_int_t)rule_index,
+					"kind", "review",
+					"level", "note",
+					"message", sarif_text(msg),
+					"locations", loc,
+					"partialFingerprints", "agenttraceDependency/v1", fp,
+					"properties", "package", d->name, "version", d->to ? d->to : "",
+					"file", x->path, "format", x->format);
+			json_array_append_new(results, res);
+			free(msg);
+		}
+		free(abs);
+	}
+}
+
 /* The summary's egress in the invocation's property bag: no result of
  * its own (an allowed destination is no finding; a denied one already
  * is), but the run's account of where it connected. */
@@ -315,6 +384,13 @@ int report_sarif(const struct report *r, FILE *out)
 		json_array_append_new(results, sarif_result(r, f, index[ri]));
 	}
 	free(index);
+	for (size_t i = 0; i < r->n_depfiles; i++) {
+		if (r->depfiles[i].added) {
+			json_array_append_new(rules, sarif_dep_rule());
+			sarif_deps(r, results, n_rules++);
+			break;
+		}
+	}
 
 	run = json_pack("{s:{s:{s:s,s:s,s:s,s:o}}}", "tool", "driver",
 			"name", "agenttrace",

@@ -178,6 +178,7 @@ void depsnap_take(struct depsnap *s, const char *root)
 	fd = root ? open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (fd < 0)
 		return;
+	s->root = xstrdup(root);
 	walk_dir(&w, fd, "", 0);
 	close(fd);
 	if (s->n)
@@ -192,6 +193,7 @@ void depsnap_free(struct depsnap *s)
 	}
 	if (s) {
 		free(s->v);
+		free(s->root);
 		memset(s, 0, sizeof(*s));
 	}
 }
@@ -237,6 +239,7 @@ void depsnap_compare(const struct depsnap *before, const struct depsnap *after,
 	size_t i = 0, j = 0, cap = 0;
 
 	memset(c, 0, sizeof(*c));
+	c->root = after->root ? after->root : before->root;
 	c->truncated = before->truncated || after->truncated;
 	while (i < before->n || j < after->n) {
 		int cmp = i == before->n ? 1 : j == after->n ? -1 :

@@ -36,6 +36,7 @@ struct depsnap_file {
 };
 
 struct depsnap {
+	char *root;                 /* the top looked at; NULL when none */
 	struct depsnap_file *v;     /* sorted by rel */
 	size_t n;
 	bool truncated;             /* a bound stopped the walk */
@@ -55,6 +56,7 @@ struct depsnap_change {
 };
 
 struct depsnap_changes {
+	const char *root;           /* the snapshots' top */
 	struct depsnap_change *v;   /* in path order */
 	size_t n;
 	size_t added, removed, changed; /* packages, over the files */

@@ -126,7 +126,8 @@ static void summary_deps(const struct depsnap_changes *c, json_t *o)
 						       "packages_cut",
 						       (json_int_t)(x->diff.n - listed)));
 	}
-	d = json_pack("{s:o,s:I,s:I,s:I,s:b}", "files", files,
+	d = json_pack("{s:o,s:o,s:I,s:I,s:I,s:b}", "root", record_jstr(c ? c->root : NULL),
+		      "files", files,
 		      "added", (json_int_t)(c ? c->added : 0),
 		      "removed", (json_int_t)(c ? c->removed : 0),
 		      "changed", (json_int_t)(c ? c->changed : 0),
