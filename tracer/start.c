@@ -520,7 +520,7 @@ int session_start(struct session *s, struct options *opt)
 		 s->record_all ? ", recording every event" : "");
 	session_survive_setup(s);
 	/* Before the command runs: what its dependency files were. */
-	depsnap_take(&s->deps_before, s->opt->root ? s->opt->root : s->cwd);
+	depsnap_take(&s->deps_before, s->opt->root ? s->opt->root : s->cwd, NULL);
 	/* From here on the supervisor sees the command's /tmp... */
 	privtmp_isolate(s);
 	/* ...which Landlock must grant: its rules bind to inodes. */
@@ -566,7 +566,7 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 
 	/* The command is done with the project: what its dependency files
 	 * became. */
-	depsnap_take(&deps_after, s->opt->root ? s->opt->root : s->cwd);
+	depsnap_take(&deps_after, s->opt->root ? s->opt->root : s->cwd, &s->deps_before);
 	depsnap_compare(&s->deps_before, &deps_after, &deps);
 	f.deps = &deps;
 	f.changed_outside = changed;

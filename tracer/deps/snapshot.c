@@ -15,6 +15,7 @@
 
 struct walk {
 	struct depsnap *s;
+	const struct depsnap *prev;
 	size_t cap;
 	size_t entries;
 };
@@ -66,6 +67,28 @@ static char *read_all(int fd, size_t size, size_t *len)
 	return buf;
 }
 
+/* Whether PREV has REL of format F with content SHA256: a file the
+ * session left as it found it, whose packages need no second parse (a
+ * big lockfile's parse is most of a look's cost). */
+static bool unchanged(const struct depsnap *prev, const char *rel, enum depfile_format f,
+		      const char *sha256)
+{
+	size_t lo = 0, hi = prev ? prev->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(prev->v[mid].rel, rel);
+
+		if (c == 0)
+			return prev->v[mid].format == f && strcmp(prev->v[mid].sha256, sha256) == 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 static void snap_file(struct walk *w, int dir, const char *name, const char *rel,
 		      enum depfile_format f)
 {
@@ -110,7 +133,10 @@ static void snap_file(struct walk *w, int dir, const char *name, const char *rel
 		sha256_init(&h);
 		sha256_update(&h, text, len);
 		sha256_hex(&h, x->sha256);
-		x->parse_rc = depfile_parse(f, text, len, &x->deps);
+		if (unchanged(w->prev, rel, f, x->sha256))
+			x->parse_rc = 0;
+		else
+			x->parse_rc = depfile_parse(f, text, len, &x->deps);
 		free(text);
 	}
 	close(fd);
@@ -169,9 +195,9 @@ static int snap_cmp(const void *a, const void *b)
 	return strcmp(((const struct depsnap_file *)a)->rel, ((const struct depsnap_file *)b)->rel);
 }
 
-void depsnap_take(struct depsnap *s, const char *root)
+void depsnap_take(struct depsnap *s, const char *root, const struct depsnap *prev)
 {
-	struct walk w = { .s = s };
+	struct walk w = { .s = s, .prev = prev };
 	int fd;
 
 	memset(s, 0, sizeof(*s));

@@ -42,8 +42,10 @@ struct depsnap {
 	bool truncated;             /* a bound stopped the walk */
 };
 
-/* A snapshot of the files beneath ROOT (empty if it cannot be opened). */
-void depsnap_take(struct depsnap *s, const char *root);
+/* A snapshot of the files beneath ROOT (empty if it cannot be opened).
+ * A file whose content is that of the same file in PREV (NULL: none) is
+ * not parsed again: nothing of it is to diff. */
+void depsnap_take(struct depsnap *s, const char *root, const struct depsnap *prev);
 void depsnap_free(struct depsnap *s);
 
 /* One file the session created, removed or changed. */
