@@ -563,16 +563,22 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 	char **changed = survive_list(s->survive, &f.n_changed_outside);
 	struct depsnap deps_after;
 	struct depsnap_changes deps;
+	struct install_list installed;
 
 	/* The command is done with the project: what its dependency files
 	 * became. */
 	depsnap_take(&deps_after, s->opt->root ? s->opt->root : s->cwd, &s->deps_before);
 	depsnap_compare(&s->deps_before, &deps_after, &deps);
+	installs_collect(&s->installs, s->opt->root ? s->opt->root : s->cwd, &s->deps_before,
+			 &installed);
 	f.deps = &deps;
+	f.installed = &installed;
+	f.installs = &s->installs;
 	f.changed_outside = changed;
 	egress_sort(&s->egress);
 	record_summary(s, &f);
 	survive_list_free(changed, f.n_changed_outside);
+	install_list_free(&installed);
 	depsnap_changes_free(&deps);
 	depsnap_free(&deps_after);
 }
@@ -591,6 +597,7 @@ void session_end(struct session *s)
 	egress_free(&s->egress);
 	evidence_close(&s->evidence);
 	depsnap_free(&s->deps_before);
+	installs_free(&s->installs);
 	free(s->groups);
 	channel_close(s);
 	tracee_info_unref(s->main_info);

@@ -45,6 +45,8 @@ enum depfile_format depfile_format_of(const char *name)
 
 const char *depfile_format_name(enum depfile_format f)
 {
+	if (f == DEPFILE_NPM_HIDDEN)
+		return "node_modules/.package-lock.json";
 	for (size_t i = 0; i < sizeof(depfile_names) / sizeof(depfile_names[0]); i++)
 		if (depfile_names[i].f == f)
 			return depfile_names[i].name;
@@ -737,6 +739,7 @@ int depfile_parse(enum depfile_format f, const char *text, size_t len, struct de
 		rc = parse_package_json(text, len, out);
 		break;
 	case DEPFILE_PACKAGE_LOCK:
+	case DEPFILE_NPM_HIDDEN:
 		rc = parse_package_lock(text, len, out);
 		break;
 	case DEPFILE_YARN_LOCK:

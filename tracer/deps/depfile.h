@@ -33,6 +33,10 @@ enum depfile_format {
 	DEPFILE_GO_MOD,
 	DEPFILE_GO_SUM,
 	DEPFILE_GEMFILE_LOCK,
+	/* node_modules/.package-lock.json: what node_modules holds (npm's
+	 * hidden lockfile, read as package-lock.json), for installed.h; not a
+	 * manifest of the project. */
+	DEPFILE_NPM_HIDDEN,
 };
 
 /* The format of a file by its name (the last component), DEPFILE_NONE

@@ -177,6 +177,16 @@ static void walk_dir(struct walk *w, int dir, const char *prefix, unsigned depth
 			continue;
 		if (type == DT_REG && (f = depfile_format_of(name)) != DEPFILE_NONE) {
 			snap_file(w, dir, name, rel, f);
+		} else if (type == DT_DIR && strcmp(name, "node_modules") == 0) {
+			/* Not walked, but what it holds is in its hidden lockfile. */
+			int sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			char hidden[4096 + 32];
+
+			if (sub < 0)
+				continue;
+			snprintf(hidden, sizeof(hidden), "%s/.package-lock.json", rel);
+			snap_file(w, sub, ".package-lock.json", hidden, DEPFILE_NPM_HIDDEN);
+			close(sub);
 		} else if (type == DT_DIR && depth < DEPSNAP_DEPTH && !skipped_dir(name)) {
 			int sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -271,6 +281,17 @@ void depsnap_compare(const struct depsnap *before, const struct depsnap *after,
 		int cmp = i == before->n ? 1 : j == after->n ? -1 :
 			  strcmp(before->v[i].rel, after->v[j].rel);
 
+		/* npm's hidden lockfiles are what was installed (installed.h),
+		 * no manifest of the project. */
+		if (cmp <= 0 && before->v[i].format == DEPFILE_NPM_HIDDEN) {
+			i += 1;
+			j += cmp == 0;
+			continue;
+		}
+		if (cmp > 0 && after->v[j].format == DEPFILE_NPM_HIDDEN) {
+			j++;
+			continue;
+		}
 		if (cmp < 0) {
 			change_push(c, &cap, &before->v[i++], NULL);
 		} else if (cmp > 0) {

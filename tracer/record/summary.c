@@ -135,6 +135,50 @@ static void summary_deps(const struct depsnap_changes *c, json_t *o)
 	json_object_set_new(o, "dependencies", d);
 }
 
+/* "installed": the packages the session installed, where from, flagged
+ * when not from a registry nor from a path in the project, and the
+ * install scripts run.  O NULL: the human lines. */
+static void summary_installed(const struct install_list *l, const struct installs *in, json_t *o)
+{
+	json_t *pk, *sc;
+
+	if (!o) {
+		for (size_t i = 0; l && i < l->n; i++)
+			if (l->v[i].flagged)
+				out_msg("installed %s %s %s from %s (%s)", l->v[i].ecosystem,
+					l->v[i].name, l->v[i].version ? l->v[i].version : "",
+					l->v[i].url ? l->v[i].url : "?", l->v[i].source);
+		for (size_t i = 0; in && i < in->n_scripts; i++)
+			out_msg("install script of %s %s ran: %s", in->scripts[i].ecosystem,
+				in->scripts[i].package ? in->scripts[i].package : "(a source build)",
+				in->scripts[i].command);
+		return;
+	}
+	pk = json_array();
+	for (size_t i = 0; l && i < l->n; i++) {
+		const struct install *x = &l->v[i];
+		json_t *p = json_pack("{s:s,s:o,s:o,s:s,s:o,s:o,s:b}", "ecosystem", x->ecosystem,
+				      "name", record_jstr(x->name), "version", record_jstr(x->version),
+				      "source", x->source, "url", record_jstr(x->url),
+				      "location", record_jstr(x->location), "flagged", x->flagged);
+
+		if (!strcmp(x->ecosystem, "npm"))
+			json_object_set_new(p, "install_script", json_boolean(x->install_script));
+		json_array_append_new(pk, p);
+	}
+	sc = json_array();
+	for (size_t i = 0; in && i < in->n_scripts; i++)
+		json_array_append_new(sc, json_pack("{s:o,s:o,s:o,s:o}",
+						    "ecosystem", record_jstr(in->scripts[i].ecosystem),
+						    "package", record_jstr(in->scripts[i].package),
+						    "command", record_jstr(in->scripts[i].command),
+						    "cwd", record_jstr(in->scripts[i].cwd)));
+	json_object_set_new(o, "installed",
+			    json_pack("{s:o,s:o,s:I,s:b}", "packages", pk, "scripts", sc,
+				      "flagged", (json_int_t)(l ? l->flagged : 0), "truncated",
+				      (l && l->truncated) || (in && in->truncated)));
+}
+
 /* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
 static void summary_notify(struct session *s, int exit_code, const struct egress *egress)
 {
@@ -187,6 +231,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
 		summary_hardening(s, f, NULL);
 		summary_deps(f->deps, NULL);
+		summary_installed(f->installed, f->installs, NULL);
 		if (f->preload_note) {
 			out_msg("%s", f->preload_note);
 			for (size_t i = 0; i < f->n_unseen; i++)
@@ -225,6 +270,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	summary_egress(f->egress, o);
 	summary_hardening(s, f, o);
 	summary_deps(f->deps, o);
+	summary_installed(f->installed, f->installs, o);
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
 	json_object_set_new(o, "backend", json_string(f->preload_note ? "preload" : "ptrace"));
