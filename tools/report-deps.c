@@ -26,6 +26,54 @@ static long long deps_int(const json_t *o, const char *key)
 	return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
 }
 
+static char *deps_str0(const json_t *o, const char *key)
+{
+	char *s = deps_str(o, key);
+
+	return s ? s : xstrdup("");
+}
+
+/* "installed": its packages and scripts, bounded like the rest. */
+static void report_installed_read(struct report *r, const json_t *summary)
+{
+	const json_t *in = json_object_get(summary, "installed");
+	const json_t *pk = json_object_get(in, "packages"), *sc = json_object_get(in, "scripts");
+
+	if (!json_is_object(in))
+		return;
+	r->installs_flagged = deps_int(in, "flagged");
+	for (size_t i = 0; i < json_array_size(pk) && r->n_installs < REPORT_DEPS_MAX; i++) {
+		const json_t *p = json_array_get(pk, i);
+		struct report_install *x;
+
+		if (!json_is_object(p) || !json_is_string(json_object_get(p, "name")))
+			continue;
+		r->installs = xrealloc(r->installs, (r->n_installs + 1) * sizeof(*r->installs));
+		x = &r->installs[r->n_installs++];
+		x->ecosystem = deps_str0(p, "ecosystem");
+		x->name = deps_str0(p, "name");
+		x->version = deps_str0(p, "version");
+		x->source = deps_str0(p, "source");
+		x->url = deps_str(p, "url");
+		x->location = deps_str(p, "location");
+		x->flagged = json_is_true(json_object_get(p, "flagged"));
+		x->install_script = json_is_true(json_object_get(p, "install_script"));
+	}
+	for (size_t i = 0; i < json_array_size(sc) && r->n_scripts < REPORT_DEPS_FILES_MAX; i++) {
+		const json_t *p = json_array_get(sc, i);
+		struct report_script *x;
+
+		if (!json_is_object(p) || !json_is_string(json_object_get(p, "command")))
+			continue;
+		r->scripts = xrealloc(r->scripts, (r->n_scripts + 1) * sizeof(*r->scripts));
+		x = &r->scripts[r->n_scripts++];
+		x->ecosystem = deps_str0(p, "ecosystem");
+		x->package = deps_str(p, "package");
+		x->command = deps_str0(p, "command");
+		x->cwd = deps_str(p, "cwd");
+	}
+}
+
 void report_deps_read(struct report *r, const json_t *summary)
 {
 	const json_t *d = json_object_get(summary, "dependencies");
@@ -33,6 +81,7 @@ void report_deps_read(struct report *r, const json_t *summary)
 	size_t kept = 0;
 
 	report_deps_free(r);
+	report_installed_read(r, summary);
 	if (!json_is_object(d) || !json_is_array(files))
 		return;
 	r->has_deps = true;
@@ -97,6 +146,28 @@ void report_deps_free(struct report *r)
 		free(x->format);
 		free(x->status);
 	}
+	for (size_t i = 0; i < r->n_installs; i++) {
+		struct report_install *x = &r->installs[i];
+
+		free(x->ecosystem);
+		free(x->name);
+		free(x->version);
+		free(x->source);
+		free(x->url);
+		free(x->location);
+	}
+	free(r->installs);
+	r->installs = NULL;
+	r->n_installs = 0;
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		free(r->scripts[i].ecosystem);
+		free(r->scripts[i].package);
+		free(r->scripts[i].command);
+		free(r->scripts[i].cwd);
+	}
+	free(r->scripts);
+	r->scripts = NULL;
+	r->n_scripts = 0;
 	free(r->depfiles);
 	free(r->deps_root);
 	r->deps_root = NULL;

@@ -508,6 +508,57 @@ static void html_deps(const struct report *r, FILE *out)
 	fprintf(out, "</section>\n");
 }
 
+/* The summary's installed packages and install scripts. */
+static void html_installed(const struct report *r, FILE *out)
+{
+	if (!r->n_installs && !r->n_scripts)
+		return;
+	fprintf(out, "<section id=\"installed\">\n<h2>Installed packages</h2>\n"
+		"<p>%zu installed, %lld flagged (a URL, git or a path outside the project).</p>\n",
+		r->n_installs, r->installs_flagged);
+	if (r->n_installs)
+		fprintf(out, "<table>\n<thead><tr><th>package</th><th>version</th><th>ecosystem</th>"
+			"<th>source</th><th>from</th><th></th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->n_installs; i++) {
+		const struct report_install *x = &r->installs[i];
+
+		fprintf(out, "<tr%s><td><code>", x->flagged ? " class=\"flagged\"" : "");
+		html_esc(out, x->name);
+		fprintf(out, "</code></td><td><code>");
+		html_esc(out, x->version);
+		fprintf(out, "</code></td><td>");
+		html_esc(out, x->ecosystem);
+		fprintf(out, "</td><td>");
+		html_esc(out, x->source);
+		fprintf(out, "</td><td><code>");
+		html_esc(out, x->url ? x->url : "");
+		fprintf(out, "</code></td><td>%s%s</td></tr>\n",
+			x->flagged ? "<span class=\"tag alert\">flagged</span> " : "",
+			x->install_script ? "install scripts" : "");
+	}
+	if (r->n_installs)
+		fprintf(out, "</tbody>\n</table>\n");
+	if (r->n_scripts)
+		fprintf(out, "<h3>Install scripts run</h3>\n<table>\n<thead><tr><th>package</th>"
+			"<th>command</th><th>directory</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		const struct report_script *x = &r->scripts[i];
+
+		fprintf(out, "<tr><td>");
+		html_esc(out, x->ecosystem);
+		fprintf(out, " <code>");
+		html_esc(out, x->package ? x->package : "(source build)");
+		fprintf(out, "</code></td><td><code>");
+		html_esc(out, x->command);
+		fprintf(out, "</code></td><td><code>");
+		html_esc(out, x->cwd ? x->cwd : "");
+		fprintf(out, "</code></td></tr>\n");
+	}
+	if (r->n_scripts)
+		fprintf(out, "</tbody>\n</table>\n");
+	fprintf(out, "</section>\n");
+}
+
 int report_html(const struct report *r, FILE *out)
 {
 	size_t deny = 0, alert = 0;
@@ -582,6 +633,7 @@ int report_html(const struct report *r, FILE *out)
 
 	html_egress(r, out);
 	html_deps(r, out);
+	html_installed(r, out);
 	html_evidence(r, out);
 	html_tree(r, out);
 

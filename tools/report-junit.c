@@ -194,17 +194,49 @@ static void junit_deps(const struct report *r, FILE *out)
 	}
 }
 
+/* The installed packages and install scripts in the suite's output. */
+static void junit_installed(const struct report *r, FILE *out)
+{
+	for (size_t i = 0; i < r->n_installs; i++) {
+		const struct report_install *x = &r->installs[i];
+
+		fputs(i ? "" : "installed:\n", out);
+		fputs(x->flagged ? "! " : "  ", out);
+		junit_esc(out, x->ecosystem, false);
+		fputc(' ', out);
+		junit_esc(out, x->name, false);
+		fputc(' ', out);
+		junit_esc(out, x->version, false);
+		fputs(" (", out);
+		junit_esc(out, x->source, false);
+		if (x->url) {
+			fputs(": ", out);
+			junit_esc(out, x->url, false);
+		}
+		fputs(")\n", out);
+	}
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		fputs(i ? "" : "install scripts run:\n", out);
+		fputs("  ", out);
+		junit_esc(out, r->scripts[i].package ? r->scripts[i].package : "(source build)", false);
+		fputs(": ", out);
+		junit_esc(out, r->scripts[i].command, false);
+		fputc('\n', out);
+	}
+}
+
 /* The suite's one output: egress, then dependencies. */
 static void junit_output(const struct report *r, FILE *out)
 {
 	bool egress = r->has_egress && (r->n_egress || r->egress_other_allowed ||
 					r->egress_other_denied);
 
-	if (!egress && !r->n_depfiles)
+	if (!egress && !r->n_depfiles && !r->n_installs && !r->n_scripts)
 		return;
 	fputs("    <system-out>", out);
 	junit_egress(r, out);
 	junit_deps(r, out);
+	junit_installed(r, out);
 	fputs("</system-out>\n", out);
 }
 

@@ -182,6 +182,46 @@ static void text_deps(const struct report *r, FILE *out)
 		fprintf(out, "  (the look at the project stopped at a bound: not every file was seen)\n");
 }
 
+/* The summary's installed packages and install scripts. */
+static void text_installed(const struct report *r, FILE *out)
+{
+	if (!r->n_installs && !r->n_scripts)
+		return;
+	if (r->n_installs)
+		fprintf(out, "\nInstalled: %zu package%s, %lld flagged\n", r->n_installs,
+			r->n_installs == 1 ? "" : "s", r->installs_flagged);
+	for (size_t i = 0; i < r->n_installs; i++) {
+		const struct report_install *x = &r->installs[i];
+
+		fprintf(out, "  %s ", x->flagged ? "!" : " ");
+		text_put(out, x->ecosystem);
+		fputc(' ', out);
+		text_put(out, x->name);
+		fputc(' ', out);
+		text_put(out, x->version);
+		fputs(" (", out);
+		text_put(out, x->source);
+		if (x->url) {
+			fputs(": ", out);
+			text_put(out, x->url);
+		}
+		fputs(x->install_script ? ", has install scripts)\n" : ")\n", out);
+	}
+	if (r->n_scripts)
+		fprintf(out, "\nInstall scripts run:\n");
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		const struct report_script *x = &r->scripts[i];
+
+		fputs("  ", out);
+		text_put(out, x->ecosystem);
+		fputc(' ', out);
+		text_put(out, x->package ? x->package : "(source build)");
+		fputs(": ", out);
+		text_put(out, x->command);
+		fputc('\n', out);
+	}
+}
+
 static void text_script(const char *script, FILE *out)
 {
 	const char *p = script;
@@ -297,6 +337,7 @@ int report_text(const struct report *r, FILE *out)
 	text_rules(r, out);
 	text_egress(r, out);
 	text_deps(r, out);
+	text_installed(r, out);
 
 	if (deny + alert) {
 		fprintf(out, "\nDenials and alerts:\n");

@@ -129,6 +129,22 @@ struct report_depfile {
 	size_t n_pkgs;
 };
 
+/* One package the session installed (the summary's "installed"). */
+struct report_install {
+	char *ecosystem, *name, *version, *source; /* never NULL ("" when absent) */
+	char *url, *location;   /* may be NULL */
+	bool flagged;           /* from a URL, git, or a path outside the project */
+	bool install_script;
+};
+
+/* One install script that ran. */
+struct report_script {
+	char *ecosystem;        /* never NULL */
+	char *package;          /* may be NULL: a source build */
+	char *command;          /* never NULL */
+	char *cwd;              /* may be NULL */
+};
+
 /* A copy of a script or program the session kept (--evidence), from the
  * exec records and alerts that name it; one entry per copy. */
 struct report_evidence {
@@ -189,6 +205,12 @@ struct report {
 	size_t n_depfiles;
 	long long deps_added, deps_removed, deps_changed;
 	bool deps_truncated;
+	/* ... and what it installed. */
+	struct report_install *installs;
+	size_t n_installs;
+	struct report_script *scripts;
+	size_t n_scripts;
+	long long installs_flagged;
 
 	/* Not from the log: where the SARIF report places results (main). */
 	char *workspace;        /* --root, else GITHUB_WORKSPACE, else the run's directory */

@@ -12,10 +12,33 @@ need_agenttrace
 [ -n "$PYTHON" ] && "$PYTHON" -m pip --version >/dev/null 2>&1 && have_pip=1
 have npm && have_npm=1
 
+REPORT_BIN=$top_builddir/agenttrace-report
+# reports NAME: the five reports of $LOG as $SANDBOX/NAME.FORMAT.
+reports() {
+	local f
+	for f in text md html junit sarif; do
+		"$REPORT_BIN" -q --root "$ROOT" "$LOG" --format "$f" -o "$SANDBOX/$1.$f"
+	done
+}
+# sarif_own FILE: the results of the install rules, one a line.
+sarif_own() {
+	"$PYTHON" -c 'import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+for r in run["results"]:
+    if r["ruleId"].startswith("dependency.install"):
+        a = r["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert rules[r["ruleIndex"]] == r["ruleId"]
+        print(r["ruleId"], r["level"], r["properties"]["package"], a["uri"], a.get("uriBaseId"))' "$1"
+}
+
 # Nothing installed: nothing shown.
 at_q -- sh -c 'echo hello >notes.txt'
 assert_rec "nothing installed: the summary's installed lists nothing" \
 	"event == 'summary' and installed == {'packages': [], 'scripts': [], 'flagged': 0, 'truncated': False}"
+reports none
+assert_eq "nothing installed: no section in any report" "" \
+	"$(grep -l '^Installed:\|^### Installed\|id="installed"\|^installed:' "$SANDBOX"/none.*; sarif_own "$SANDBOX/none.sarif")"
 
 # A dist-info the session did not write, or one no installer marked, is not listed.
 mkdir -p "$ROOT/site/old-1.0.dist-info"
@@ -128,6 +151,19 @@ if [ -n "${have_npm:-}" ]; then
 		"event == 'summary' and {'ecosystem': 'npm', 'package': 'gamma', 'command': 'echo ran > postinstall-ran', 'cwd': '$ROOT/web/node_modules/gamma'} in installed['scripts']"
 	assert_rec "npm: the lockfile diff says the same" \
 		"event == 'summary' and [f for f in dependencies['files'] if f['path'] == 'web/package-lock.json' and f['added'] == 2]"
+	reports npm
+	assert_match "npm reports: markdown, the flagged install in the table" \
+		'^\| <code>gamma</code> \| <code>3.1.4</code> \| npm \| \*\*path\*\* \| <code>file:.*gamma-3.1.4.tgz</code> \| flagged, install scripts \|$' \
+		"$(cat "$SANDBOX/npm.md")"
+	assert_match "npm reports: markdown, the script with its command" \
+		'^\| npm <code>gamma</code> \| <code>echo ran &gt; postinstall-ran</code> \|$' "$(cat "$SANDBOX/npm.md")"
+	assert_match "npm reports: html, the section with the flagged row" \
+		'<section id="installed">.*<tr class="flagged"><td><code>gamma</code>' "$(tr '\n' ' ' <"$SANDBOX/npm.html")"
+	assert_match "npm reports: text and junit list them" "! npm gamma 3.1.4 \(path: file:.*gamma: echo ran > postinstall-ran" \
+		"$(grep -A20 '^Installed:' "$SANDBOX/npm.text" | tr '\n' ' ') $(grep -A6 '^installed:' "$SANDBOX/npm.junit" | tr '\n' ' ' | sed 's/&gt;/>/g')"
+	assert_eq "npm reports: sarif, a warning for the flagged install and a note for the script" \
+"dependency.install-source warning gamma web/node_modules/gamma/package.json %SRCROOT%
+dependency.install-script note gamma web/node_modules/gamma/package.json %SRCROOT%" "$(sarif_own "$SANDBOX/npm.sarif")"
 	# Installing again what is there: nothing new is listed.
 	at_q -- sh -c "cd web && npm install --offline --no-audit --no-fund"
 	assert_rec "npm: a second install of what node_modules holds lists nothing" \
