@@ -171,3 +171,24 @@ dependency.install-script note gamma web/node_modules/gamma/package.json %SRCROO
 else
 	skip "npm installs" "npm not installed"
 fi
+
+# cargo install: the crates a root's .crates2.json lists that it did not
+# list before, from a path outside the project here (flagged).
+rustup_home=${RUSTUP_HOME:-}
+if have cargo && [ -z "$rustup_home" ]; then
+	rustup_home=$(cd "$(dirname "$(command -v cargo)")/../.." 2>/dev/null && pwd)/.rustup
+fi
+cargoenv="RUSTUP_HOME=$rustup_home CARGO_HOME=$SANDBOX/cargo-home CARGO_TARGET_DIR=$TMPDIR/target"
+if have cargo && env $cargoenv cargo --version >/dev/null 2>&1; then
+	mkdir -p "$SANDBOX/hello/src"
+	printf '[package]\nname = "hello"\nversion = "0.1.0"\nedition = "2021"\n' >"$SANDBOX/hello/Cargo.toml"
+	echo 'fn main() {}' >"$SANDBOX/hello/src/main.rs"
+	at_q -- env $cargoenv cargo install -q --offline --path "$SANDBOX/hello" --root "$ROOT/croot"
+	assert_eq "cargo: the install ran" 0 $?
+	assert_rec "cargo: the crate installed, from a path outside the project: flagged" \
+		"event == 'summary' and installed['packages'] == [{'ecosystem': 'crates', 'name': 'hello', 'version': '0.1.0', 'source': 'path', 'url': 'file://$SANDBOX/hello', 'location': '$ROOT/croot', 'flagged': True}]"
+	at_q -- env $cargoenv cargo install -q --offline --force --path "$SANDBOX/hello" --root "$ROOT/croot"
+	assert_rec "cargo: installing it again lists nothing new" "event == 'summary' and installed['packages'] == []"
+else
+	skip "cargo installs" "no cargo that runs here"
+fi

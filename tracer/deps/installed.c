@@ -23,7 +23,9 @@ static bool remembered(const struct installs *in, const char *dir, size_t len)
 	return false;
 }
 
-static void remember(struct installs *in, const char *dir, size_t len, bool npm)
+static void cargo_read(const char *dir, struct deplist *out);
+
+static void remember(struct installs *in, const char *dir, size_t len, enum install_dir kind)
 {
 	if (remembered(in, dir, len))
 		return;
@@ -33,10 +35,18 @@ static void remember(struct installs *in, const char *dir, size_t len, bool npm)
 	}
 	if (!in->dirs) {
 		in->dirs = xcalloc(INSTALLS_DIRS, sizeof(*in->dirs));
-		in->npm = xcalloc(INSTALLS_DIRS, sizeof(*in->npm));
+		in->kind = xcalloc(INSTALLS_DIRS, sizeof(*in->kind));
+		in->before = xcalloc(INSTALLS_DIRS, sizeof(*in->before));
 	}
 	in->dirs[in->n_dirs] = xstrndup(dir, len);
-	in->npm[in->n_dirs++] = npm;
+	in->kind[in->n_dirs] = kind;
+	/* The write is stopped, not yet made: what the root lists now is
+	 * what it listed before the session's install. */
+	if (kind == INSTALL_DIR_CARGO) {
+		in->before[in->n_dirs] = xcalloc(1, sizeof(struct deplist));
+		cargo_read(in->dirs[in->n_dirs], in->before[in->n_dirs]);
+	}
+	in->n_dirs++;
 }
 
 void installs_note_write(struct installs *in, const char *path)
@@ -50,13 +60,16 @@ void installs_note_write(struct installs *in, const char *path)
 		const char *end = p + strlen(".dist-info");
 
 		if (*end == '/' || *end == 0) {
-			remember(in, path, (size_t)(end - path), false);
+			remember(in, path, (size_t)(end - path), INSTALL_DIR_PYTHON);
 			break;
 		}
 	}
 	hidden = strstr(path, "/node_modules/.package-lock.json");
 	if (hidden && hidden[strlen("/node_modules/.package-lock.json")] == 0)
-		remember(in, path, (size_t)(hidden - path) + strlen("/node_modules"), true);
+		remember(in, path, (size_t)(hidden - path) + strlen("/node_modules"), INSTALL_DIR_NPM);
+	p = strrchr(path, '/');
+	if (p && p > path && strcmp(p, "/.crates2.json") == 0)
+		remember(in, path, (size_t)(p - path), INSTALL_DIR_CARGO);
 }
 
 static const char *base_of(const char *s)
@@ -350,6 +363,11 @@ static bool listed(const struct deplist *list, const char *name, const char *ver
 	return false;
 }
 
+static int dep_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dep *)a)->name, ((const struct dep *)b)->name);
+}
+
 /* npm's "resolved": the registry's tarball (".../name/-/name-1.0.0.tgz"),
  * a git repository, a local path (relative to the project's dir) or a URL. */
 static void npm_source(struct install *x, const char *resolved, bool link, const char *project,
@@ -437,13 +455,86 @@ static void collect_npm(const char *dir, const char *root, const struct depsnap 
 	json_decref(j);
 }
 
+/* The keys of DIR/.crates2.json's "installs" ("name 1.0.0 (source)"),
+ * as names of OUT, sorted. */
+static void cargo_read(const char *dir, struct deplist *out)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	json_t *j, *v;
+	const char *k;
+	char *text;
+	size_t len;
+
+	if (fd < 0)
+		return;
+	text = read_small(fd, ".crates2.json", DEPFILE_MAX_BYTES, &len);
+	close(fd);
+	if (!text)
+		return;
+	j = json_loadb(text, len, 0, NULL);
+	free(text);
+	json_object_foreach(json_object_get(j, "installs"), k, v) {
+		if (out->n == out->cap) {
+			out->cap = out->cap ? out->cap * 2 : 16;
+			out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+		}
+		if (out->n == DEPLIST_MAX)
+			break;
+		out->v[out->n].name = xstrndup(k, 1024);
+		out->v[out->n++].version = xstrdup("");
+	}
+	json_decref(j);
+	qsort(out->v, out->n, sizeof(*out->v), dep_name_cmp);
+}
+
+/* "name 1.0.0 (registry+https://...)": a crate and where it came from. */
+static void collect_cargo(const char *dir, const struct deplist *was, const char *root,
+			  struct install_list *l)
+{
+	struct deplist now = { 0 };
+
+	cargo_read(dir, &now);
+	for (size_t i = 0; i < now.n; i++) {
+		const char *key = now.v[i].name, *sp = strchr(key, ' '), *open, *src;
+		struct install *x;
+
+		if (listed(was, key, "") || !sp || !(x = list_add(l)))
+			continue;
+		open = strstr(sp + 1, " (");
+		x->ecosystem = "crates";
+		x->name = xstrndup(key, (size_t)(sp - key));
+		x->version = open ? xstrndup(sp + 1, (size_t)(open - sp - 1)) : xstrdup(sp + 1);
+		x->location = xstrdup(dir);
+		x->source = "registry";
+		src = open ? open + 2 : "";
+		if (strncmp(src, "registry+", 9) == 0 || strncmp(src, "sparse+", 7) == 0) {
+			x->url = xstrndup(strchr(src, '+') + 1, strcspn(strchr(src, '+') + 1, ")"));
+		} else if (strncmp(src, "git+", 4) == 0) {
+			x->source = "git";
+			x->url = xstrndup(src + 4, strcspn(src + 4, ")"));
+			x->flagged = true;
+		} else if (strncmp(src, "path+file://", 12) == 0) {
+			char *p;
+
+			x->source = "path";
+			x->url = xstrndup(src + 5, strcspn(src + 5, ")"));
+			p = file_url_path(x->url);
+			x->flagged = local_outside(root, p);
+			free(p);
+		}
+	}
+	deplist_free(&now);
+}
+
 void installs_collect(const struct installs *in, const char *root, const struct depsnap *before,
 		      struct install_list *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; in && i < in->n_dirs; i++) {
-		if (in->npm[i])
+		if (in->kind[i] == INSTALL_DIR_NPM)
 			collect_npm(in->dirs[i], root, before, out);
+		else if (in->kind[i] == INSTALL_DIR_CARGO)
+			collect_cargo(in->dirs[i], in->before[i], root, out);
 		else
 			collect_python(in->dirs[i], root, out);
 	}
@@ -468,8 +559,13 @@ void install_list_free(struct install_list *l)
 
 void installs_free(struct installs *in)
 {
-	for (size_t i = 0; in && i < in->n_dirs; i++)
+	for (size_t i = 0; in && i < in->n_dirs; i++) {
 		free(in->dirs[i]);
+		if (in->before[i]) {
+			deplist_free(in->before[i]);
+			free(in->before[i]);
+		}
+	}
 	for (size_t i = 0; in && i < in->n_scripts; i++) {
 		free(in->scripts[i].ecosystem);
 		free(in->scripts[i].package);
@@ -478,7 +574,8 @@ void installs_free(struct installs *in)
 	}
 	if (in) {
 		free(in->dirs);
-		free(in->npm);
+		free(in->kind);
+		free(in->before);
 		memset(in, 0, sizeof(*in));
 	}
 }

@@ -11,6 +11,9 @@
  *    hidden lockfile npm keeps of what node_modules holds): the packages
  *    it lists that the same file did not list at the start (the project
  *    snapshot's), with "resolved", "integrity" and "hasInstallScript".
+ *  - cargo: every .crates2.json the session wrote (cargo install's record
+ *    of what a root holds): the crates it lists that it did not list when
+ *    the session first wrote it, with their source (registry, git, path).
  *  - Install scripts: a shell run by npm in a node_modules package dir
  *    (a preinstall, install or postinstall script), and the build
  *    backend pip runs for a source distribution, with their commands.
@@ -38,9 +41,16 @@ struct install_script {
 	char *cwd;
 };
 
+enum install_dir {
+	INSTALL_DIR_PYTHON,     /* a dist-info dir */
+	INSTALL_DIR_NPM,        /* a node_modules dir */
+	INSTALL_DIR_CARGO,      /* a cargo install root */
+};
+
 struct installs {
-	char **dirs;       /* dist-info dirs and node_modules dirs written */
-	bool *npm;         /* ... dirs[i] is a node_modules dir */
+	char **dirs;       /* dist-info, node_modules and cargo root dirs written */
+	enum install_dir *kind;
+	struct deplist **before; /* cargo: the crates its root listed before the first write */
 	size_t n_dirs;
 	struct install_script scripts[INSTALLS_SCRIPTS];
 	size_t n_scripts;
@@ -57,7 +67,7 @@ void installs_note_exec(struct installs *in, pid_t pid, const char *const *calle
 			size_t caller_argc, const char *const *argv, size_t argc);
 
 struct install {
-	const char *ecosystem; /* "pypi", "npm" */
+	const char *ecosystem; /* "pypi", "npm", "crates" */
 	char *name, *version;
 	const char *source;    /* "registry", "url", "git", "path" */
 	char *url;             /* where from; NULL: the registry's */
