@@ -106,6 +106,14 @@ static void script_add(struct installs *in, const char *ecosystem, const char *p
 {
 	struct install_script *x;
 
+	/* A call handled twice (the notify engine's withdrawn and repeated
+	 * notification) is one script run. */
+	for (size_t i = 0; i < in->n_scripts; i++)
+		if (strcmp(in->scripts[i].command, command) == 0 && strcmp(in->scripts[i].cwd, cwd) == 0 &&
+		    strcmp(in->scripts[i].ecosystem, ecosystem) == 0) {
+			free(command);
+			return;
+		}
 	if (in->n_scripts == INSTALLS_SCRIPTS) {
 		in->truncated = true;
 		free(command);
