@@ -10,6 +10,8 @@
 
 #include "rules/generalise.h"
 #include "rules/rules.h"
+#include "tracer/deps/installed.h"
+#include "tracer/deps/snapshot.h"
 #include "tracer/record/egress.h"
 #include "tracer/record/evidence.h"
 #include "tracer/record/notify.h"
@@ -88,6 +90,8 @@ struct session {
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
 	struct egress egress;     /* egress.h: the destinations connects and sends were judged for */
 	struct evidence evidence; /* evidence.h: --evidence DIR, and what the session wrote */
+	struct depsnap deps_before; /* snapshot.h: the project's dependency files at the start */
+	struct installs installs; /* installed.h: package dirs written, install scripts run */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */

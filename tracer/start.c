@@ -530,6 +530,8 @@ int session_start(struct session *s, struct options *opt)
 		 s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce",
 		 s->record_all ? ", recording every event" : "");
 	session_survive_setup(s);
+	/* Before the command runs: what its dependency files were. */
+	depsnap_take(&s->deps_before, s->opt->root ? s->opt->root : s->cwd, NULL);
 	/* From here on the supervisor sees the command's /tmp... */
 	privtmp_isolate(s);
 	/* ...which Landlock must grant: its rules bind to inodes. */
@@ -585,11 +587,26 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.evidence = s->evidence.dir_fd >= 0 ? &s->evidence : NULL,
 	};
 	char **changed = survive_list(s->survive, &f.n_changed_outside);
+	struct depsnap deps_after;
+	struct depsnap_changes deps;
+	struct install_list installed;
 
+	/* The command is done with the project: what its dependency files
+	 * became. */
+	depsnap_take(&deps_after, s->opt->root ? s->opt->root : s->cwd, &s->deps_before);
+	depsnap_compare(&s->deps_before, &deps_after, &deps);
+	installs_collect(&s->installs, s->opt->root ? s->opt->root : s->cwd, &s->deps_before,
+			 &installed);
+	f.deps = &deps;
+	f.installed = &installed;
+	f.installs = &s->installs;
 	f.changed_outside = changed;
 	egress_sort(&s->egress);
 	record_summary(s, &f);
 	survive_list_free(changed, f.n_changed_outside);
+	install_list_free(&installed);
+	depsnap_changes_free(&deps);
+	depsnap_free(&deps_after);
 }
 
 void session_end(struct session *s)
@@ -606,6 +623,8 @@ void session_end(struct session *s)
 	survive_free(s->survive);
 	egress_free(&s->egress);
 	evidence_close(&s->evidence);
+	depsnap_free(&s->deps_before);
+	installs_free(&s->installs);
 	free(s->groups);
 	channel_close(s);
 	tracee_info_unref(s->main_info);

@@ -142,8 +142,10 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 				  LANDLOCK_UNCOVERED_RULE, LANDLOCK_UNCOVERED_WHY, EACCES);
 		} else {
 			for (size_t i = 0; i < jc.n_events; i++)
-				if (c->events[i].kind == RULES_KIND_WRITE)
+				if (c->events[i].kind == RULES_KIND_WRITE) {
 					survive_note(s->survive, c->events[i].path);
+					installs_note_write(&s->installs, c->events[i].path);
+				}
 			a->race_watch = true;
 		}
 	}
@@ -165,6 +167,9 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			t->pending_exec = tracee_info_new_exec(id.exe ? id.exe : "", ev->argv, ev->argc,
 							       id.loader, id.script,
 							       id.script ? id.script_name : id.exe_name);
+			/* npm's install scripts, pip's builds (installed.h). */
+			installs_note_exec(&s->installs, t->pid, caller.argv, caller.argc, ev->argv,
+					   ev->argc);
 		}
 	}
 	judge_who_of_task(&w, t);

@@ -120,6 +120,9 @@ struct summary_facts {
 	const char *project_policy;   /* the project's policy in force; NULL: none */
 	bool project_policy_trusted;  /* ... with --trust-project-policy */
 	const struct evidence *evidence; /* --evidence; NULL: none */
+	const struct depsnap_changes *deps; /* the dependency files changed (snapshot.h) */
+	const struct install_list *installed; /* the packages installed (installed.h) */
+	const struct installs *installs;      /* ... and the install scripts run */
 };
 
 /* The last record: counts, exit status, what survived, processes left
