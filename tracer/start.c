@@ -594,6 +594,7 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 	/* The command is done with the project: what its dependency files
 	 * became. */
 	depsnap_take(&deps_after, s->opt->root ? s->opt->root : s->cwd, &s->deps_before);
+	depsnap_settle(&s->deps_before, &deps_after);
 	depsnap_compare(&s->deps_before, &deps_after, &deps);
 	installs_collect(&s->installs, s->opt->root ? s->opt->root : s->cwd, &s->deps_before,
 			 &installed);

@@ -402,7 +402,10 @@ static void npm_source(struct install *x, const char *resolved, bool link, const
 	}
 }
 
-static const struct deplist *hidden_before(const struct depsnap *before, const char *dir)
+/* What DIR/.package-lock.json listed at the start (NULL: no such file,
+ * or not read); *SAME when the end's look found it unchanged. */
+static const struct deplist *hidden_before(const struct depsnap *before, const char *dir,
+					   bool *same)
 {
 	const char *root = before ? before->root : NULL;
 	size_t n = root ? strlen(root) : 0;
@@ -411,22 +414,30 @@ static const struct deplist *hidden_before(const struct depsnap *before, const c
 	if (!n || strncmp(dir, root, n) != 0 || dir[n] != '/')
 		return NULL;
 	snprintf(rel, sizeof(rel), "%s/.package-lock.json", dir + n + 1);
-	for (size_t i = 0; i < before->n; i++)
-		if (strcmp(before->v[i].rel, rel) == 0 && before->v[i].parse_rc == 0)
-			return &before->v[i].deps;
+	for (size_t i = 0; i < before->n; i++) {
+		if (strcmp(before->v[i].rel, rel) != 0)
+			continue;
+		*same = before->v[i].same_at_end;
+		return before->v[i].parse_rc == 0 ? &before->v[i].deps : NULL;
+	}
 	return NULL;
 }
 
 static void collect_npm(const char *dir, const char *root, const struct depsnap *before,
 			struct install_list *l)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	const struct deplist *was = hidden_before(before, dir);
+	bool same = false;
+	const struct deplist *was = hidden_before(before, dir, &same);
+	int fd;
 	char *text, *project;
 	json_t *j, *pk, *v;
 	const char *k;
 	size_t len;
 
+	/* npm rewrites the file at every install: unchanged, nothing came. */
+	if (same)
+		return;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	text = read_small(fd, ".package-lock.json", DEPFILE_MAX_BYTES, &len);

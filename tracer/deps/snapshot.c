@@ -18,6 +18,7 @@ struct walk {
 	const struct depsnap *prev;
 	size_t cap;
 	size_t entries;
+	size_t kept;                /* bytes kept for a later parse */
 };
 
 /* Directories that hold installed packages, history or caches, not the
@@ -133,10 +134,17 @@ static void snap_file(struct walk *w, int dir, const char *name, const char *rel
 		sha256_init(&h);
 		sha256_update(&h, text, len);
 		sha256_hex(&h, x->sha256);
-		if (unchanged(w->prev, rel, f, x->sha256))
+		if (unchanged(w->prev, rel, f, x->sha256)) {
 			x->parse_rc = 0;
-		else
+		} else if (!w->prev && len <= DEPSNAP_KEEP_BYTES - w->kept) {
+			x->parse_rc = DEPSNAP_PENDING;
+			x->text = text;
+			x->len = len;
+			w->kept += len;
+			text = NULL;
+		} else {
 			x->parse_rc = depfile_parse(f, text, len, &x->deps);
+		}
 		free(text);
 	}
 	close(fd);
@@ -225,6 +233,7 @@ void depsnap_free(struct depsnap *s)
 {
 	for (size_t i = 0; s && i < s->n; i++) {
 		free(s->v[i].rel);
+		free(s->v[i].text);
 		deplist_free(&s->v[i].deps);
 	}
 	if (s) {
@@ -243,6 +252,40 @@ static bool same_file(const struct depsnap_file *a, const struct depsnap_file *b
 	/* Too big to read: the same inode, size and change time. */
 	return !a->sha256[0] && !b->sha256[0] && a->ino == b->ino && a->size == b->size &&
 	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+static const struct depsnap_file *snap_find(const struct depsnap *s, const char *rel)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->v[mid].rel, rel);
+
+		if (c == 0)
+			return &s->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void depsnap_settle(struct depsnap *before, const struct depsnap *after)
+{
+	for (size_t i = 0; i < before->n; i++) {
+		struct depsnap_file *x = &before->v[i];
+		const struct depsnap_file *y = snap_find(after, x->rel);
+
+		if (y && same_file(x, y))
+			x->same_at_end = true;
+		else if (x->parse_rc == DEPSNAP_PENDING)
+			x->parse_rc = depfile_parse(x->format, x->text, x->len, &x->deps);
+		free(x->text);
+		x->text = NULL;
+		x->len = 0;
+	}
 }
 
 static void change_push(struct depsnap_changes *c, size_t *cap, const struct depsnap_file *a,

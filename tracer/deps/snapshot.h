@@ -23,6 +23,11 @@
 #define DEPSNAP_DEPTH 4         /* directory levels below the top */
 #define DEPSNAP_FILES 256
 #define DEPSNAP_ENTRIES 100000  /* directory entries looked at */
+/* The look at the start keeps files' bytes, up to this much in all, and
+ * parses them only if the session changed them (a big lockfile's parse
+ * would otherwise be most of every session's start). */
+#define DEPSNAP_KEEP_BYTES (64u << 20)
+#define DEPSNAP_PENDING 1       /* parse_rc: kept, not parsed yet */
 
 struct depsnap_file {
 	char *rel;                  /* the path below the top */
@@ -31,8 +36,11 @@ struct depsnap_file {
 	ino_t ino;                  /* too big: compared by these */
 	off_t size;
 	struct timespec ctime;
-	int parse_rc;               /* depfile_parse(): 0, -EINVAL, -EFBIG */
+	int parse_rc;               /* depfile_parse(): 0, -EINVAL, -EFBIG; DEPSNAP_PENDING */
 	struct deplist deps;
+	char *text;                 /* DEPSNAP_PENDING: the bytes read */
+	size_t len;
+	bool same_at_end;           /* depsnap_settle(): the end's look found it unchanged */
 };
 
 struct depsnap {
@@ -47,6 +55,10 @@ struct depsnap {
  * not parsed again: nothing of it is to diff. */
 void depsnap_take(struct depsnap *s, const char *root, const struct depsnap *prev);
 void depsnap_free(struct depsnap *s);
+
+/* Once AFTER is taken: BEFORE's kept files that changed are parsed, those
+ * that did not are marked same_at_end, and the kept bytes are freed. */
+void depsnap_settle(struct depsnap *before, const struct depsnap *after);
 
 /* One file the session created, removed or changed. */
 struct depsnap_change {
