@@ -51,6 +51,7 @@ git clone -q ../remote.git cloned
 mkdir sub && git clone -q ../remote.git sub/c2
 git -c protocol.file.allow=always submodule add -q ../remote.git sm
 git commit -q -m sm
+git -c protocol.file.allow=always clone -q --recurse-submodules "$(pwd)" ../withsub
 git worktree add -q ../wt feature
 cd ../wt && echo two >g && git add g && git commit -q -m two
 cd ../proj && git log --oneline feature | wc -l
@@ -62,7 +63,7 @@ configs() {
 	local d=$1 f
 	for f in proj/.git/config proj/.gitmodules proj/.git/modules/sm/config \
 		proj/cloned/.git/config proj/sub/c2/.git/config proj/sm/.git \
-		proj/.git/worktrees/wt/gitdir wt/.git; do
+		proj/.git/worktrees/wt/gitdir wt/.git withsub/.gitmodules withsub/sm/.git; do
 		printf '== %s %s\n' "$f" "$(stat -c %a "$d/$f" 2>/dev/null)"
 		sed "s|$d|DIR|g" "$d/$f" 2>/dev/null || echo MISSING
 	done
@@ -132,7 +133,7 @@ for E in $engines; do
 	# --- ordinary work: no record, the configuration git leaves natively ---
 	at_e -- sh "$SANDBOX/gitwork.sh" >"$OUT" 2>"$ERR"
 	st=$?
-	assert_eq "$E: git init, clone, remote add, config, submodule add, worktree add, branch, commit" 0 "$st"
+	assert_eq "$E: git init, clone, remote add, config, submodule add, a clone with its submodules, worktree add, branch, commit" 0 "$st"
 	[ "$st" = 0 ] || diag "stderr:" "$(head -c 3000 "$ERR")"
 	assert_no_alert "$E: the work raises no record"
 	assert_eq "$E: the configuration files are as natively, modes too" "$want" "$(configs "$ROOT")"

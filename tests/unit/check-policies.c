@@ -56,7 +56,7 @@ static const struct row rows[] = {
 	{ "default", "write", R "/sub/.git/hooks/x", {0}, "deny", "write.git-hooks", 0, 0 },
 	{ "default", "write", R "/.git/config", {0}, "deny", "write.git-config", 0, 0 },
 	{ "default", "write", R "/vendor/lib/.git/config", {0}, "deny", "write.git-config", 0, 0 },
-	{ "default", "write", R "/.gitmodules", {0}, "deny", "write.gitmodules", 0, 0 },
+	{ "default", "write", R "/.gitmodules", {0}, "allow", "write.root", 0, 0 },
 	{ "default", "write", R "/.github/workflows/ci.yml", {0}, "deny", "write.ci-definitions.github-workflows", 0, 0 },
 	{ "default", "write", R "/.github/actions/setup/action.yml", {0}, "deny", "write.ci-definitions.github-actions", 0, 0 },
 	{ "default", "write", R "/.github/CODEOWNERS", {0}, "allow", "write.root", 0, 0 },
