@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 	static const char *const names[] = { "default" };
 	struct rules_vars vars = {
 		.root = ROOT, .home = HOME, .tmpdir = "/tmp", .cwd = ROOT,
-		.ssh_auth_sock = NULL, .resolv_conf = NULL,
+		.resolv_conf = NULL,
 	};
 	struct rules_policy *p = NULL;
 	struct rules_error err;

@@ -31,13 +31,21 @@ void rules_error_format(const struct rules_error *e, char *buf, size_t size);
  *   --explain as dropped), since an unset socket cannot be reached;
  *   resolv_conf -> "/etc/resolv.conf" (${RESOLVERS} expands to one
  *   pattern per nameserver line; none -> the pattern is dropped). */
+/* SSH_AUTH_SOCK, and the files through which a GitHub Actions step
+ * passes variables, paths, outputs and state to later steps. */
+enum { RULES_ENV_SSH_AUTH_SOCK, RULES_ENV_GITHUB_ENV, RULES_ENV_GITHUB_PATH,
+       RULES_ENV_GITHUB_OUTPUT, RULES_ENV_GITHUB_STATE, RULES_ENV_PATHS };
+extern const char *const rules_env_path_names[RULES_ENV_PATHS];
+
 struct rules_vars {
 	const char *root;
 	const char *home;
 	const char *tmpdir;
 	const char *cwd;
-	const char *ssh_auth_sock;
 	const char *resolv_conf;
+	/* Paths from the environment that a rule may name, dropped where
+	 * unset: rules_env_path_names[i] is env_path[i]. */
+	const char *env_path[RULES_ENV_PATHS];
 };
 
 /* Fill vars from the process environment and --root (may be NULL). */

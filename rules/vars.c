@@ -1,5 +1,6 @@
-/* ${ROOT} ${HOME} ${TMPDIR} ${CWD} ${SSH_AUTH_SOCK} ${RESOLVERS}: values,
- * expansion into patterns, and lexical path normalization. */
+/* ${ROOT} ${HOME} ${TMPDIR} ${CWD} ${RESOLVERS} and the paths of the
+ * environment (${SSH_AUTH_SOCK}, ${GITHUB_ENV}, ...): values, expansion
+ * into patterns, and lexical path normalization. */
 #include <arpa/inet.h>
 #include <limits.h>
 #include <pwd.h>
@@ -74,7 +75,15 @@ int vars_normalize(char *path)
 /* Static storage: rules_vars holds borrowed pointers, and these values
  * live for the program's run.  Not thread-safe, called once by main(). */
 static char vars_cwd_buf[PATH_MAX], vars_root_buf[PATH_MAX], vars_home_buf[PATH_MAX],
-	vars_tmp_buf[PATH_MAX], vars_sock_buf[PATH_MAX];
+	vars_tmp_buf[PATH_MAX], vars_env_buf[RULES_ENV_PATHS][PATH_MAX];
+
+const char *const rules_env_path_names[RULES_ENV_PATHS] = {
+	[RULES_ENV_SSH_AUTH_SOCK] = "SSH_AUTH_SOCK",
+	[RULES_ENV_GITHUB_ENV] = "GITHUB_ENV",
+	[RULES_ENV_GITHUB_PATH] = "GITHUB_PATH",
+	[RULES_ENV_GITHUB_OUTPUT] = "GITHUB_OUTPUT",
+	[RULES_ENV_GITHUB_STATE] = "GITHUB_STATE",
+};
 
 /* Events carry paths with symlinks resolved (the tracee's view), so the
  * variables must be resolved the same way or ${ROOT} under a symlinked
@@ -122,11 +131,13 @@ void rules_vars_from_env(struct rules_vars *vars, const char *root)
 	s = getenv("TMPDIR");
 	if (s && s[0] == '/')
 		vars->tmpdir = vars_resolve(vars_tmp_buf, s);
-	s = getenv("SSH_AUTH_SOCK");
-	if (s && s[0] == '/' && strlen(s) < sizeof(vars_sock_buf)) {
-		snprintf(vars_sock_buf, sizeof(vars_sock_buf), "%s", s);
-		vars_normalize(vars_sock_buf);
-		vars->ssh_auth_sock = vars_sock_buf;
+	for (int i = 0; i < RULES_ENV_PATHS; i++) {
+		s = getenv(rules_env_path_names[i]);
+		if (s && s[0] == '/' && strlen(s) < sizeof(vars_env_buf[i])) {
+			snprintf(vars_env_buf[i], sizeof(vars_env_buf[i]), "%s", s);
+			vars_normalize(vars_env_buf[i]);
+			vars->env_path[i] = vars_env_buf[i];
+		}
 	}
 	vars->resolv_conf = NULL;
 }
@@ -264,16 +275,22 @@ static int vars_value(const struct rules_vars *vars, const char *name, char *buf
 		}
 	} else if (!strcmp(name, "TMPDIR")) {
 		v = vars->tmpdir ? vars->tmpdir : "/tmp";
-	} else if (!strcmp(name, "SSH_AUTH_SOCK")) {
-		v = vars->ssh_auth_sock;
+	} else {
+		int i;
+
+		for (i = 0; i < RULES_ENV_PATHS && strcmp(name, rules_env_path_names[i]); i++)
+			;
+		if (i == RULES_ENV_PATHS) {
+			snprintf(msg, msg_size, "unknown variable ${%s} (known: ROOT HOME TMPDIR CWD "
+				 "RESOLVERS SSH_AUTH_SOCK GITHUB_ENV GITHUB_PATH GITHUB_OUTPUT "
+				 "GITHUB_STATE; \"$$\" is a literal '$')", name);
+			return -1;
+		}
+		v = vars->env_path[i];
 		if (!v) {
-			*dropped = "SSH_AUTH_SOCK";
+			*dropped = rules_env_path_names[i];
 			return 0;
 		}
-	} else {
-		snprintf(msg, msg_size, "unknown variable ${%s} (known: ROOT HOME TMPDIR CWD "
-			 "SSH_AUTH_SOCK RESOLVERS; \"$$\" is a literal '$')", name);
-		return -1;
 	}
 	if (v[0] != '/' || strlen(v) >= PATH_MAX) {
 		snprintf(msg, msg_size, "${%s} is not an absolute path", name);

@@ -10,6 +10,7 @@
 
 #include "rules/generalise.h"
 #include "rules/rules.h"
+#include "tracer/confine/cichannel.h"
 #include "tracer/deps/installed.h"
 #include "tracer/deps/snapshot.h"
 #include "tracer/record/egress.h"
@@ -92,6 +93,7 @@ struct session {
 	struct evidence evidence; /* evidence.h: --evidence DIR, and what the session wrote */
 	struct depsnap deps_before; /* snapshot.h: the project's dependency files at the start */
 	struct installs installs; /* installed.h: package dirs written, install scripts run */
+	struct cichannels cichannels; /* cichannel.h: $GITHUB_ENV and $GITHUB_PATH at the start */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */

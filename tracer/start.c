@@ -532,6 +532,7 @@ int session_start(struct session *s, struct options *opt)
 	session_survive_setup(s);
 	/* Before the command runs: what its dependency files were. */
 	depsnap_take(&s->deps_before, s->opt->root ? s->opt->root : s->cwd, NULL);
+	cichannel_start(&s->cichannels);
 	/* From here on the supervisor sees the command's /tmp... */
 	privtmp_isolate(s);
 	/* ...which Landlock must grant: its rules bind to inodes. */
@@ -586,11 +587,15 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.project_policy_trusted = s->opt->trust_project_policy,
 		.evidence = s->evidence.dir_fd >= 0 ? &s->evidence : NULL,
 	};
-	char **changed = survive_list(s->survive, &f.n_changed_outside);
+	char **changed;
 	struct depsnap deps_after;
 	struct depsnap_changes deps;
 	struct install_list installed;
 
+	/* Every process of the session is gone: what it handed to the CI's
+	 * later steps is judged before the runner reads it. */
+	cichannel_finish(s, &s->cichannels, s->anchors.dir[RULES_ANCHOR_ROOT]);
+	changed = survive_list(s->survive, &f.n_changed_outside);
 	/* The command is done with the project: what its dependency files
 	 * became. */
 	depsnap_take(&deps_after, s->opt->root ? s->opt->root : s->cwd, &s->deps_before);
@@ -626,6 +631,7 @@ void session_end(struct session *s)
 	evidence_close(&s->evidence);
 	depsnap_free(&s->deps_before);
 	installs_free(&s->installs);
+	cichannel_free(&s->cichannels);
 	free(s->groups);
 	channel_close(s);
 	tracee_info_unref(s->main_info);

@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.home = "/home/u",
 		.tmpdir = "/tmp/t",
 		.cwd = "/home/u/proj",
-		.ssh_auth_sock = "/run/user/1000/ssh-agent.sock",
+		.env_path[RULES_ENV_SSH_AUTH_SOCK] = "/run/user/1000/ssh-agent.sock",
 		.resolv_conf = resolv_path,
 	};
 	struct rules_policy *p = NULL;

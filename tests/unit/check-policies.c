@@ -271,7 +271,7 @@ START_TEST(test_row)
 		.home = H,
 		.tmpdir = "/tmp/t",
 		.cwd = R,
-		.ssh_auth_sock = "/run/user/1000/ssh-agent.sock",
+		.env_path[RULES_ENV_SSH_AUTH_SOCK] = "/run/user/1000/ssh-agent.sock",
 		.resolv_conf = resolv_conf,
 	};
 	const char *names[] = { r->policy };
@@ -321,7 +321,7 @@ START_TEST(test_shipped_rules_explained)
 {
 	struct rules_vars vars = {
 		.root = R, .home = H, .tmpdir = "/tmp/t", .cwd = R,
-		.ssh_auth_sock = "/run/user/1000/ssh-agent.sock", .resolv_conf = resolv_conf,
+		.env_path[RULES_ENV_SSH_AUTH_SOCK] = "/run/user/1000/ssh-agent.sock", .resolv_conf = resolv_conf,
 	};
 
 	for (const char *const *n = rules_builtin_names; *n; n++) {

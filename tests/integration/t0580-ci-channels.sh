@@ -1,0 +1,93 @@
+#!/bin/bash
+# CI's own channels (agenttrace(1), "CI channels"): under the default
+# policy a step may write $GITHUB_ENV, $GITHUB_PATH, $GITHUB_OUTPUT and
+# $GITHUB_STATE; when the session ends, an entry of $GITHUB_ENV that would
+# load code into later steps, a $GITHUB_PATH entry outside the workspace
+# and what is no entry at all are taken out again, each with a record.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+runner=$SANDBOX/runner
+mkdir -p "$runner"
+export GITHUB_ENV=$runner/set_env GITHUB_PATH=$runner/add_path GITHUB_OUTPUT=$runner/set_output \
+	GITHUB_STATE=$runner/save_state
+fresh() { : >"$GITHUB_ENV"; : >"$GITHUB_PATH"; : >"$GITHUB_OUTPUT"; : >"$GITHUB_STATE"; }
+chan_expr() { # RULE DETAIL
+	printf "event == 'alert' and action == '%s' and kind == 'write' and rule_id == '%s' and ' %s,' in why" \
+		"${3:-deny}" "$1" "$2"
+}
+
+for B in auto preload; do
+	backend_use "$B"
+	fresh
+	bk_q -- sh -c '
+		echo "GREETING=hello" >>"$GITHUB_ENV"
+		echo "LD_PRELOAD=$PWD/evil.so" >>"$GITHUB_ENV"
+		printf "NODE_OPTIONS<<EOF\n--require ./x.js\nEOF\n" >>"$GITHUB_ENV"
+		printf "NOTES<<END\nLD_PRELOAD=is only text here\nEND\n" >>"$GITHUB_ENV"
+		echo "BASH_ENV=$PWD/x.sh" >>"$GITHUB_ENV"
+		echo "GIT_CONFIG_GLOBAL=$PWD/g" >>"$GITHUB_ENV"
+		echo "PATH=/tmp/evil:/usr/bin" >>"$GITHUB_ENV"
+		echo "$PWD/bin" >>"$GITHUB_PATH"
+		echo /tmp/evil >>"$GITHUB_PATH"
+		echo "$PWD/../outside" >>"$GITHUB_PATH"
+		echo relative/bin >>"$GITHUB_PATH"
+		echo "result=ok" >>"$GITHUB_OUTPUT"
+		echo "LD_PRELOAD=as an output is a string" >>"$GITHUB_OUTPUT"
+		echo "pid=1" >>"$GITHUB_STATE"'
+	assert_eq "${BK}a step writing the channels: exit 0" 0 $?
+	assert_eq "${BK}\$GITHUB_ENV keeps what loads nothing" \
+		"$(printf 'GREETING=hello\nNOTES<<END\nLD_PRELOAD=is only text here\nEND')" "$(cat "$GITHUB_ENV")"
+	for v in LD_PRELOAD NODE_OPTIONS BASH_ENV GIT_CONFIG_GLOBAL PATH; do
+		assert_rec "${BK}\$GITHUB_ENV: $v taken out, recorded" "$(chan_expr write.ci-channel.github-env "$v")"
+	done
+	assert_eq "${BK}\$GITHUB_PATH keeps the workspace's entry" "$ROOT/bin" "$(cat "$GITHUB_PATH")"
+	for p in /tmp/evil "$ROOT/../outside" relative/bin; do
+		assert_rec "${BK}\$GITHUB_PATH: $p taken out, recorded" "$(chan_expr write.ci-channel.github-path "$p")"
+	done
+	assert_eq "${BK}\$GITHUB_OUTPUT is written, as the step wrote it" \
+		"$(printf 'result=ok\nLD_PRELOAD=as an output is a string')" "$(cat "$GITHUB_OUTPUT")"
+	assert_eq "${BK}\$GITHUB_STATE is written" "pid=1" "$(cat "$GITHUB_STATE")"
+	assert_rec "${BK}the summary counts the channels' denials" "event == 'summary' and denials == 8"
+
+	# What the runner could not read as an entry is not left for it.
+	fresh
+	bk_q -- sh -c 'printf "OK=1\njust text\nOPEN<<EOF\nLD_PRELOAD=x\n" >>"$GITHUB_ENV"'
+	assert_eq "${BK}\$GITHUB_ENV: only the entry that parses stays" "OK=1" "$(cat "$GITHUB_ENV")"
+	assert_eq "${BK}\$GITHUB_ENV: the line and the open heredoc recorded" 2 \
+		"$(rec_count "event == 'alert' and rule_id == 'write.ci-channel.github-env'")"
+
+	# A step that rewrites the file: what was there is put back, what it
+	# wrote is judged.
+	printf 'EARLIER=1\n' >"$GITHUB_ENV"
+	bk_q -- sh -c 'printf "LATER=2\nLD_AUDIT=x\n" >"$GITHUB_ENV"'
+	assert_eq "${BK}\$GITHUB_ENV rewritten: the earlier entry back, the harmless one kept" \
+		"$(printf 'EARLIER=1\nLATER=2')" "$(cat "$GITHUB_ENV")"
+	assert_rec "${BK}\$GITHUB_ENV rewritten: LD_AUDIT recorded" "$(chan_expr write.ci-channel.github-env LD_AUDIT)"
+
+	# A process that outlives the command writes before the runner reads:
+	# it is ended first, then the file is judged.
+	fresh
+	bk_q -- sh -c '(sleep 2; echo LD_PRELOAD=late >>"$GITHUB_ENV") >/dev/null 2>&1 & exit 0'
+	sleep 3
+	assert_eq "${BK}a process left running cannot write after the judgment" "" "$(cat "$GITHUB_ENV")"
+
+	# Audit mode refuses nothing: the entries stay, the alerts say what.
+	fresh
+	bk_q --policy audit -- sh -c 'echo "LD_PRELOAD=x" >>"$GITHUB_ENV"'
+	assert_eq "${BK}audit: the entry stays" "LD_PRELOAD=x" "$(cat "$GITHUB_ENV")"
+	assert_rec "${BK}audit: an alert" "$(chan_expr write.ci-channel.github-env LD_PRELOAD alert)"
+
+	# A harmless step leaves no record.
+	fresh
+	bk_q -- sh -c 'echo "A=1" >>"$GITHUB_ENV"; echo "$PWD/node_modules/.bin" >>"$GITHUB_PATH"; echo "o=1" >>"$GITHUB_OUTPUT"'
+	assert_eq "${BK}a harmless step: exit 0" 0 $?
+	assert_no_alert "${BK}a harmless step: no record"
+done
+
+# Without the variables nothing is allowed that was not: the files are
+# outside every write root.
+unset GITHUB_OUTPUT
+backend_use auto
+bk_q -- sh -c 'echo o=1 >>"$1"' sh "$runner/set_output"
+assert_ne "no \$GITHUB_OUTPUT in the environment: its file is not writable" 0 $?

@@ -1,0 +1,40 @@
+/* CI's own channels: the files through which a GitHub Actions step hands
+ * environment variables ($GITHUB_ENV) and PATH entries ($GITHUB_PATH) to
+ * every later step of the job.  The policy lets the command write them
+ * (write.ci-channel.*); what it wrote is judged when the session ends,
+ * before the runner reads them: an entry that would load code into later
+ * steps (LD_PRELOAD, NODE_OPTIONS, BASH_ENV, ...) or a PATH entry outside
+ * the workspace is taken out again, with a record.  $GITHUB_OUTPUT and
+ * $GITHUB_STATE pass: later steps read them only where a workflow names
+ * them. */
+#ifndef AGENTTRACE_CICHANNEL_H
+#define AGENTTRACE_CICHANNEL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct session;
+
+enum cichannel_kind { CICHANNEL_ENV, CICHANNEL_PATH };
+
+struct cichannel {
+	enum cichannel_kind kind;
+	char *path;       /* NULL: the variable is unset or names no regular file */
+	char *before;     /* its content at the start */
+	size_t before_len;
+};
+
+struct cichannels {
+	struct cichannel v[2];
+};
+
+/* Before the command runs: what the channel files hold. */
+void cichannel_start(struct cichannels *c);
+
+/* After every process of the session is gone: judge what was added and
+ * take out what is refused, each with a record.  ROOT is the workspace. */
+void cichannel_finish(struct session *s, struct cichannels *c, const char *root);
+
+void cichannel_free(struct cichannels *c);
+
+#endif
