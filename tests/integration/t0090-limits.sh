@@ -178,8 +178,8 @@ for B in auto preload; do
 		assert_eq "${BK}--max-memory 101%: 125" 125 $?
 		# The default policy's own ceilings.
 		bk -v -- true >"$OUT" 2>"$ERR"
-		assert_match "${BK}default policy: a process ceiling and a share of memory" \
-			"limits: max-procs 4096, .*max-memory $(( mem_kb * 1024 / 100 * 75 )) bytes \\(a share" "$(cat "$ERR")"
+		assert_match "${BK}default policy: a share of memory, no process ceiling" \
+			"limits: max-procs 0, .*max-memory $(( mem_kb * 1024 / 100 * 75 )) bytes \\(a share" "$(cat "$ERR")"
 	fi
 	AGENTTRACE_TEST_NO_CGROUP=1 bk --max-memory 200M -- "$PYTHON" -c 'bytearray(300 * 1024 * 1024)' >"$OUT" 2>"$ERR"
 	assert_eq "${BK}no cgroup: one allocation over --max-memory fails (MemoryError, exit 1)" 1 $?
