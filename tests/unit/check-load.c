@@ -381,7 +381,7 @@ START_TEST(test_extras)
 	/* default's own test "write ${ROOT}/.git/config: deny" still passes:
 	 * the tests check the policy without the command-line rules */
 	struct rules_policy *p = load_ok(names, 1, x, 5, &vars);
-	const struct rules_rule *r = find_rule(p, "net.allow.6", 0);
+	const struct rules_rule *r = find_rule(p, "net.allow.10", 0);
 	struct rules_event ev = { .kind = RULES_KIND_NET, .host = "pypi.org", .port = 443 };
 	struct rules_verdict v;
 
