@@ -21,6 +21,7 @@ struct unotify_call;
 struct privtmp;
 struct landlock;
 struct survive;
+struct endpoints;
 
 /* Record kinds: the policy's four plus the supervisor's own two. */
 enum session_kind {
@@ -81,6 +82,10 @@ struct session {
 	struct landlock *landlock; /* landlock.c: the backstop, NULL: none */
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
+	struct endpoints *endpoints; /* endpoints.c: the session's own local sockets */
+	/* The copy of the caller's socket its connect was judged on
+	 * (endpoints.h), for the notify engine to make the call on; -1. */
+	int endpoint_copy;
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */

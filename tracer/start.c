@@ -33,6 +33,7 @@
 #include "tracer/start.h"
 #include "tracer/syscall/probe.h"
 #include "tracer/unotify/listener.h"
+#include "tracer/confine/endpoints.h"
 #include "tracer/confine/survive.h"
 
 /* A literal path as a policy pattern: glob characters escaped, '$'
@@ -315,6 +316,7 @@ static void session_survive_setup(struct session *s)
 			       "/var/tmp", "/dev/shm" };
 
 	s->survive = survive_new(dirs, sizeof(dirs) / sizeof(dirs[0]));
+	s->endpoints = endpoints_new();
 }
 
 /* --engine: user notification where the kernel wakes the supervisor on
@@ -364,6 +366,7 @@ int session_start(struct session *s, struct options *opt)
 	s->log_fd = -1;
 	s->child_pipe = -1;
 	s->channel_fd = -1;
+	s->endpoint_copy = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	clock_gettime(CLOCK_REALTIME, &s->started_real);
@@ -500,6 +503,9 @@ void session_end(struct session *s)
 	free(s->private_tmp);
 	landlock_free(s->landlock);
 	survive_free(s->survive);
+	endpoints_free(s->endpoints);
+	if (s->endpoint_copy >= 0)
+		close(s->endpoint_copy);
 	free(s->groups);
 	channel_close(s);
 	tracee_info_unref(s->main_info);
@@ -518,5 +524,6 @@ void session_end(struct session *s)
 	memset(s, 0, sizeof(*s));
 	s->log_fd = -1;
 	s->child_pipe = -1;
+	s->endpoint_copy = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
 }

@@ -378,11 +378,20 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 		free(j);
 		return -ENOTSUP;
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)c->args[0], 0);
-	r = errno;
-	if (pidfd >= 0)
-		close(pidfd);
+	if (s->endpoint_copy >= 0) {
+		/* The socket whose local destination was judged
+		 * (endpoints.h): the caller's descriptor may name another by
+		 * now. */
+		fd = s->endpoint_copy;
+		s->endpoint_copy = -1;
+		r = 0;
+	} else {
+		pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+		fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)c->args[0], 0);
+		r = errno;
+		if (pidfd >= 0)
+			close(pidfd);
+	}
 	if (fd < 0) {
 		free(j);
 		/* EBADF and the like: the kernel's own answer to the caller. */
