@@ -321,7 +321,7 @@ static bool endpoints_vfs_match(const struct sockdiag_unix *u, const void *arg)
 	return u->has_vfs && u->vfs_dev == st->st_dev && u->vfs_ino == (uint32_t)st->st_ino;
 }
 
-/* A copy of the caller's socket, or the answer when it has none. */
+/* A copy of the caller's socket into OUT, or the answer when it has none. */
 static bool endpoints_caller(pid_t tgid, int fd, struct endpoint_found *out)
 {
 	int copy = endpoints_copy(tgid, fd);
@@ -338,8 +338,8 @@ static bool endpoints_caller(pid_t tgid, int fd, struct endpoint_found *out)
 	return false; /* else outside: nothing could be told */
 }
 
-static void endpoints_find_unix(struct endpoints *e, pid_t tgid, int fd,
-				const struct rules_event *ev, struct endpoint_found *out)
+static void endpoints_find_unix(struct endpoints *e, int copy, const struct rules_event *ev,
+				struct endpoint_found *out)
 {
 	const char *name = ev->unix_path;
 	uint64_t ino = 0;
@@ -350,9 +350,7 @@ static void endpoints_find_unix(struct endpoints *e, pid_t tgid, int fd,
 		unsigned char raw[108];
 		struct endpoints_abstract_want w = { raw, endpoints_abstract_raw(name, raw), 0 };
 
-		if (!endpoints_caller(tgid, fd, out))
-			return;
-		w.type = endpoints_sockopt(out->copy, SO_TYPE);
+		w.type = copy >= 0 ? endpoints_sockopt(copy, SO_TYPE) : -EBADF;
 		if (w.type < 0) {
 			out->endpoint = RULES_ENDPOINT_NONE;
 			out->answer = -w.type; /* ENOTSOCK: the kernel's own */
@@ -390,30 +388,30 @@ static void endpoints_find_unix(struct endpoints *e, pid_t tgid, int fd,
 	}
 }
 
-void endpoints_find(struct endpoints *e, pid_t tgid, int fd, const struct rules_event *ev,
-		    struct endpoint_found *out)
+void endpoints_find_on(struct endpoints *e, int copy, const struct rules_event *ev,
+		       struct endpoint_found *out)
 {
 	uint64_t ino = 0;
 	int proto, r;
 
-	memset(out, 0, sizeof(*out));
-	out->copy = -1;
 	/* Whatever cannot be told is outside: the policy then refuses it
 	 * unless a rule names the destination. */
 	out->endpoint = RULES_ENDPOINT_OUTSIDE;
+	out->answer = 0;
+	out->listener = 0;
 	if (ev->family == AF_UNIX) {
-		endpoints_find_unix(e, tgid, fd, ev, out);
+		endpoints_find_unix(e, copy, ev, out);
 		return;
 	}
-	if (!endpoints_caller(tgid, fd, out))
+	if (copy < 0)
 		return;
-	proto = endpoints_protocol(out->copy);
+	proto = endpoints_protocol(copy);
 	if (proto == 0) {
 		out->endpoint = RULES_ENDPOINT_NONE; /* an echo request: no server */
 		return;
 	}
 	if (proto < 0) {
-		if (endpoints_sockopt(out->copy, SO_TYPE) == -ENOTSOCK) {
+		if (endpoints_sockopt(copy, SO_TYPE) == -ENOTSOCK) {
 			out->endpoint = RULES_ENDPOINT_NONE;
 			out->answer = ENOTSOCK;
 		}
@@ -428,6 +426,26 @@ void endpoints_find(struct endpoints *e, pid_t tgid, int fd, const struct rules_
 	} else if (r == 0) {
 		out->listener = ino;
 	}
+}
+
+void endpoints_find(struct endpoints *e, pid_t tgid, int fd, const struct rules_event *ev,
+		    struct endpoint_found *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->copy = -1;
+	out->endpoint = RULES_ENDPOINT_OUTSIDE;
+	/* A path needs no socket of the caller's: its file names the one
+	 * that is reached, whatever the caller's is. */
+	if ((ev->family != AF_UNIX || ev->unix_path[0] == '@') && !endpoints_caller(tgid, fd, out))
+		return;
+	endpoints_find_on(e, out->copy, ev, out);
+}
+
+void endpoints_claim(struct endpoints *e, uint64_t ino, const char *name)
+{
+	endpoints_put(e, ino);
+	if (name && *name)
+		endpoints_name_add(e, name, ino);
 }
 
 /* ---- who listens ---- */

@@ -59,6 +59,16 @@ struct endpoint_found {
 void endpoints_find(struct endpoints *e, pid_t tgid, int fd, const struct rules_event *ev,
 		    struct endpoint_found *out);
 
+/* endpoints_find() on COPY, a socket of the caller's this process holds
+ * (-1: none; then only a UNIX path can be told); OUT's copy is left. */
+void endpoints_find_on(struct endpoints *e, int copy, const struct rules_event *ev,
+		       struct endpoint_found *out);
+
+/* The socket of inode INO is the session's, bound to the UNIX NAME (NULL:
+ * none): the preload shim's word, checked in-process (unbound before,
+ * bound by the call). */
+void endpoints_claim(struct endpoints *e, uint64_t ino, const char *name);
+
 /* Whether the socket FD of process TGID is an inet socket bound to
  * nothing yet, which listen(2) binds to every address of its family at a
  * port the kernel picks: 1 (its family in *FAMILY), 0, or -errno. */
