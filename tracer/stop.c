@@ -127,21 +127,17 @@ static void stop_endpoints(struct session *s, struct tracee *t, struct call *c,
 	}
 }
 
-/* listen(2) of a socket bound to nothing binds it to every address of
- * its family: judged as that bind (an event of C). */
-static void stop_listen(struct session *s, struct tracee *t, struct call *c)
+/* listen(2): the address it takes connections on, judged as a bind (an
+ * event of C; endpoints_listen_event()). */
+static void stop_listen(struct tracee *t, struct call *c)
 {
-	struct rules_event *ev = &c->events[0];
-	int family = 0;
+	int copy = endpoints_copy(t->tgid, (int)c->args[0]);
 
-	(void)s;
-	if (endpoints_unbound_inet(t->tgid, (int)c->args[0], &family) != 1)
-		return;
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = RULES_KIND_NET;
-	ev->family = family;
-	ev->bind = true; /* 0.0.0.0 or ::, port 0: the kernel picks one */
-	c->n_events = 1;
+	if (copy < 0)
+		return; /* EBADF and the like: the kernel's own answer */
+	if (endpoints_listen_event(copy, &c->events[0]) == 1)
+		c->n_events = 1;
+	close(copy);
 }
 
 static void stop_decide(struct session *s, struct tracee *t, struct call *c,
@@ -275,7 +271,7 @@ void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st
 		return;
 	}
 	if (c->listens)
-		stop_listen(s, t, c);
+		stop_listen(t, c);
 	stop_decide(s, t, c, a);
 	/* A socket bound by the session is one of its endpoints, unless the
 	 * call is refused. */

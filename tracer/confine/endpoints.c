@@ -235,17 +235,35 @@ out:
 	close(copy);
 }
 
-int endpoints_unbound_inet(pid_t tgid, int fd, int *family)
+int endpoints_listen_event(int copy, struct rules_event *ev)
 {
-	int copy = endpoints_copy(tgid, fd), r;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int type = endpoints_sockopt(copy, SO_TYPE);
 
-	if (copy < 0)
-		return copy;
-	*family = 0;
-	r = !endpoints_bound(copy, family) && (*family == AF_INET || *family == AF_INET6) &&
-	    endpoints_sockopt(copy, SO_TYPE) == SOCK_STREAM;
-	close(copy);
-	return r;
+	if (type < 0)
+		return type;
+	memset(&ss, 0, sizeof(ss));
+	if (getsockname(copy, (struct sockaddr *)&ss, &len) < 0)
+		return -errno;
+	if (type != SOCK_STREAM || (ss.ss_family != AF_INET && ss.ss_family != AF_INET6))
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = RULES_KIND_NET;
+	ev->bind = true;
+	ev->family = ss.ss_family;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+
+		memcpy(ev->addr, &in->sin_addr, 4);
+		ev->port = ntohs(in->sin_port);
+	} else {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+		memcpy(ev->addr, &in6->sin6_addr, 16);
+		ev->port = ntohs(in6->sin6_port);
+	}
+	return 1;
 }
 
 /* ---- whose a destination is ---- */

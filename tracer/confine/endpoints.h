@@ -69,10 +69,14 @@ void endpoints_find_on(struct endpoints *e, int copy, const struct rules_event *
  * bound by the call). */
 void endpoints_claim(struct endpoints *e, uint64_t ino, const char *name);
 
-/* Whether the socket FD of process TGID is an inet socket bound to
- * nothing yet, which listen(2) binds to every address of its family at a
- * port the kernel picks: 1 (its family in *FAMILY), 0, or -errno. */
-int endpoints_unbound_inet(pid_t tgid, int fd, int *family);
+/* The address a listen(2) on the socket COPY takes connections on, as
+ * a bind event into EV (RULES_KIND_NET, bind): an inet stream socket's
+ * own, or for one bound to nothing every address of its family (0.0.0.0
+ * or ::) at a port the kernel picks (0).  1 when it is such a socket, 0
+ * when not (a UNIX socket, a datagram one), or -errno.  A bind judged
+ * once can have been raced (another thread rewrote the address after
+ * the check), so what is listened on is judged again. */
+int endpoints_listen_event(int copy, struct rules_event *ev);
 
 /* The process that holds the socket of inode INO: its pid and, in EXE
  * (SIZE bytes), its program.  Bounded: a walk of /proc of at most a few

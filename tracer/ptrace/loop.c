@@ -541,7 +541,11 @@ static void loop_notification(struct session *s)
 	if (t && a.how == STOP_RUN && s->emulate_opens && emulate_needed(s, t)) {
 		if (s->call->is_open && emulate_open(s, &u, s->call, &a) == 1)
 			return;
-		if (s->call->sockaddr_len && emulate_connect(s, &u, s->call, t->tgid, &a) == 1)
+		if (s->call->binds)
+			emulate_bind(s, &u, s->call, t->tgid, &a);
+		else if (s->call->listens)
+			emulate_listen(s, &u, s->call, t->tgid, &a);
+		else if (s->call->sockaddr_len && emulate_connect(s, &u, s->call, t->tgid, &a) == 1)
 			return;
 	}
 	r = unotify_answer(s, &u, &a);
