@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 #include "lib/xalloc.h"
 #include "tracer/confine/endpoints.h"
 #include "tracer/inspect/sockdiag.h"
+#include "tracer/record/record.h"
+#include "tracer/session.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -557,4 +560,107 @@ int endpoints_owner(struct endpoints *e, uint64_t ino, pid_t *pid, char *exe, si
 	*pid = o->pid;
 	snprintf(exe, size, "%s", o->exe);
 	return 0;
+}
+
+/* ---- what the command inherits ---- */
+
+#define ENDPOINTS_INHERITED_RECORDS 16
+
+/* The address of socket COPY (its peer when PEER) as text into BUF, its
+ * family in *FAMILY and port in *PORT (-1 none).  False when it has none. */
+static bool endpoints_addr_text(int copy, bool peer, char *buf, size_t size, int *family,
+				int *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct rules_event ev = { .kind = RULES_KIND_NET };
+
+	memset(&ss, 0, sizeof(ss));
+	if ((peer ? getpeername : getsockname)(copy, (struct sockaddr *)&ss, &len) < 0)
+		return false;
+	*family = ss.ss_family;
+	*port = -1;
+	ev.family = ss.ss_family;
+	if (ss.ss_family == AF_INET) {
+		memcpy(ev.addr, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+		*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		memcpy(ev.addr, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+		*port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	} else if (ss.ss_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const struct sockaddr_un *)&ss;
+		size_t n = len > offsetof(struct sockaddr_un, sun_path) ?
+				   len - offsetof(struct sockaddr_un, sun_path) : 0;
+
+		if (n == 0)
+			return false; /* unnamed: a socketpair's end */
+		if (un->sun_path[0] == '\0') {
+			rules_unix_abstract_text((const unsigned char *)un->sun_path + 1, n - 1, buf,
+						 size);
+		} else {
+			snprintf(buf, size, "%.*s", (int)strnlen(un->sun_path, n), un->sun_path);
+		}
+		return true;
+	} else {
+		return false;
+	}
+	if (*port == 0 && !peer)
+		return false; /* bound to nothing */
+	return inet_ntop(ss.ss_family, ev.addr, buf, (socklen_t)size) != NULL;
+}
+
+void endpoints_warn_inherited(struct session *s, const struct tracee *t)
+{
+	char dir[64], path[64 + 256], text[64], addr[PATH_MAX], why[PATH_MAX + 160];
+	unsigned written = 0;
+	struct dirent *d;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)t->tgid);
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp)) && written < ENDPOINTS_INHERITED_RECORDS) {
+		struct record r = { 0 };
+		int fd, copy, family = 0, port = -1, listening;
+		bool peer = false;
+		ssize_t n;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		n = readlink(path, text, sizeof(text) - 1);
+		if (n <= 0)
+			continue;
+		text[n] = '\0';
+		if (strncmp(text, "socket:[", 8) != 0)
+			continue;
+		fd = atoi(d->d_name);
+		copy = endpoints_copy(t->tgid, fd);
+		if (copy < 0)
+			continue;
+		listening = endpoints_sockopt(copy, SO_ACCEPTCONN) == 1;
+		if (!listening)
+			peer = endpoints_addr_text(copy, true, addr, sizeof(addr), &family, &port);
+		if (!peer && !endpoints_addr_text(copy, false, addr, sizeof(addr), &family, &port))
+			snprintf(addr, sizeof(addr), "%s", "");
+		close(copy);
+		snprintf(why, sizeof(why),
+			 "descriptor %d, a socket %s%s%s%.0d, came from agenttrace's caller: it is "
+			 "used without any check", fd,
+			 listening ? "listening on " : peer ? "connected to " : addr[0] ? "bound to " :
+								 "with no address",
+			 addr, port > 0 ? ":" : "", port > 0 ? port : 0);
+		r.event = "warning";
+		record_who(&r, t);
+		r.kind = -1;
+		r.port = port > 0 ? port : -1;
+		r.rule = "fd.inherited-socket";
+		r.why = why;
+		r.family = record_family_name(family);
+		r.addr = addr[0] ? addr : NULL;
+		record_emit(s, &r);
+		written++;
+	}
+	closedir(dp);
 }

@@ -85,6 +85,16 @@ int endpoints_listen_event(int copy, struct rules_event *ev);
  * user's, or past the bounds). */
 int endpoints_owner(struct endpoints *e, uint64_t ino, pid_t *pid, char *exe, size_t size);
 
+/* The sockets the command's main process T holds at its first exec,
+ * inherited from agenttrace's caller (agenttrace's own are close-on-exec):
+ * bound or connected outside the session, they are used without any
+ * check, so each gets a "warning" record (rule fd.inherited-socket; the
+ * first 16).  They are left open: a CI runner or a shell may hand the
+ * command what it needs that way. */
+struct session;
+struct tracee;
+void endpoints_warn_inherited(struct session *s, const struct tracee *t);
+
 /* A copy of descriptor FD of process TGID (pidfd_getfd(2)), or -errno. */
 int endpoints_copy(pid_t tgid, int fd);
 

@@ -33,6 +33,7 @@
 #include "lib/xalloc.h"
 #include "tracer/signals.h"
 #include "tracer/syscall/call.h"
+#include "tracer/confine/endpoints.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/judge.h"
 #include "tracer/stop.h"
@@ -404,8 +405,10 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 		loop_resume(pid, 0);
 		/* After the resume: the command need not wait for the record
 		 * (the first of a session, the costliest to write). */
-		if (t->pid == s->main_pid && !s->root_warned)
+		if (t->pid == s->main_pid && !s->root_warned) {
 			loop_warn_root(s, t);
+			endpoints_warn_inherited(s, t);
+		}
 		break;
 	case PTRACE_EVENT_STOP:
 		if (stops_is_stop_signal(sig))
