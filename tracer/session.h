@@ -10,6 +10,8 @@
 
 #include "rules/generalise.h"
 #include "rules/rules.h"
+#include "tracer/record/egress.h"
+#include "tracer/record/evidence.h"
 #include "tracer/record/notify.h"
 #include "tracer/options.h"
 #include "tracer/ptrace/tracee.h"
@@ -64,6 +66,7 @@ struct session {
 	struct rules_policy *policy;
 	struct rules_anchors anchors; /* ${ROOT} ${TMPDIR} ${HOME} of this run, for suggestions */
 	char *suggest_base;       /* what a suggested layer extends: the last --policy */
+	char *project_policy;     /* ${ROOT}/.agenttrace.json in force (project-policy.h); NULL: none */
 	char id[17];              /* random hex, per run */
 	char *context;            /* NULL: none */
 	char *self_exe;           /* agenttrace's own binary */
@@ -86,6 +89,8 @@ struct session {
 	/* The copy of the caller's socket its connect was judged on
 	 * (endpoints.h), for the notify engine to make the call on; -1. */
 	int endpoint_copy;
+	struct egress egress;     /* egress.h: the destinations connects and sends were judged for */
+	struct evidence evidence; /* evidence.h: --evidence DIR, and what the session wrote */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */
