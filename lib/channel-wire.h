@@ -105,6 +105,9 @@ struct channel_event {
 	uint16_t port;
 	uint8_t bind;        /* a bind of addr:port, not a destination */
 	uint8_t endpoint;    /* a local destination: enum rules_endpoint */
+	/* Nothing is at the local destination: the kernel's own answer (or
+	 * the datagram went) stood for the verdict; counted, not recorded */
+	uint8_t quiet;
 	uint64_t listener;   /* RULES_ENDPOINT_OUTSIDE: the socket's inode, 0 unknown */
 	uint8_t addr[16];
 	char unix_path[110];

@@ -487,6 +487,7 @@ __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8
 	e->port = c->port;
 	e->bind = c->bind;
 	e->endpoint = c->endpoint;
+	e->quiet = c->quiet;
 	e->listener = c->listener;
 	ask_copy(e->unix_path, sizeof(e->unix_path), c->unix_path);
 	ask_copy(e->host, sizeof(e->host), c->host);
@@ -728,8 +729,14 @@ int ask_decide(const struct ask_call *call)
 		/* Nothing is there: the kernel's own answer, or a datagram
 		 * that reaches nobody goes (tracer/judge.c). */
 		if (local_answer || v.rule == rules_fallback(p, &ev[0])) {
+			err = v.effective == RULES_ACTION_DENY ? local_answer : 0;
+			/* Reported all the same: a destination tried counts in
+			 * the summary's egress. */
+			self.quiet = true;
+			ask_report(c, (uint8_t)c->kind, v.action, v.effective,
+				   ask_rule_index(p, v.rule), err, false);
 			errno = saved;
-			return v.effective == RULES_ACTION_DENY ? local_answer : 0;
+			return err;
 		}
 	}
 	if (v.action != RULES_ACTION_ALLOW) {

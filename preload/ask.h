@@ -37,6 +37,7 @@ struct ask_call {
 	 * the verdict depends on it) */
 	int sock_fd;
 	uint8_t endpoint;        /* enum rules_endpoint */
+	bool quiet;              /* the kernel's own answer stood for the verdict */
 	uint64_t listener;
 	/* exec: the program run (through the loader: the program it runs,
 	 * from TARGET_ARG0 of the argv), the argv as exec'ed, the loader

@@ -400,8 +400,17 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	struct rules_suggestion sg = { 0 };
 	struct record r = { 0 };
 
-	if (v->quiet || s->mute_records)
+	if (s->mute_records)
 		return;
+	if (v->quiet) {
+		/* A local destination where nothing is got the kernel's own
+		 * answer (or its datagram went): a destination tried, counted
+		 * as the call that reached the kernel it stands for. */
+		if (ev && ev->kind == RULES_KIND_NET && ev->endpoint == RULES_ENDPOINT_NONE &&
+		    rules_net_local(ev))
+			egress_note(&s->egress, c->events, c->n_events, false);
+		return;
+	}
 	/* Every judged destination, allowed ones too (the summary's egress). */
 	egress_note(&s->egress, c->events, c->n_events, v->effective == RULES_ACTION_DENY);
 	if (v->effective != RULES_ACTION_DENY)

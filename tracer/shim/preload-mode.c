@@ -357,6 +357,7 @@ static void preload_mode_decided(struct session *s, const struct channel_msg *m)
 		break;
 	}
 	judge_shim_verdict(s, &c, e->action, e->effective, e->rule, e->err, &v);
+	v.quiet = e->quiet != 0;
 	if (v.effective != RULES_ACTION_ALLOW) {
 		w.n_frames = preload_mode_frames(e, frames);
 		w.frames = w.n_frames ? frames : NULL;
