@@ -34,7 +34,7 @@
 #define ENDPOINTS_NAME_BUCKETS 256
 /* The owner walk's bounds (endpoints_owner()). */
 #define ENDPOINTS_OWNER_FDS 20000
-#define ENDPOINTS_OWNER_MS 20
+#define ENDPOINTS_OWNER_MS 100
 #define ENDPOINTS_OWNER_WALKS 64
 #define ENDPOINTS_OWNER_CACHE 16
 
