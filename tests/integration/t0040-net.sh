@@ -2,7 +2,7 @@
 # Net rules of the default policy (rules/default.json): local servers
 # started outside the session (these listeners are) denied with the
 # listener named, container engine sockets and every remote address
-# denied.  The session's own endpoints are t0460-local-ipc's.  Denied
+# denied.  The session's own endpoints are t0530-local-ipc's.  Denied
 # remote destinations are tested only inside a fresh network namespace
 # (unshare -n) where the address sits on the namespace's own lo, so that
 # no packet can leave the machine.
