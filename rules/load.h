@@ -37,6 +37,11 @@ struct rules_vars {
 	const char *tmpdir;
 	const char *cwd;
 	const char *ssh_auth_sock;
+	/* CLAUDE_CODE_SSE_PORT: the loopback port of the IDE extension a
+	 * coding agent's CLI talks to, digits of 1-65535; NULL when unset or
+	 * anything else (every pattern using it is dropped, as for
+	 * SSH_AUTH_SOCK).  Valid in net patterns only. */
+	const char *ide_port;
 	const char *resolv_conf;
 };
 

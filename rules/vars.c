@@ -1,4 +1,5 @@
-/* ${ROOT} ${HOME} ${TMPDIR} ${CWD} ${SSH_AUTH_SOCK} ${RESOLVERS}: values,
+/* ${ROOT} ${HOME} ${TMPDIR} ${CWD} ${SSH_AUTH_SOCK} ${RESOLVERS}
+ * ${CLAUDE_CODE_SSE_PORT}: values,
  * expansion into patterns, and lexical path normalization. */
 #include <arpa/inet.h>
 #include <limits.h>
@@ -74,7 +75,22 @@ int vars_normalize(char *path)
 /* Static storage: rules_vars holds borrowed pointers, and these values
  * live for the program's run.  Not thread-safe, called once by main(). */
 static char vars_cwd_buf[PATH_MAX], vars_root_buf[PATH_MAX], vars_home_buf[PATH_MAX],
-	vars_tmp_buf[PATH_MAX], vars_sock_buf[PATH_MAX];
+	vars_tmp_buf[PATH_MAX], vars_sock_buf[PATH_MAX], vars_port_buf[8];
+
+/* A port number as an IDE writes it: 1-65535, decimal digits only. */
+static bool vars_is_port(const char *s)
+{
+	unsigned long v = 0;
+
+	if (!s || !*s || strlen(s) > 5)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	return v >= 1 && v <= 65535 && s[0] != '0';
+}
 
 /* Events carry paths with symlinks resolved (the tracee's view), so the
  * variables must be resolved the same way or ${ROOT} under a symlinked
@@ -127,6 +143,11 @@ void rules_vars_from_env(struct rules_vars *vars, const char *root)
 		snprintf(vars_sock_buf, sizeof(vars_sock_buf), "%s", s);
 		vars_normalize(vars_sock_buf);
 		vars->ssh_auth_sock = vars_sock_buf;
+	}
+	s = getenv("CLAUDE_CODE_SSE_PORT");
+	if (vars_is_port(s)) {
+		snprintf(vars_port_buf, sizeof(vars_port_buf), "%s", s);
+		vars->ide_port = vars_port_buf;
 	}
 	vars->resolv_conf = NULL;
 }
@@ -272,7 +293,8 @@ static int vars_value(const struct rules_vars *vars, const char *name, char *buf
 		}
 	} else {
 		snprintf(msg, msg_size, "unknown variable ${%s} (known: ROOT HOME TMPDIR CWD "
-			 "SSH_AUTH_SOCK RESOLVERS; \"$$\" is a literal '$')", name);
+			 "SSH_AUTH_SOCK RESOLVERS CLAUDE_CODE_SSE_PORT; \"$$\" is a literal '$')",
+			 name);
 		return -1;
 	}
 	if (v[0] != '/' || strlen(v) >= PATH_MAX) {
@@ -340,6 +362,21 @@ int vars_expand(const struct rules_vars *vars, const char *s, unsigned flags,
 				goto out;
 			}
 			resolvers_at = (long)b.len;
+			continue;
+		}
+		if (!strcmp(name, "CLAUDE_CODE_SSE_PORT")) {
+			/* A port, not a path: no resolving, no escaping. */
+			if (!(flags & VARS_RESOLVERS)) {
+				snprintf(msg, msg_size,
+					 "${CLAUDE_CODE_SSE_PORT} is only valid in net patterns");
+				goto out;
+			}
+			if (!vars_is_port(vars->ide_port)) {
+				res->dropped = "CLAUDE_CODE_SSE_PORT";
+				rc = 0;
+				goto out;
+			}
+			buf_put(&b, vars->ide_port, strlen(vars->ide_port));
 			continue;
 		}
 		if (vars_value(vars, name, value, &res->dropped, msg, msg_size) < 0)

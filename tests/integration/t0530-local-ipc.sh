@@ -209,6 +209,16 @@ for B in auto preload; do
 	bk_denied "listen on an unbound TCP socket (0.0.0.0)" "$EACCES" net net.inbound "" -- "$TRY" listen-unbound
 done
 
+# --- the agent policy: the IDE's port, where the IDE names it -----------------
+CLAUDE_CODE_SSE_PORT=$dbg_port at --policy agent -- "$PYTHON" -c "$SEND" "127.0.0.1:$dbg_port" "ide" >"$OUT" 2>"$ERR"
+assert_file_content "agent policy: the port CLAUDE_CODE_SSE_PORT names is reached" "$OUT" sent
+assert_no_alert "agent policy, the IDE's port: no alert"
+CLAUDE_CODE_SSE_PORT=$dbg_port at --policy agent -- "$PYTHON" -c "$SEND" "unix:$tmux_sock" "x" >"$OUT" 2>"$ERR"
+assert_file_content "agent policy: other outside servers stay denied" "$OUT" EACCES
+unset CLAUDE_CODE_SSE_PORT
+at --policy agent -- "$PYTHON" -c "$SEND" "127.0.0.1:$dbg_port" "x" >"$OUT" 2>"$ERR"
+assert_file_content "agent policy without CLAUDE_CODE_SSE_PORT: the port is denied" "$OUT" EACCES
+
 # --- attacks on the protection (the supervised backend) ------------------------
 backend_use auto
 
