@@ -117,6 +117,7 @@ static void stop_endpoints(struct session *s, struct tracee *t, struct call *c,
 				continue;
 		}
 		endpoints_find(s->endpoints, t->tgid, (int)c->args[0], ev, &f);
+		endpoints_note_autobind(s->endpoints, f.copy);
 		ev->endpoint = f.endpoint;
 		jc->local_answer[i] = f.answer;
 		jc->listener[i] = f.listener;

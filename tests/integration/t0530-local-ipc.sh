@@ -194,6 +194,26 @@ for B in auto preload; do
 		assert_no_alert "${BK}$kind: no alert"
 	done
 
+	# A UDP server of the session answers a client of the session whose
+	# socket the kernel bound at its first send (no bind call).
+	bk -- "$PYTHON" -c '
+import os, socket, subprocess, sys, time
+srv = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], flush=True)
+data, peer = s.recvfrom(100)
+s.sendto(b"re:" + data, peer)
+"""
+p = subprocess.Popen([sys.executable, "-c", srv], stdout=subprocess.PIPE, text=True)
+port = int(p.stdout.readline())
+c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); c.settimeout(20)
+c.sendto(b"ping", ("127.0.0.1", port))
+print(c.recv(100).decode())
+p.wait(timeout=20)' >"$OUT" 2>"$ERR"
+	assert_file_content "${BK}a UDP answer to a session client's autobound port arrives" "$OUT" re:ping
+	assert_no_alert "${BK}UDP answer: no alert"
+
 	# --- inbound: binds ---------------------------------------------------------
 	bk_denied "bind 0.0.0.0:0 (a bind shell)" "$EACCES" net net.inbound "" -- "$TRY" bind 0.0.0.0 0
 	assert_rec "${BK}bind 0.0.0.0: the record names the bind" \

@@ -239,6 +239,17 @@ out:
 	close(copy);
 }
 
+void endpoints_note_autobind(struct endpoints *e, int copy)
+{
+	struct stat st;
+	int family = 0;
+
+	if (copy < 0 || fstat(copy, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    endpoints_bound(copy, &family) || (family != AF_INET && family != AF_INET6))
+		return;
+	endpoints_put(e, st.st_ino);
+}
+
 int endpoints_listen_event(int copy, struct rules_event *ev)
 {
 	struct sockaddr_storage ss;

@@ -41,6 +41,13 @@ void endpoints_free(struct endpoints *e);
 void endpoints_note_bind(struct endpoints *e, pid_t tgid, int fd, const struct rules_event *ev,
 			 const char *name);
 
+/* The socket COPY (a copy of a session process's) is about to connect or
+ * send while bound to nothing: the kernel binds an inet socket to a port
+ * of its choice then (autobind), and that port is the session's, so that
+ * the reply of a session server to a session client (a UDP answer, sent
+ * to the client's port) reaches it. */
+void endpoints_note_autobind(struct endpoints *e, int copy);
+
 /* Whose is the local destination of the net event EV, sent to through
  * the socket FD of process TGID. */
 struct endpoint_found {

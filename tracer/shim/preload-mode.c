@@ -393,6 +393,7 @@ static void preload_mode_endpoint(struct session *s, const struct channel_msg *m
 		ev.unix_path = name;
 	if (s->endpoints && rules_net_local(&ev)) {
 		endpoints_find_on(s->endpoints, q->sock_fd, &ev, &f);
+		endpoints_note_autobind(s->endpoints, q->sock_fd);
 		ans.endpoint = f.endpoint;
 		ans.answer = f.answer;
 		ans.listener = f.listener;
