@@ -12,7 +12,8 @@
  * the other way round, so the shim never blocks on the supervisor in
  * ptrace mode (see channel_drain()).  The one exception is SPAWN_ASK
  * (preload mode with --max-procs only): it carries a socket of the shim's
- * (SCM_RIGHTS) on which agenttrace writes the answer.
+ * (SCM_RIGHTS) on which agenttrace writes the answer; ENDPOINT_ASK
+ * (preload mode) likewise.
  *
  * Environment of the command (set by channel_export()):
  *   LD_PRELOAD                 the shim, before any the user had
@@ -31,7 +32,7 @@
 #include <stdint.h>
 
 #define CHANNEL_MAGIC 0x48435441u /* "ATCH" little-endian */
-#define CHANNEL_VERSION 2u
+#define CHANNEL_VERSION 3u
 
 #define CHANNEL_ENV_CHANNEL "AGENTTRACE_CHANNEL"
 #define CHANNEL_ENV_BACKEND "AGENTTRACE_BACKEND"
@@ -43,6 +44,8 @@ enum channel_type {
 	CHANNEL_EVENT = 2,  /* preload-only: one decided event */
 	CHANNEL_SPAWN_ASK = 3,  /* preload-only, --max-procs: may I fork? */
 	CHANNEL_SPAWN_DONE = 4, /* ... and the process it made (or none) */
+	CHANNEL_BIND = 5,       /* preload-only: a socket was bound, the session's */
+	CHANNEL_ENDPOINT_ASK = 6, /* preload-only: whose is this local destination? */
 };
 
 /* Where a name came from (also the record's "host_source"). */
@@ -100,6 +103,12 @@ struct channel_event {
 	/* net */
 	int32_t family;
 	uint16_t port;
+	uint8_t bind;        /* a bind of addr:port, not a destination */
+	uint8_t endpoint;    /* a local destination: enum rules_endpoint */
+	/* Nothing is at the local destination: the kernel's own answer (or
+	 * the datagram went) stood for the verdict; counted, not recorded */
+	uint8_t quiet;
+	uint64_t listener;   /* RULES_ENDPOINT_OUTSIDE: the socket's inode, 0 unknown */
 	uint8_t addr[16];
 	char unix_path[110];
 	char host[CHANNEL_HOST_MAX];
@@ -143,6 +152,31 @@ struct channel_spawn {
 	char syscall[32];  /* "fork", "vfork", "posix_spawn", "posix_spawnp" */
 };
 
+/* Session endpoints in preload mode (preload/wrap-net.c,
+ * tracer/confine/endpoints.h).  BIND: a socket of the sender, unbound
+ * before, was bound by a call that succeeded: its inode and, for a UNIX
+ * socket, the name (the resolved path, or "@name").  ASK comes with two
+ * SCM_RIGHTS descriptors, a SOCK_SEQPACKET socket for the answer (struct
+ * channel_endpoint_answer) and the socket the destination is for; a shim
+ * that reads EOF instead takes the destination to be outside. */
+struct channel_endpoint {
+	uint64_t ino;         /* BIND */
+	int32_t reply_fd;     /* ASK: set by channel_drain() (the sender's value is ignored) */
+	int32_t sock_fd;      /* ASK: likewise, the caller's socket; -1 none */
+	int32_t family;       /* ASK: the destination's; BIND: the socket's */
+	uint16_t port;
+	uint8_t pad_[2];
+	uint8_t addr[16];
+	char name[CHANNEL_PATH]; /* UNIX: a path or "@name" ("\\xHH" escapes) */
+};
+
+struct channel_endpoint_answer {
+	uint8_t endpoint;     /* enum rules_endpoint */
+	uint8_t pad_[3];
+	int32_t answer;       /* RULES_ENDPOINT_NONE: the kernel's errno; 0 the call runs */
+	uint64_t listener;    /* RULES_ENDPOINT_OUTSIDE: the socket's inode, 0 unknown */
+};
+
 struct channel_msg {
 	uint32_t magic;    /* CHANNEL_MAGIC */
 	uint16_t version;  /* CHANNEL_VERSION */
@@ -153,6 +187,7 @@ struct channel_msg {
 		struct channel_hosts hosts;
 		struct channel_event event;
 		struct channel_spawn spawn;
+		struct channel_endpoint endpoint;
 	} u;
 };
 

@@ -485,6 +485,10 @@ __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8
 	e->family = c->family;
 	memcpy(e->addr, c->addr, sizeof(e->addr));
 	e->port = c->port;
+	e->bind = c->bind;
+	e->endpoint = c->endpoint;
+	e->quiet = c->quiet;
+	e->listener = c->listener;
 	ask_copy(e->unix_path, sizeof(e->unix_path), c->unix_path);
 	ask_copy(e->host, sizeof(e->host), c->host);
 	ask_exec_identity(e, c);
@@ -541,6 +545,123 @@ static const char *ask_exec_alias(const struct ask_call *c, char *link)
 	return strcmp(real, c->target) == 0 ? link : NULL;
 }
 
+/* ---- local destinations (preload mode) ---- */
+
+/* An endpoint message: the channel header and its body, nothing more
+ * (the receiver reads the rest of struct channel_msg as zeros). */
+struct ask_endpoint_msg {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	int32_t pid;
+	int32_t ppid;
+	struct channel_endpoint endpoint;
+};
+_Static_assert(offsetof(struct ask_endpoint_msg, endpoint) == offsetof(struct channel_msg, u) &&
+	       offsetof(struct ask_endpoint_msg, pid) == offsetof(struct channel_msg, pid),
+	       "struct ask_endpoint_msg is channel_msg's header + channel_endpoint");
+
+static void ask_endpoint_fill(struct ask_endpoint_msg *m, uint16_t type, int family,
+			      const char *name)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = CHANNEL_MAGIC;
+	m->version = CHANNEL_VERSION;
+	m->type = type;
+	m->pid = (int32_t)syscall(SYS_getpid);
+	m->ppid = (int32_t)syscall(SYS_getppid);
+	m->endpoint.family = family;
+	m->endpoint.reply_fd = m->endpoint.sock_fd = -1;
+	ask_copy(m->endpoint.name, sizeof(m->endpoint.name), name);
+}
+
+/* M to the channel on CHAN, with the descriptors FDS[0..N) attached. */
+static int ask_endpoint_send(int chan, struct ask_endpoint_msg *m, const int *fds, size_t n)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} ctl;
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr mh = { .msg_name = &sa, .msg_iov = &iov, .msg_iovlen = 1 };
+	long r;
+
+	memcpy(sa.sun_path, shim.channel, shim.channel_len);
+	mh.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + shim.channel_len);
+	if (n) {
+		struct cmsghdr *c;
+
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	}
+	do
+		r = syscall(SYS_sendmsg, chan, &mh, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -1 : 0;
+}
+
+void ask_bound(uint64_t ino, int family, const char *name)
+{
+	struct ask_endpoint_msg m;
+	int saved = errno, chan;
+
+	if (shim.mode != SHIM_DECIDE || !ino)
+		return;
+	ask_endpoint_fill(&m, CHANNEL_BIND, family, name);
+	m.endpoint.ino = ino;
+	chan = ask_socket();
+	if (chan >= 0)
+		ask_endpoint_send(chan, &m, NULL, 0);
+	errno = saved;
+}
+
+/* What the supervisor says of C's local destination (EV), into A; a
+ * shim that gets no answer takes it to be outside. */
+static void ask_endpoint(const struct ask_call *c, const struct rules_event *ev,
+			 struct channel_endpoint_answer *a)
+{
+	struct ask_endpoint_msg m;
+	int sv[2] = { -1, -1 }, chan = -1, fds[2];
+	long n;
+
+	memset(a, 0, sizeof(*a));
+	a->endpoint = RULES_ENDPOINT_OUTSIDE;
+	ask_endpoint_fill(&m, CHANNEL_ENDPOINT_ASK, ev->family,
+			  ev->family == AF_UNIX ? ev->unix_path : NULL);
+	memcpy(m.endpoint.addr, ev->addr, sizeof(m.endpoint.addr));
+	m.endpoint.port = ev->port;
+	chan = (int)syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (chan < 0 || syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		goto out;
+	fds[0] = sv[1];
+	fds[1] = c->sock_fd;
+	if (ask_endpoint_send(chan, &m, fds, c->sock_fd >= 0 ? 2 : 1) < 0)
+		goto out;
+	ask_close(sv[1]);
+	sv[1] = -1;
+	do
+		n = syscall(SYS_recvfrom, sv[0], a, sizeof(*a), 0, NULL, NULL);
+	while (n < 0 && errno == EINTR);
+	if (n != (long)sizeof(*a)) {
+		memset(a, 0, sizeof(*a));
+		a->endpoint = RULES_ENDPOINT_OUTSIDE;
+	}
+out:
+	if (sv[0] >= 0)
+		ask_close(sv[0]);
+	if (sv[1] >= 0)
+		ask_close(sv[1]);
+	if (chan >= 0)
+		ask_close(chan);
+}
+
 int ask_decide(const struct ask_call *call)
 {
 	const struct rules_policy *p = shim.policy;
@@ -550,7 +671,7 @@ int ask_decide(const struct ask_call *call)
 	const struct ask_call *c = &self;
 	char proc1[PATH_MAX], proc2[PATH_MAX], link[PATH_MAX];
 	bool explicit_deny_only[RULES_CALL_EVENTS] = { false, c->path2_explicit_deny_only };
-	int saved = errno, n = c->path2 ? 2 : 1, err = 0;
+	int saved = errno, n = c->path2 ? 2 : 1, err = 0, local_answer = 0;
 
 	if (!p)
 		return 0;
@@ -573,8 +694,24 @@ int ask_decide(const struct ask_call *call)
 		ev[i].port = c->port;
 		ev[i].host = c->host;
 		ev[i].unix_path = c->unix_path;
+		ev[i].bind = c->bind;
 	}
 	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
+	/* A local destination: whose it is, from the supervisor, where the
+	 * verdict can depend on it (as tracer/stop.c asks). */
+	if (c->kind == RULES_KIND_NET && n == 1 && shim.mode == SHIM_DECIDE &&
+	    rules_net_local(&ev[0]) &&
+	    (rules_endpoint_first(p) ||
+	     v.rule == rules_rule_at(p, p->fallback_net[RULES_NET_FB_LOCAL]))) {
+		struct channel_endpoint_answer a;
+
+		ask_endpoint(c, &ev[0], &a);
+		ev[0].endpoint = a.endpoint;
+		self.endpoint = a.endpoint;
+		self.listener = a.listener;
+		local_answer = a.answer;
+		rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
+	}
 	if (c->kind == RULES_KIND_EXEC && n == 1 &&
 	    v.rule == rules_rule_at(p, p->fallback[RULES_KIND_EXEC]))
 		rules_decide_exec_alias(p, &ev[0], ask_exec_alias(c, link), &v);
@@ -586,6 +723,21 @@ int ask_decide(const struct ask_call *call)
 	    rules_write_root_ancestor(p, c->path)) {
 		errno = saved;
 		return 0;
+	}
+	if (v.action != RULES_ACTION_ALLOW && ev[0].endpoint == RULES_ENDPOINT_NONE &&
+	    rules_net_local(&ev[0])) {
+		/* Nothing is there: the kernel's own answer, or a datagram
+		 * that reaches nobody goes (tracer/judge.c). */
+		if (local_answer || v.rule == rules_fallback(p, &ev[0])) {
+			err = v.effective == RULES_ACTION_DENY ? local_answer : 0;
+			/* Reported all the same: a destination tried counts in
+			 * the summary's egress. */
+			self.quiet = true;
+			ask_report(c, (uint8_t)c->kind, v.action, v.effective,
+				   ask_rule_index(p, v.rule), err, false);
+			errno = saved;
+			return err;
+		}
 	}
 	if (v.action != RULES_ACTION_ALLOW) {
 		int answer = ask_kernel_answer(c, n);

@@ -31,6 +31,14 @@ struct ask_call {
 	uint16_t port;
 	const char *unix_path;
 	const char *host;
+	bool bind;               /* net: a bind of addr:port, not a destination */
+	/* net, a local destination: the socket it is sent through (-1:
+	 * none), and what the supervisor said of it (ask_decide() asks when
+	 * the verdict depends on it) */
+	int sock_fd;
+	uint8_t endpoint;        /* enum rules_endpoint */
+	bool quiet;              /* the kernel's own answer stood for the verdict */
+	uint64_t listener;
 	/* exec: the program run (through the loader: the program it runs,
 	 * from TARGET_ARG0 of the argv), the argv as exec'ed, the loader
 	 * and the script an interpreter runs (argv[TARGET_ARG0 +
@@ -59,6 +67,12 @@ int ask_path(int dirfd, const char *path, bool follow, char *out);
  * supervisor when it is an alert or a denial (every event with --record).
  * Returns 0 to call through, or the errno to fail with (EACCES). */
 int ask_decide(const struct ask_call *c);
+
+/* Preload mode: the socket FD (its inode INO), bound to nothing before,
+ * was bound by a call that succeeded, to the UNIX NAME (a resolved path
+ * or "@name"; NULL for another family): the supervisor counts it among
+ * the session's endpoints (lib/channel-wire.h BIND). */
+void ask_bound(uint64_t ino, int family, const char *name);
 
 /* An allowed exec: the supervisor learns the program (static ones are
  * listed as unseen in the summary). */

@@ -1,7 +1,10 @@
 /* connect, sendto, sendmsg (preload mode: decided here, with the host
- * name this process resolved for the address), and the name lookups
- * (both modes: their answers go to the supervisor, which matches "net"
- * rules written with host names and puts "host" into records). */
+ * name this process resolved for the address; whose a local destination
+ * is, the supervisor says), bind and listen (preload mode: an address
+ * other than loopback is judged, a UNIX path is a write, and a socket
+ * bound is reported as the session's), and the name lookups (both
+ * modes: their answers go to the supervisor, which matches "net" rules
+ * written with host names and puts "host" into records). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -9,6 +12,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "preload/ask.h"
@@ -18,18 +22,24 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* 0 or the errno of a denial. */
-static int net_check(const struct sockaddr *sa, socklen_t len, const char *name)
+/* 0 or the errno of a denial, for a destination SA of the socket FD, or
+ * (BIND) the address FD is bound to; UPATH (PATH_MAX) gets the UNIX name
+ * (resolved, or "@name"), "" for none. */
+static int net_check_at(int fd, const struct sockaddr *sa, socklen_t len, const char *name,
+			bool bind, char *upath)
 {
-	char host[CHANNEL_HOST_MAX], upath[PATH_MAX];
+	char host[CHANNEL_HOST_MAX];
 	struct ask_call c = { 0 };
 	int saved = errno;
 
+	upath[0] = 0;
 	if (!sa || len < (socklen_t)sizeof(sa_family_t))
 		return 0;
 	c.syscall = name;
 	c.kind = RULES_KIND_NET;
 	c.family = sa->sa_family;
+	c.sock_fd = fd;
+	c.bind = bind;
 	switch (sa->sa_family) {
 	case AF_INET: {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
@@ -60,33 +70,78 @@ static int net_check(const struct sockaddr *sa, socklen_t len, const char *name)
 			c.unix_path = NULL; /* unnamed */
 		} else if (un->sun_path[0] == 0) {
 			rules_unix_abstract_text((const unsigned char *)un->sun_path + 1, n - 1, upath,
-				     sizeof(upath));
+				     PATH_MAX);
 			c.unix_path = upath;
 		} else {
 			char rel[sizeof(un->sun_path) + 1];
 
 			memcpy(rel, un->sun_path, n);
 			rel[n] = 0;
-			if (ask_path(AT_FDCWD, rel, false, upath) < 0)
+			if (ask_path(AT_FDCWD, rel, false, upath) < 0) {
+				upath[0] = 0;
 				return 0;
+			}
 			c.unix_path = upath;
+		}
+		if (bind) {
+			/* No event for an abstract name (no file is made); a path
+			 * is a write of the socket file. */
+			if (!c.unix_path || c.unix_path[0] == '@')
+				return 0;
+			c.kind = RULES_KIND_WRITE;
+			c.path = c.unix_path;
+			c.unix_path = NULL;
+			c.family = 0;
 		}
 		break;
 	}
 	default:
 		return 0; /* netlink and the like: not the policy's business */
 	}
-	if (c.family != AF_UNIX)
+	if (c.family != AF_UNIX && c.kind == RULES_KIND_NET && !bind)
 		c.host = ask_host_of(c.family, c.addr, host);
 	errno = saved;
 	return ask_decide(&c);
+}
+
+static int net_check(int fd, const struct sockaddr *sa, socklen_t len, const char *name)
+{
+	char upath[PATH_MAX];
+
+	return net_check_at(fd, sa, len, name, false, upath);
+}
+
+/* Whether socket FD is bound to nothing yet; its inode, family and type. */
+static bool net_unbound(int fd, uint64_t *ino, int *family, int *type)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss), tl = sizeof(*type);
+	struct stat st;
+
+	memset(&ss, 0, sizeof(ss));
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, type, &tl) < 0)
+		return false;
+	*ino = st.st_ino;
+	*family = ss.ss_family;
+	switch (ss.ss_family) {
+	case AF_UNIX:
+		return len <= offsetof(struct sockaddr_un, sun_path);
+	case AF_INET:
+		return ((const struct sockaddr_in *)&ss)->sin_port == 0;
+	case AF_INET6:
+		return ((const struct sockaddr_in6 *)&ss)->sin6_port == 0;
+	default:
+		return false;
+	}
 }
 
 EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	int err;
 
-	if (shim_deciding() && (err = net_check(sa, len, "connect"))) {
+	if (shim_deciding() && (err = net_check(fd, sa, len, "connect"))) {
 		errno = err;
 		return -1;
 	}
@@ -98,7 +153,7 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct
 {
 	int err;
 
-	if (shim_deciding() && sa && (err = net_check(sa, len, "sendto"))) {
+	if (shim_deciding() && sa && (err = net_check(fd, sa, len, "sendto"))) {
 		errno = err;
 		return -1;
 	}
@@ -111,11 +166,56 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	int err;
 
 	if (shim_deciding() && msg && msg->msg_name &&
-	    (err = net_check(msg->msg_name, msg->msg_namelen, "sendmsg"))) {
+	    (err = net_check(fd, msg->msg_name, msg->msg_namelen, "sendmsg"))) {
 		errno = err;
 		return -1;
 	}
 	return REAL(sendmsg, ssize_t (*)(int, const struct msghdr *, int))(fd, msg, flags);
+}
+
+EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	char upath[PATH_MAX] = "";
+	bool deciding = shim_deciding(), fresh = false;
+	uint64_t ino = 0;
+	int err, family = 0, type = 0, r;
+
+	if (deciding) {
+		fresh = net_unbound(fd, &ino, &family, &type);
+		if ((err = net_check_at(fd, sa, len, "bind", true, upath))) {
+			errno = err;
+			return -1;
+		}
+	}
+	r = REAL(bind, int (*)(int, const struct sockaddr *, socklen_t))(fd, sa, len);
+	if (r == 0 && fresh)
+		ask_bound(ino, family, family == AF_UNIX ? upath : NULL);
+	return r;
+}
+
+EXPORT int listen(int fd, int backlog)
+{
+	bool fresh = false;
+	uint64_t ino = 0;
+	int family = 0, type = 0, r;
+
+	/* An inet socket bound to nothing is bound by listen(2) to every
+	 * address of its family: judged as that bind. */
+	if (shim_deciding() && (fresh = net_unbound(fd, &ino, &family, &type)) &&
+	    (family == AF_INET || family == AF_INET6) && type == SOCK_STREAM) {
+		struct ask_call c = { .syscall = "listen", .kind = RULES_KIND_NET, .family = family,
+				      .bind = true, .sock_fd = fd };
+		int err = ask_decide(&c);
+
+		if (err) {
+			errno = err;
+			return -1;
+		}
+	}
+	r = REAL(listen, int (*)(int, int))(fd, backlog);
+	if (r == 0 && fresh && family != AF_UNIX)
+		ask_bound(ino, family, NULL);
+	return r;
 }
 
 EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,

@@ -73,10 +73,11 @@ static bool check_pattern(const struct check_ctx *c, enum rules_kind k,
 		return pat->argv_count > 0 && pat->script < RULES_SCRIPT_COUNT &&
 		       check_str_index(c, pat->argv_first, pat->argv_count);
 	case RULES_KIND_NET:
-		if (pat->port_lo > pat->port_hi)
+		if (pat->port_lo > pat->port_hi || pat->bind > 1)
 			return false;
 		switch (pat->net_type) {
 		case RULES_NET_ANY:
+		case RULES_NET_SESSION:
 			return true;
 		case RULES_NET_IP:
 			return (pat->family == AF_INET && pat->prefix <= 32) ||
@@ -169,6 +170,10 @@ int rules_policy_check(const void *blk, size_t size)
 		if (fb->kind != k)
 			return -EINVAL;
 	}
+	for (unsigned i = 0; i < RULES_NET_FALLBACKS; i++)
+		if (p->fallback_net[i] >= p->rules_count ||
+		    rules_rule_at(p, p->fallback_net[i])->kind != RULES_KIND_NET)
+			return -EINVAL;
 	if (!check_str_index(&c, p->env_drop_first, p->env_drop_count))
 		return -EINVAL;
 	return 0;

@@ -28,6 +28,7 @@ struct cpat {
 	size_t argc;
 	uint8_t script; /* exec: enum rules_script */
 	uint8_t net_type, family, prefix;
+	bool bind;      /* net: "bind:..." */
 	uint16_t port_lo, port_hi;
 	uint8_t addr[16];
 };
@@ -382,7 +383,7 @@ bad:
 	return -1;
 }
 
-static int compile_net(const char *s, struct cpat *p, char *msg)
+static int compile_net_dest(const char *s, struct cpat *p, char *msg)
 {
 	const char *colon;
 	char *addr = NULL;
@@ -489,6 +490,36 @@ static int compile_net(const char *s, struct cpat *p, char *msg)
 out:
 	free(addr);
 	return rc;
+}
+
+/* A net pattern: a destination, "session", or "bind:" and the address
+ * forms a socket can be bound to ("*", "*:PORT", an address or block
+ * with an optional port). */
+static int compile_net(const char *s, struct cpat *p, char *msg)
+{
+	if (!strcmp(s, "session")) {
+		memset(p, 0, sizeof(*p));
+		p->net_type = RULES_NET_SESSION;
+		p->port_hi = 65535;
+		return (p->text = strdup(s)) ? 0 : -1;
+	}
+	if (strncmp(s, "bind:", 5) != 0)
+		return compile_net_dest(s, p, msg);
+	if (!s[5]) {
+		error_fmt(msg, MSG_SIZE, "\"bind:\" needs an address (\"bind:0.0.0.0:8000\", "
+			  "\"bind:*:8000\", \"bind:[::]\")");
+		return -1;
+	}
+	if (compile_net_dest(s + 5, p, msg) < 0)
+		return -1;
+	if (p->net_type != RULES_NET_ANY && p->net_type != RULES_NET_IP) {
+		error_fmt(msg, MSG_SIZE, "\"%s\": a bind pattern names an address and port, not a "
+			  "host name, a UNIX socket or \"session\"", s);
+		cpat_free(p);
+		return -1;
+	}
+	p->bind = true;
+	return 0;
 }
 
 /* One argv element: alternatives split on unescaped '|', none empty;
@@ -1433,14 +1464,35 @@ static void build_pattern(struct builder *b, const struct cpat *s, struct rules_
 	d->net_type = s->net_type;
 	d->family = s->family;
 	d->prefix = s->prefix;
+	d->bind = s->bind;
 	d->port_lo = s->port_lo;
 	d->port_hi = s->port_hi;
 	memcpy(d->addr, s->addr, sizeof(d->addr));
 }
 
+/* True when a net deny or alert rule names "session" in its pattern, or
+ * any net rule in its "unless" (struct rules_policy endpoint_first): an
+ * allow rule whose pattern is "session" is the one use whose verdict a
+ * backend may settle after deciding without it. */
+static bool comp_endpoint_first(const struct comp *c)
+{
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct crule *r = &c->rules[i];
+
+		if (r->kind != RULES_KIND_NET)
+			continue;
+		if (r->action != RULES_ACTION_ALLOW && r->pat.net_type == RULES_NET_SESSION)
+			return true;
+		for (size_t u = 0; u < r->n_unless; u++)
+			if (r->unless[u].net_type == RULES_NET_SESSION)
+				return true;
+	}
+	return false;
+}
+
 static int comp_block(struct comp *c, const char *layers, struct rules_policy **out)
 {
-	size_t n_rules = c->n_rules + RULES_KIND_COUNT, n_pats = 0, n_strs = 0;
+	size_t n_rules = c->n_rules + RULES_KIND_COUNT + RULES_NET_FALLBACKS, n_pats = 0, n_strs = 0;
 	size_t rules_off, pats_off, strs_off, fixed;
 	struct rules_rule *rules = NULL;
 	struct builder b = { 0 };
@@ -1528,6 +1580,28 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 		d->pat.port_hi = 65535;
 		hdr.fallback[k] = (uint32_t)r++;
 	}
+	for (int i = 0; i < RULES_NET_FALLBACKS; i++) {
+		static const struct { const char *id, *why; uint8_t action; } fb[] = {
+			[RULES_NET_FB_LOCAL] = { "net.local-outside",
+				"a local endpoint that no process of this session made: what a server "
+				"started outside the session is sent runs outside supervision",
+				RULES_ACTION_DENY },
+			[RULES_NET_FB_INBOUND] = { "net.inbound",
+				"a socket bound to an address other than loopback takes connections "
+				"from other machines (a bind shell)", RULES_ACTION_DENY },
+			[RULES_NET_FB_BIND_LOOPBACK] = { "net.bind-loopback", NULL,
+							 RULES_ACTION_ALLOW },
+		};
+		struct rules_rule *d = &rules[r];
+
+		d->kind = RULES_KIND_NET;
+		d->action = fb[i].action;
+		d->id = pool_add(&b.pool, fb[i].id);
+		d->why = pool_add(&b.pool, fb[i].why);
+		d->pat.port_hi = 65535;
+		hdr.fallback_net[i] = (uint32_t)r++;
+	}
+	hdr.endpoint_first = comp_endpoint_first(c);
 	hdr.env_drop_first = (uint32_t)b.n_strs;
 	hdr.env_drop_count = (uint32_t)c->n_env;
 	for (size_t i = 0; i < c->n_env; i++)
@@ -1771,7 +1845,7 @@ static enum rules_action test_decide_scoped(const struct rules_policy *p,
 			return order[o];
 		}
 	}
-	fb = rules_rule_at(p, p->fallback[ev->kind]);
+	fb = rules_fallback(p, ev);
 	if (ev->kind == RULES_KIND_EXEC) {
 		*id = scope->exec_allow_list ? "exec.not-allowed" : "exec.fallback";
 		return scope->exec_allow_list ? RULES_ACTION_DENY : RULES_ACTION_ALLOW;
@@ -1864,8 +1938,10 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 			goto bad;
 		goto out;
 	}
-	if ((v = json_object_get(test, "connect"))) {
-		error_kp_str(ekp, sizeof(ekp), kp_len, ".connect");
+	if ((v = json_object_get(test, "connect")) || (v = json_object_get(test, "bind"))) {
+		bool bind = json_object_get(test, "bind") == v;
+
+		error_kp_str(ekp, sizeof(ekp), kp_len, bind ? ".bind" : ".connect");
 		if (vars_expand(ctx->vars, json_string_value(v), VARS_RESOLVERS, &res, msg,
 				MSG_SIZE) < 0)
 			goto bad;
@@ -1874,6 +1950,17 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 			t->ev.kind = RULES_KIND_NET;
 			if (test_connect(res.v[i], t, msg) < 0)
 				goto bad;
+			if (bind && (t->ev.family == AF_UNIX || t->ev.family == 0)) {
+				error_fmt(msg, MSG_SIZE, "a bind test names an address and port "
+					  "(\"0.0.0.0:8000\", \"[::1]:8000\"), got \"%s\"", res.v[i]);
+				goto bad;
+			}
+			t->ev.bind = bind;
+			/* A local destination is a server's: this session's with
+			 * "session": true, else one started outside it. */
+			if (rules_net_local(&t->ev))
+				t->ev.endpoint = json_is_true(json_object_get(test, "session")) ?
+							 RULES_ENDPOINT_SESSION : RULES_ENDPOINT_OUTSIDE;
 			failed += (size_t)test_decide(ctx, layer, kp, p, scope, probe, t, expect);
 		}
 		goto out;

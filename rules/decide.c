@@ -244,10 +244,36 @@ static int decide_one(const struct rules_policy *p, const struct rules_event *ev
 			}
 		}
 	}
-	r = rules_rule_at(p, p->fallback[k]);
+	r = rules_fallback(p, ev);
 	out->action = (enum rules_action)r->action;
 	out->rule = r;
 	return 0;
+}
+
+const struct rules_rule *rules_fallback(const struct rules_policy *p, const struct rules_event *ev)
+{
+	if (ev->kind == RULES_KIND_NET) {
+		if (ev->bind && rules_net_bind_loopback(ev))
+			return rules_rule_at(p, p->fallback_net[RULES_NET_FB_BIND_LOOPBACK]);
+		if (ev->bind)
+			return rules_rule_at(p, p->fallback_net[RULES_NET_FB_INBOUND]);
+		if (rules_net_local(ev))
+			return rules_rule_at(p, p->fallback_net[RULES_NET_FB_LOCAL]);
+	}
+	return rules_rule_at(p, p->fallback[ev->kind]);
+}
+
+bool rules_is_fallback(const struct rules_policy *p, const struct rules_rule *r)
+{
+	if (!r)
+		return false;
+	for (int k = 0; k < RULES_KIND_COUNT; k++)
+		if (r == rules_rule_at(p, p->fallback[k]))
+			return true;
+	for (int i = 0; i < RULES_NET_FALLBACKS; i++)
+		if (r == rules_rule_at(p, p->fallback_net[i]))
+			return true;
+	return false;
 }
 
 int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
@@ -277,7 +303,7 @@ static void decide_call(const struct rules_policy *p, const struct rules_event *
 			v.action = RULES_ACTION_DENY;
 			v.rule = NULL;
 		} else if (explicit_deny_only && explicit_deny_only[i] &&
-			   v.rule == rules_rule_at(p, p->fallback[ev[i].kind])) {
+			   v.rule == rules_fallback(p, &ev[i])) {
 			v.action = RULES_ACTION_ALLOW;
 		}
 		if (i == 0 || v.action > out->action) {

@@ -65,6 +65,8 @@ static json_t *explain_rule(const struct rules_policy *p, const struct rules_rul
 				json_array_append_new(u, json_pack("s+", "unix:", rules_string(p, up->text)));
 			else if (up->net_type == RULES_NET_UNIX_ABSTRACT && r->kind == RULES_KIND_NET)
 				json_array_append_new(u, json_pack("s+", "unix:@", rules_string(p, up->text)));
+			else if (up->bind && r->kind == RULES_KIND_NET)
+				json_array_append_new(u, json_pack("s+", "bind:", rules_string(p, up->text)));
 			else
 				json_array_append_new(u, json_string(rules_string(p, up->text)));
 		}
@@ -117,6 +119,23 @@ char *rules_explain(const struct rules_policy *p)
 			json_object_set_new(fo, "why", explain_string_or_null(p, f->why));
 		}
 		json_object_set_new(fb, rules_kind_name(k), fo);
+	}
+	/* The net section's others, by what the event is (rules_fallback()). */
+	for (int i = 0; fb && i < RULES_NET_FALLBACKS; i++) {
+		static const char *const names[RULES_NET_FALLBACKS] = {
+			[RULES_NET_FB_LOCAL] = "net-local",
+			[RULES_NET_FB_INBOUND] = "net-inbound",
+			[RULES_NET_FB_BIND_LOOPBACK] = "net-bind-loopback",
+		};
+		const struct rules_rule *f = rules_rule_at(p, p->fallback_net[i]);
+		json_t *fo = json_object();
+
+		if (!fo)
+			continue;
+		json_object_set_new(fo, "id", json_string(rules_string(p, f->id)));
+		json_object_set_new(fo, "action", json_string(rules_action_name(f->action)));
+		json_object_set_new(fo, "why", explain_string_or_null(p, f->why));
+		json_object_set_new(fb, names[i], fo);
 	}
 	json_object_set_new(root, "fallbacks", fb);
 	fb = NULL;

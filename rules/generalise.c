@@ -191,10 +191,11 @@ static char *generalise_write(const struct rules_anchors *a, const char *path)
 static char *generalise_net(const struct rules_event *ev, bool by_name)
 {
 	char addr[INET6_ADDRSTRLEN], *out = NULL;
+	int r;
 
 	if (ev->family == AF_UNIX)
 		return ev->unix_path ? rules_literal("unix:", ev->unix_path, true, false) : NULL;
-	if (by_name && ev->host && *ev->host) {
+	if (by_name && ev->host && *ev->host && !ev->bind) {
 		if (asprintf(&out, "%s:%u", ev->host, ev->port) < 0)
 			return NULL;
 		return out;
@@ -202,9 +203,13 @@ static char *generalise_net(const struct rules_event *ev, bool by_name)
 	if ((ev->family != AF_INET && ev->family != AF_INET6) ||
 	    !inet_ntop(ev->family, ev->addr, addr, sizeof(addr)))
 		return NULL;
-	if (asprintf(&out, ev->family == AF_INET6 ? "[%s]:%u" : "%s:%u", addr, ev->port) < 0)
-		return NULL;
-	return out;
+	/* A bind is written as one; port 0 (the kernel picks one) is any. */
+	if (ev->bind && ev->port == 0)
+		r = asprintf(&out, ev->family == AF_INET6 ? "bind:[%s]" : "bind:%s", addr);
+	else
+		r = asprintf(&out, ev->family == AF_INET6 ? "%s[%s]:%u" : "%s%s:%u",
+			     ev->bind ? "bind:" : "", addr, ev->port);
+	return r < 0 ? NULL : out;
 }
 
 char *rules_exec_literal(const struct rules_anchors *a, const char *exe)

@@ -42,6 +42,11 @@ struct rules_vars {
 	const char *home;
 	const char *tmpdir;
 	const char *cwd;
+	/* CLAUDE_CODE_SSE_PORT: the loopback port of the IDE extension a
+	 * coding agent's CLI talks to, digits of 1-65535; NULL when unset or
+	 * anything else (every pattern using it is dropped, as for
+	 * SSH_AUTH_SOCK).  Valid in net patterns only. */
+	const char *ide_port;
 	const char *resolv_conf;
 	/* Paths from the environment that a rule may name, dropped where
 	 * unset: rules_env_path_names[i] is env_path[i]. */

@@ -13,7 +13,12 @@
  *          meets UNIX_PATH (match_path, or a plain glob when the pattern
  *          is not absolute, so that "unix:*" covers every named socket),
  *          an abstract "@name" meets UNIX_ABSTRACT (glob after the '@').
- * An event with family 0 carries only a host name: HOST and ANY only. */
+ *  SESSION a local destination (rules_net_local()) that the backend found
+ *          to be an endpoint of the session (struct rules_event endpoint).
+ * An event with family 0 carries only a host name: HOST and ANY only.
+ * A "bind:" pattern matches bind events only, any other pattern the
+ * destinations only: a rule that admits egress to "*:443" says nothing
+ * of a socket that takes connections on 443. */
 #include <string.h>
 #include <sys/socket.h>
 
@@ -86,6 +91,8 @@ bool match_net(const struct rules_policy *p, const struct rules_pattern *pat,
 	bool is_ip = ev->family == AF_INET || ev->family == AF_INET6;
 	const char *u = ev->unix_path;
 
+	if ((pat->bind != 0) != ev->bind)
+		return false;
 	switch (pat->net_type) {
 	case RULES_NET_ANY:
 		if (is_unix)
@@ -108,9 +115,51 @@ bool match_net(const struct rules_policy *p, const struct rules_pattern *pat,
 		if (!is_unix || !u || u[0] != '@')
 			return false;
 		return match_glob(rules_string(p, pat->text), u + 1);
+	case RULES_NET_SESSION:
+		return ev->endpoint == RULES_ENDPOINT_SESSION && rules_net_local(ev);
 	default:
 		return false;
 	}
+}
+
+/* 127.0.0.0/8 (LOOPBACK) or 0.0.0.0 (ANY) in A, IPv4 (4 bytes). */
+static bool net_v4_local(const uint8_t *a, bool any)
+{
+	return a[0] == 127 || (any && !a[0] && !a[1] && !a[2] && !a[3]);
+}
+
+/* ::1, or :: when ANY; IPv4-mapped addresses as IPv4. */
+static bool net_v6_local(const uint8_t *a, bool any)
+{
+	static const uint8_t zero[15] = { 0 };
+
+	if (net_v4mapped(a))
+		return net_v4_local(a + 12, any);
+	return memcmp(a, zero, 15) == 0 && (a[15] == 1 || (any && a[15] == 0));
+}
+
+bool rules_net_local(const struct rules_event *ev)
+{
+	if (ev->kind != RULES_KIND_NET || ev->bind)
+		return false;
+	if (ev->family == AF_UNIX)
+		return ev->unix_path != NULL;
+	if (ev->family == AF_INET)
+		return net_v4_local(ev->addr, true);
+	if (ev->family == AF_INET6)
+		return net_v6_local(ev->addr, true);
+	return false;
+}
+
+bool rules_net_bind_loopback(const struct rules_event *ev)
+{
+	if (ev->kind != RULES_KIND_NET || !ev->bind)
+		return false;
+	if (ev->family == AF_INET)
+		return net_v4_local(ev->addr, false);
+	if (ev->family == AF_INET6)
+		return net_v6_local(ev->addr, false);
+	return false;
 }
 
 void rules_unix_abstract_text(const unsigned char *name, size_t n, char *out, size_t size)

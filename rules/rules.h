@@ -59,6 +59,17 @@ enum rules_net_type {
 	RULES_NET_HOST,        /* host name glob, "*.example.com" allowed */
 	RULES_NET_UNIX_PATH,   /* "unix:PATH-GLOB" */
 	RULES_NET_UNIX_ABSTRACT, /* "unix:@GLOB"; text holds the glob after '@' */
+	RULES_NET_SESSION,     /* "session": a local endpoint the session's own
+				* processes bound (struct rules_event endpoint) */
+};
+
+/* Whose a local destination is (agenttrace-policy(5), "Local endpoints"):
+ * the backend finds out, the rules only read it. */
+enum rules_endpoint {
+	RULES_ENDPOINT_UNKNOWN = 0, /* not looked up (a remote address, a policy test) */
+	RULES_ENDPOINT_SESSION,     /* a socket a process of the session bound */
+	RULES_ENDPOINT_OUTSIDE,     /* a socket bound by a process outside it */
+	RULES_ENDPOINT_NONE,        /* nothing listens there */
 };
 
 /* What an exec rule's "script" key asks of a shell's -c command string
@@ -97,6 +108,8 @@ enum rules_content {
  *              order, IPv4 in the first 4 bytes), prefix bits; HOST/UNIX:
  *              text is the glob.  port_lo..port_hi inclusive, 0..65535
  *              when no port was given (unix patterns ignore ports).
+ *              bind: the pattern ("bind:...") matches the address a
+ *              socket is bound to, never a destination.
  *
  * prefix_len is the length of text's leading literal part (no glob or
  * escape character), for a cheap memcmp() reject before the glob runs.
@@ -110,6 +123,8 @@ struct rules_pattern {
 	uint8_t family;
 	uint8_t prefix;
 	uint8_t script;        /* exec: enum rules_script */
+	uint8_t bind;          /* net: matches bind events only */
+	uint8_t pad_[3];
 	uint16_t port_lo;
 	uint16_t port_hi;
 	uint8_t addr[16];
@@ -147,6 +162,14 @@ struct rules_limits {
 	uint32_t pad;
 };
 
+/* The net section's fallbacks besides fallback[RULES_KIND_NET] (egress). */
+enum rules_net_fallback {
+	RULES_NET_FB_LOCAL = 0,     /* "net.local-outside" */
+	RULES_NET_FB_INBOUND,       /* "net.inbound" */
+	RULES_NET_FB_BIND_LOOPBACK, /* "net.bind-loopback" */
+	RULES_NET_FALLBACKS
+};
+
 /* The header at offset 0 of the block. */
 struct rules_policy {
 	uint32_t magic;    /* RULES_MAGIC */
@@ -154,7 +177,12 @@ struct rules_policy {
 	uint32_t size;     /* total bytes of the block, header included */
 	uint8_t mode;      /* enum rules_mode, after layering */
 	uint8_t record;    /* the policy asks for every event to be recorded */
-	uint16_t pad_;
+	/* A deny or alert rule (or its "unless") names "session": whether a
+	 * local destination is the session's can change such a rule's
+	 * verdict, so a backend must find out before deciding (else only
+	 * when the verdict is the local fallback: rules_endpoint_first()). */
+	uint8_t endpoint_first;
+	uint8_t pad_;
 	rules_str name;    /* "default", or the last layer's "name" */
 	rules_str layers;  /* "default+./extra.json" for records and --explain */
 
@@ -166,6 +194,11 @@ struct rules_policy {
 	 * action is the section's fallback (agenttrace-policy(5)) and its id reads
 	 * "write.fallback", "net.fallback", "exec.not-allowed", "read.fallback". */
 	uint32_t fallback[RULES_KIND_COUNT];
+	/* The net section's other fallbacks (rules_fallback()): a local
+	 * destination ("net.local-outside", deny), a bind to an address
+	 * other than loopback ("net.inbound", deny), a bind to loopback
+	 * ("net.bind-loopback", allow). */
+	uint32_t fallback_net[RULES_NET_FALLBACKS];
 
 	uint32_t patterns_off;   /* byte offset of struct rules_pattern[] ("unless" lists) */
 	uint32_t patterns_count;
@@ -224,6 +257,11 @@ struct rules_event {
 	uint16_t port;         /* host order */
 	const char *host;      /* a name known for addr, or NULL */
 	const char *unix_path; /* AF_UNIX: path, or "@name" for abstract; NULL for unnamed */
+	/* net: a bind of a socket to addr:port (AF_INET, AF_INET6), not a
+	 * destination; only "bind:" patterns match it. */
+	bool bind;
+	/* net, a local destination (rules_net_local()): enum rules_endpoint. */
+	uint8_t endpoint;
 };
 
 struct rules_verdict {
@@ -240,6 +278,31 @@ int rules_policy_check(const void *blk, size_t size);
  * Returns 0, or -EINVAL for an event of an unknown kind. */
 int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 		 struct rules_verdict *out);
+
+/* The fallback rule of EV's section that decides EV when no rule matches
+ * it: for net, by what EV is (a bind, a local destination, another). */
+const struct rules_rule *rules_fallback(const struct rules_policy *p, const struct rules_event *ev);
+
+/* True when R is one of P's fallback rules. */
+bool rules_is_fallback(const struct rules_policy *p, const struct rules_rule *r);
+
+/* True when the net event EV's destination is on this machine: a UNIX
+ * socket, a loopback address (127.0.0.0/8, ::1) or the unspecified one
+ * (0.0.0.0, ::, which a connect takes for this host), IPv4-mapped ones
+ * included.  Never for a bind. */
+bool rules_net_local(const struct rules_event *ev);
+
+/* True when the bind event EV binds a loopback address (127.0.0.0/8,
+ * ::1, IPv4-mapped loopback), which only this machine can reach. */
+bool rules_net_bind_loopback(const struct rules_event *ev);
+
+/* True when a backend must find out whose a local destination is before
+ * deciding it (struct rules_policy endpoint_first); otherwise only when
+ * the verdict without it is the local fallback. */
+static inline bool rules_endpoint_first(const struct rules_policy *p)
+{
+	return p->endpoint_first != 0;
+}
 
 /* The events of one call: one, or two for rename, link and symlink. */
 #define RULES_CALL_EVENTS 2

@@ -20,7 +20,8 @@ static const char *const top_keys[] = {
 static const char *const section_keys[] = { "allow", "alert", "deny", NULL };
 static const char *const env_keys[] = { "drop", NULL };
 static const char *const limit_keys[] = { "max_procs", "timeout", "max_memory", "max_cpu", NULL };
-static const char *const test_keys[] = { "write", "read", "exec", "connect", "expect", NULL };
+static const char *const test_keys[] = { "write", "read", "exec", "connect", "bind", "session",
+					 "expect", NULL };
 
 struct schema {
 	struct load_ctx *ctx;
@@ -414,9 +415,14 @@ static void check_test(struct schema *sch, const json_t *t, const char *kp)
 		char ckp[KP_SIZE];
 
 		kp_key(ckp, kp, key);
-		if (!strcmp(key, "write") || !strcmp(key, "read") || !strcmp(key, "connect")) {
+		if (!strcmp(key, "write") || !strcmp(key, "read") || !strcmp(key, "connect") ||
+		    !strcmp(key, "bind")) {
 			events++;
 			want_nonempty_string(sch, v, ckp);
+		} else if (!strcmp(key, "session")) {
+			if (want_type(sch, v, ckp, JSON_TRUE, "a boolean") &&
+			    !json_object_get(t, "connect"))
+				FAIL(sch, ckp, false, "\"session\" goes with a \"connect\" test");
 		} else if (!strcmp(key, "exec")) {
 			events++;
 			check_argv(sch, v, ckp);
@@ -429,7 +435,7 @@ static void check_test(struct schema *sch, const json_t *t, const char *kp)
 		}
 	}
 	if (events != 1)
-		FAIL(sch, kp, false, "a test needs exactly one of write, read, exec, connect");
+		FAIL(sch, kp, false, "a test needs exactly one of write, read, exec, connect, bind");
 	if (!json_object_get(t, "expect"))
 		FAIL(sch, kp, false, "a test needs \"expect\"");
 }

@@ -155,7 +155,7 @@ static int suggest_event(const struct rules_policy *p, const struct rules_anchor
 			 const struct rules_event *ev, const struct rules_rule *rule, json_t *rules,
 			 char **opt, bool *no_opt)
 {
-	const struct rules_rule *fallback = rules_rule_at(p, p->fallback[ev->kind]);
+	const struct rules_rule *fallback = rules_fallback(p, ev);
 	enum rules_kind k = ev->kind;
 	json_t *ids = NULL, *o = NULL;
 	char *pat = NULL, *exact = NULL;
@@ -265,7 +265,7 @@ int rules_suggest(const struct rules_policy *p, const struct rules_anchors *a, c
 		if (action == RULES_ACTION_DENY &&
 		    (v.action != RULES_ACTION_DENY ||
 		     (explicit_deny_only && explicit_deny_only[i] &&
-		      v.rule == rules_rule_at(p, p->fallback[ev[i].kind]))))
+		      v.rule == rules_fallback(p, &ev[i]))))
 			continue; /* this one was not refused */
 		if (action == RULES_ACTION_ALERT && v.action != RULES_ACTION_ALERT)
 			continue;

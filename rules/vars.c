@@ -1,6 +1,6 @@
-/* ${ROOT} ${HOME} ${TMPDIR} ${CWD} ${RESOLVERS} and the paths of the
- * environment (${SSH_AUTH_SOCK}, ${GITHUB_ENV}, ...): values, expansion
- * into patterns, and lexical path normalization. */
+/* ${ROOT} ${HOME} ${TMPDIR} ${CWD} ${RESOLVERS} ${CLAUDE_CODE_SSE_PORT} and
+ * the paths of the environment (${SSH_AUTH_SOCK}, ${GITHUB_ENV}, ...):
+ * values, expansion into patterns, and lexical path normalization. */
 #include <arpa/inet.h>
 #include <limits.h>
 #include <pwd.h>
@@ -75,7 +75,7 @@ int vars_normalize(char *path)
 /* Static storage: rules_vars holds borrowed pointers, and these values
  * live for the program's run.  Not thread-safe, called once by main(). */
 static char vars_cwd_buf[PATH_MAX], vars_root_buf[PATH_MAX], vars_home_buf[PATH_MAX],
-	vars_tmp_buf[PATH_MAX], vars_env_buf[RULES_ENV_PATHS][PATH_MAX];
+	vars_tmp_buf[PATH_MAX], vars_env_buf[RULES_ENV_PATHS][PATH_MAX], vars_port_buf[8];
 
 const char *const rules_env_path_names[RULES_ENV_PATHS] = {
 	[RULES_ENV_SSH_AUTH_SOCK] = "SSH_AUTH_SOCK",
@@ -84,6 +84,21 @@ const char *const rules_env_path_names[RULES_ENV_PATHS] = {
 	[RULES_ENV_GITHUB_OUTPUT] = "GITHUB_OUTPUT",
 	[RULES_ENV_GITHUB_STATE] = "GITHUB_STATE",
 };
+
+/* A port number as an IDE writes it: 1-65535, decimal digits only. */
+static bool vars_is_port(const char *s)
+{
+	unsigned long v = 0;
+
+	if (!s || !*s || strlen(s) > 5)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	return v >= 1 && v <= 65535 && s[0] != '0';
+}
 
 /* Events carry paths with symlinks resolved (the tracee's view), so the
  * variables must be resolved the same way or ${ROOT} under a symlinked
@@ -138,6 +153,11 @@ void rules_vars_from_env(struct rules_vars *vars, const char *root)
 			vars_normalize(vars_env_buf[i]);
 			vars->env_path[i] = vars_env_buf[i];
 		}
+	}
+	s = getenv("CLAUDE_CODE_SSE_PORT");
+	if (vars_is_port(s)) {
+		snprintf(vars_port_buf, sizeof(vars_port_buf), "%s", s);
+		vars->ide_port = vars_port_buf;
 	}
 	vars->resolv_conf = NULL;
 }
@@ -282,8 +302,8 @@ static int vars_value(const struct rules_vars *vars, const char *name, char *buf
 			;
 		if (i == RULES_ENV_PATHS) {
 			snprintf(msg, msg_size, "unknown variable ${%s} (known: ROOT HOME TMPDIR CWD "
-				 "RESOLVERS SSH_AUTH_SOCK GITHUB_ENV GITHUB_PATH GITHUB_OUTPUT "
-				 "GITHUB_STATE; \"$$\" is a literal '$')", name);
+				 "RESOLVERS CLAUDE_CODE_SSE_PORT SSH_AUTH_SOCK GITHUB_ENV GITHUB_PATH "
+				 "GITHUB_OUTPUT GITHUB_STATE; \"$$\" is a literal '$')", name);
 			return -1;
 		}
 		v = vars->env_path[i];
@@ -357,6 +377,21 @@ int vars_expand(const struct rules_vars *vars, const char *s, unsigned flags,
 				goto out;
 			}
 			resolvers_at = (long)b.len;
+			continue;
+		}
+		if (!strcmp(name, "CLAUDE_CODE_SSE_PORT")) {
+			/* A port, not a path: no resolving, no escaping. */
+			if (!(flags & VARS_RESOLVERS)) {
+				snprintf(msg, msg_size,
+					 "${CLAUDE_CODE_SSE_PORT} is only valid in net patterns");
+				goto out;
+			}
+			if (!vars_is_port(vars->ide_port)) {
+				res->dropped = "CLAUDE_CODE_SSE_PORT";
+				rc = 0;
+				goto out;
+			}
+			buf_put(&b, vars->ide_port, strlen(vars->ide_port));
 			continue;
 		}
 		if (vars_value(vars, name, value, &res->dropped, msg, msg_size) < 0)

@@ -226,6 +226,9 @@ export AT_TIMEOUT
 # what they assert does not depend on the load (check-backtrace tests the
 # budget itself).
 export AGENTTRACE_TEST_BACKTRACE_BUDGET_MS=${AGENTTRACE_TEST_BACKTRACE_BUDGET_MS:-5000}
+# Likewise the walk of /proc that finds who listens behind a denied local
+# endpoint (100 ms by default).
+export AGENTTRACE_TEST_OWNER_WALK_MS=${AGENTTRACE_TEST_OWNER_WALK_MS:-5000}
 
 # at [AGENTTRACE OPTIONS] -- COMMAND...: run agenttrace with --log "$LOG"
 # (a fresh log each time) in $ROOT; returns its exit status.  A watchdog

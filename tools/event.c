@@ -93,6 +93,15 @@ bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind)
 		}
 		return true;
 	case RULES_KIND_NET:
+		/* Whose a local destination was, as the session found out; a
+		 * record without it (an older log) is judged as a server
+		 * started outside. */
+		if (rec->endpoint && strcmp(rec->endpoint, "session") == 0)
+			e->ev[0].endpoint = RULES_ENDPOINT_SESSION;
+		else if (rec->endpoint && strcmp(rec->endpoint, "none") == 0)
+			e->ev[0].endpoint = RULES_ENDPOINT_NONE;
+		else
+			e->ev[0].endpoint = RULES_ENDPOINT_OUTSIDE;
 		if (rec->family && strcmp(rec->family, "unix") == 0) {
 			if (!rec->addr)
 				return false;

@@ -150,6 +150,7 @@ static void logread_fill(struct logrec *r, json_t *o)
 	r->addr = logread_str(o, "addr");
 	r->port = logread_long(o, "port", -1);
 	r->family = logread_str(o, "family");
+	r->endpoint = logread_str(o, "endpoint");
 	r->host = logread_str(o, "host");
 	r->target = logread_str(o, "target");
 	r->target_argv = logread_array(o, "target_argv");

@@ -44,6 +44,7 @@ struct logrec {
 	const char *addr;
 	long port;
 	const char *family;
+	const char *endpoint; /* net, a local destination: "session", "outside", "none" */
 	const char *host;
 	const char *target;
 	const json_t *target_argv; /* array or NULL */

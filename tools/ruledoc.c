@@ -210,6 +210,21 @@ static const struct ruledoc_entry ruledoc_table[] = {
 	{ "net.containerd", "privilege-escalation", "8.5", "very-high", NULL, ALLOW_BY_KIND, NULL },
 	{ "net.podman", "privilege-escalation", "8.5", "very-high", NULL, ALLOW_BY_KIND, NULL },
 	{ "net.ssh-agent", "credential-access", "8.0", "very-high", NULL, ALLOW_BY_KIND, NULL },
+	{ "net.local-outside", "supervisor-escape", "8.5", "high",
+	  "a connection to a local server (a UNIX socket, a loopback port) that a program outside "
+	  "the session made: what it is sent runs outside supervision",
+	  ALLOW_TEXT,
+	  "The record names the server's process where it could be found. If talking to it is "
+	  "expected, name it in a policy layer (`{\"agenttrace\": 1, \"extends\": \"default\", "
+	  "\"net\": {\"allow\": [\"unix:PATH\"]}}`, or `\"127.0.0.1:PORT\"`), or allow it for one "
+	  "run with `--allow-net unix:PATH`." },
+	{ "net.inbound", "command-and-control", "8.5", "high",
+	  "a socket bound to an address other than loopback takes connections from other machines "
+	  "(a bind shell)",
+	  ALLOW_TEXT,
+	  "Bind to 127.0.0.1 or ::1 if only this machine needs it. Otherwise allow the address in a "
+	  "policy layer (`\"bind:0.0.0.0:PORT\"`) or for one run with `--allow-net "
+	  "'bind:0.0.0.0:PORT'`." },
 	{ "net.", "exfiltration", NULL, "high", NULL, ALLOW_BY_KIND, NULL },
 };
 

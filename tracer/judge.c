@@ -11,6 +11,7 @@
 #include "lib/alternatives.h"
 #include "lib/syscall-open.h"
 #include "rules/suggest.h"
+#include "tracer/confine/endpoints.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/inspect/pyframes.h"
 #include "tracer/inspect/script.h"
@@ -29,7 +30,7 @@ void judge_names(struct session *s, struct judge_call *c)
 		struct rules_event *ev = &c->events[i];
 		enum channel_source src = 0;
 
-		if (ev->kind != RULES_KIND_NET || ev->host ||
+		if (ev->kind != RULES_KIND_NET || ev->host || ev->bind ||
 		    (ev->family != AF_INET && ev->family != AF_INET6))
 			continue;
 		ev->host = hosts_lookup(s->hosts, ev->family, ev->addr, &src);
@@ -54,6 +55,13 @@ static bool judge_is(const char *name, const char *a, const char *b)
  * ENOENT (ENOTDIR), EEXIST, or 0 when there is none. */
 static int judge_kernel_answer(const struct judge_call *c, const struct rules_event *ev)
 {
+	/* A local destination where nothing is: a missing socket file
+	 * (ENOENT), a port or name nobody listens on (ECONNREFUSED).  A
+	 * program waiting for its own server to come up sees what it would
+	 * see without agenttrace. */
+	if (ev->kind == RULES_KIND_NET && ev->endpoint == RULES_ENDPOINT_NONE &&
+	    rules_net_local(ev) && c->local_answer[ev - c->events])
+		return c->local_answer[ev - c->events];
 	/* execvp() tries every PATH directory: a candidate that does not
 	 * exist fails with ENOENT whatever the policy says.  Answering so
 	 * keeps the search (and the 127 of a missing program) intact and
@@ -168,7 +176,17 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 		v->why = "the policy engine could not decide this event";
 	}
 	if (c->n_events && cv.action != RULES_ACTION_ALLOW) {
-		int answer = judge_kernel_answer(c, &c->events[cv.event]);
+		const struct rules_event *dev = &c->events[cv.event];
+		int answer = judge_kernel_answer(c, dev);
+
+		/* A datagram to a local port no socket has reaches nobody:
+		 * refused by nothing but the local fallback, it goes. */
+		if (!answer && dev->kind == RULES_KIND_NET && dev->endpoint == RULES_ENDPOINT_NONE &&
+		    cv.rule == rules_fallback(s->policy, dev) && rules_net_local(dev)) {
+			v->quiet = true;
+			v->err = 0;
+			return;
+		}
 
 		if (answer) {
 			v->quiet = true;
@@ -241,6 +259,38 @@ static const char *judge_host_source(enum channel_source src, bool known)
 	return src == CHANNEL_SOURCE_RESOLVER ? "resolver" : "shim";
 }
 
+static const char *judge_endpoint_name(uint8_t e)
+{
+	switch (e) {
+	case RULES_ENDPOINT_SESSION:
+		return "session";
+	case RULES_ENDPOINT_OUTSIDE:
+		return "outside";
+	case RULES_ENDPOINT_NONE:
+		return "none";
+	default:
+		return NULL;
+	}
+}
+
+/* The process behind the outside socket of a local destination, for an
+ * alert (bounded: tracer/confine/endpoints.h).  EXE holds SIZE bytes. */
+static void judge_listener(struct session *s, struct record *r, const struct judge_call *c,
+			   size_t i, char *exe, size_t size)
+{
+	const struct rules_event *ev = &c->events[i];
+	pid_t pid = 0;
+
+	if (ev->kind != RULES_KIND_NET || ev->endpoint != RULES_ENDPOINT_OUTSIDE ||
+	    !rules_net_local(ev))
+		return;
+	r->has_listener = true;
+	if (s->endpoints && endpoints_owner(s->endpoints, c->listener[i], &pid, exe, size) == 0) {
+		r->listener_pid = pid;
+		r->listener_exe = exe;
+	}
+}
+
 /* The object of event I of C into R; ADDR holds INET6_ADDRSTRLEN + 128
  * bytes for the address text. */
 static void judge_object(struct record *r, const struct judge_call *c, size_t i, char *addr,
@@ -264,9 +314,14 @@ static void judge_object(struct record *r, const struct judge_call *c, size_t i,
 			r->addr = addr;
 		if (ev->family != AF_UNIX) {
 			r->port = ev->port;
-			r->host = ev->host;
-			r->host_source = judge_host_source(c->host_source[i], ev->host != NULL);
+			if (!ev->bind) {
+				r->host = ev->host;
+				r->host_source = judge_host_source(c->host_source[i],
+								   ev->host != NULL);
+			}
 		}
+		if (rules_net_local(ev))
+			r->endpoint = judge_endpoint_name(ev->endpoint);
 		break;
 	case RULES_KIND_EXEC:
 		/* The program judged; the argv as it was exec'ed (the loader's
@@ -290,7 +345,7 @@ static const char *judge_allowed_event(const struct judge_call *c, const struct 
 {
 	switch (ev->kind) {
 	case RULES_KIND_NET:
-		return "connect";
+		return ev->bind ? "bind" : "connect";
 	case RULES_KIND_EXEC:
 		return "exec";
 	case RULES_KIND_READ:
@@ -353,12 +408,21 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	static char script[SCRIPT_TEXT_MAX];
 	static struct elf_facts elf;
 	const struct rules_event *ev = c->n_events ? &c->events[v->event] : NULL;
-	char addr[INET6_ADDRSTRLEN + 128];
+	char addr[INET6_ADDRSTRLEN + 128], listener_exe[PATH_MAX];
 	struct rules_suggestion sg = { 0 };
 	struct record r = { 0 };
 
-	if (v->quiet || s->mute_records)
+	if (s->mute_records)
 		return;
+	if (v->quiet) {
+		/* A local destination where nothing is got the kernel's own
+		 * answer (or its datagram went): a destination tried, counted
+		 * as the call that reached the kernel it stands for. */
+		if (ev && ev->kind == RULES_KIND_NET && ev->endpoint == RULES_ENDPOINT_NONE &&
+		    rules_net_local(ev))
+			egress_note(&s->egress, c->events, c->n_events, false);
+		return;
+	}
 	/* Every judged destination, allowed ones too (the summary's egress). */
 	egress_note(&s->egress, c->events, c->n_events, v->effective == RULES_ACTION_DENY);
 	if (v->effective != RULES_ACTION_DENY)
@@ -390,6 +454,8 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 
 	r.event = "alert";
 	r.action = rules_action_name(v->effective);
+	if (ev)
+		judge_listener(s, &r, c, v->event, listener_exe, sizeof(listener_exe));
 	r.err = v->err;
 	r.why = v->why ? v->why : v->rule ? rules_string(s->policy, v->rule->why) : NULL;
 	/* Every alert of a policy rule suggests the layer that admits its

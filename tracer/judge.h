@@ -59,6 +59,12 @@ struct judge_call {
 	size_t n_events;
 	const bool *explicit_deny_only;   /* per event; NULL: none */
 	enum channel_source host_source[RULES_CALL_EVENTS]; /* 0: no name known */
+	/* A local destination (rules_net_local()) whose endpoint the backend
+	 * found to be RULES_ENDPOINT_NONE: the errno the kernel gives there
+	 * (tracer/confine/endpoints.h), 0: the call runs.  OUTSIDE: the
+	 * inode of the socket there, for the record's listener (0 unknown). */
+	int local_answer[RULES_CALL_EVENTS];
+	uint64_t listener[RULES_CALL_EVENTS];
 	bool has_flags;                   /* an open: its flags go into the record */
 	int flags;
 	int deny_errno;                   /* what the program sees on a deny */

@@ -27,6 +27,7 @@ struct privtmp;
 struct landlock;
 struct mask;
 struct survive;
+struct endpoints;
 
 /* Record kinds: the policy's four plus the supervisor's own two. */
 enum session_kind {
@@ -89,6 +90,10 @@ struct session {
 	struct mask *mask;        /* mask.c: the command's masks, NULL: not wanted */
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
+	struct endpoints *endpoints; /* endpoints.c: the session's own local sockets */
+	/* The copy of the caller's socket its connect was judged on
+	 * (endpoints.h), for the notify engine to make the call on; -1. */
+	int endpoint_copy;
 	struct egress egress;     /* egress.h: the destinations connects and sends were judged for */
 	struct evidence evidence; /* evidence.h: --evidence DIR, and what the session wrote */
 	struct depsnap deps_before; /* snapshot.h: the project's dependency files at the start */

@@ -37,6 +37,7 @@
 #include "tracer/project-policy.h"
 #include "tracer/syscall/probe.h"
 #include "tracer/unotify/listener.h"
+#include "tracer/confine/endpoints.h"
 #include "tracer/confine/survive.h"
 
 /* A literal path as a policy pattern: glob characters escaped, '$'
@@ -378,6 +379,7 @@ static void session_survive_setup(struct session *s)
 			       "/var/tmp", "/dev/shm" };
 
 	s->survive = survive_new(dirs, sizeof(dirs) / sizeof(dirs[0]));
+	s->endpoints = endpoints_new();
 }
 
 /* --engine: user notification where the kernel wakes the supervisor on
@@ -427,6 +429,7 @@ int session_start(struct session *s, struct options *opt)
 	s->log_fd = -1;
 	s->child_pipe = -1;
 	s->channel_fd = -1;
+	s->endpoint_copy = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
 	evidence_init(&s->evidence);
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
@@ -627,6 +630,9 @@ void session_end(struct session *s)
 	landlock_free(s->landlock);
 	mask_free(s->mask);
 	survive_free(s->survive);
+	endpoints_free(s->endpoints);
+	if (s->endpoint_copy >= 0)
+		close(s->endpoint_copy);
 	egress_free(&s->egress);
 	evidence_close(&s->evidence);
 	depsnap_free(&s->deps_before);
@@ -652,5 +658,6 @@ void session_end(struct session *s)
 	memset(s, 0, sizeof(*s));
 	s->log_fd = -1;
 	s->child_pipe = -1;
+	s->endpoint_copy = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
 }

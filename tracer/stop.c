@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "lib/log.h"
+#include "tracer/confine/endpoints.h"
 #include "tracer/confine/content.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
@@ -91,6 +93,55 @@ static void stop_uncuttable(struct session *s, struct tracee *t, struct call *c,
 	judge_record(s, &w, &jc, &v);
 }
 
+/* Whose the local destinations of C are (tracer/confine/endpoints.h),
+ * looked up where the verdict can depend on it: always when the policy's
+ * denies name "session" (rules_endpoint_first()), else when nothing but
+ * the local fallback would decide the event. */
+static void stop_endpoints(struct session *s, struct tracee *t, struct call *c,
+			   struct judge_call *jc)
+{
+	const struct rules_rule *local =
+		rules_rule_at(s->policy, s->policy->fallback_net[RULES_NET_FB_LOCAL]);
+
+	judge_names(s, jc);
+	for (size_t i = 0; i < jc->n_events; i++) {
+		struct rules_event *ev = &c->events[i];
+		struct endpoint_found f;
+
+		if (ev->kind != RULES_KIND_NET || !rules_net_local(ev) || !s->endpoints)
+			continue;
+		if (!rules_endpoint_first(s->policy)) {
+			struct rules_verdict v;
+
+			if (rules_decide(s->policy, ev, &v) < 0 || v.rule != local)
+				continue;
+		}
+		endpoints_find(s->endpoints, t->tgid, (int)c->args[0], ev, &f);
+		endpoints_note_autobind(s->endpoints, f.copy);
+		ev->endpoint = f.endpoint;
+		jc->local_answer[i] = f.answer;
+		jc->listener[i] = f.listener;
+		if (f.copy >= 0 && i == 0 && c->sockaddr_len) {
+			s->endpoint_copy = f.copy; /* a connect: judged on this socket */
+		} else if (f.copy >= 0) {
+			close(f.copy);
+		}
+	}
+}
+
+/* listen(2): the address it takes connections on, judged as a bind (an
+ * event of C; endpoints_listen_event()). */
+static void stop_listen(struct tracee *t, struct call *c)
+{
+	int copy = endpoints_copy(t->tgid, (int)c->args[0]);
+
+	if (copy < 0)
+		return; /* EBADF and the like: the kernel's own answer */
+	if (endpoints_listen_event(copy, &c->events[0]) == 1)
+		c->n_events = 1;
+	close(copy);
+}
+
 static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			struct stop_answer *a)
 {
@@ -112,6 +163,8 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 
 	if (jc.n_events == 0 || stop_channel_first(s, c))
 		return;
+	if (c->events[0].kind == RULES_KIND_NET)
+		stop_endpoints(s, t, c, &jc);
 	if (c->events[0].kind == RULES_KIND_EXEC) {
 		/* The program the exec runs, in the caller's view; the caller's
 		 * own program, for a "#!" chain through env. */
@@ -185,6 +238,10 @@ void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st
 
 	memset(a, 0, sizeof(*a));
 	s->stops++;
+	if (s->endpoint_copy >= 0) {
+		close(s->endpoint_copy);
+		s->endpoint_copy = -1;
+	}
 	/* A fork allowed earlier has returned by now (its new task was seen,
 	 * or the kernel failed it): it no longer counts as pending. */
 	tracee_set_spawn_pending(&s->tasks, t, false);
@@ -224,7 +281,16 @@ void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st
 		stop_uncuttable(s, t, c, a);
 		return;
 	}
+	if (c->listens)
+		stop_listen(t, c);
 	stop_decide(s, t, c, a);
+	/* A socket bound by the session is one of its endpoints, unless the
+	 * call is refused. */
+	if ((c->binds || (c->listens && c->n_events)) && a->how == STOP_RUN && s->endpoints)
+		endpoints_note_bind(s->endpoints, t->tgid, (int)c->args[0],
+				    c->n_events && c->events[0].kind == RULES_KIND_NET ? &c->events[0] :
+											NULL,
+				    c->bind_name);
 	if (c->cut && a->how == STOP_RUN) {
 		a->cut = true;
 		a->cut_arg = c->cut_arg;

@@ -1,8 +1,11 @@
 #!/bin/bash
-# Net rules of the default policy (rules/default.json): loopback and UNIX sockets allowed, container engine
-# sockets and every other address denied.  Denied destinations are tested
-# only inside a fresh network namespace (unshare -n) where the address sits
-# on the namespace's own lo, so that no packet can leave the machine.
+# Net rules of the default policy (rules/default.json): local servers
+# started outside the session (these listeners are) denied with the
+# listener named, container engine sockets and every remote address
+# denied.  The session's own endpoints are t0530-local-ipc's.  Denied
+# remote destinations are tested only inside a fresh network namespace
+# (unshare -n) where the address sits on the namespace's own lo, so that
+# no packet can leave the machine.
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
@@ -90,12 +93,17 @@ fi
 for B in auto preload; do
 	backend_use "$B"
 
-	# --- allowed -------------------------------------------------------------
+	# --- local servers started outside the session ---------------------------
 	if [ -n "$port" ]; then
-		bk_allowed "connect 127.0.0.1:$port (listener)" -- "$TRY" connect 127.0.0.1 "$port"
+		bk -- "$TRY" connect 127.0.0.1 "$port" >"$OUT" 2>"$ERR"
+		assert_eq "${BK}connect 127.0.0.1:$port (outside listener): EACCES" "$EACCES" $?
+		assert_rec "${BK}outside listener: deny record names the endpoint and its process" \
+			"$(deny_expr net net.local-outside) and addr == '127.0.0.1' and port == $port and endpoint == 'outside' and isinstance(listener_pid, int) and listener_pid > 0 and 'python' in (listener_exe or '')$(bk_rec_backend)"
 		bk -- "$PYTHON" -c "import socket; socket.create_connection(('127.0.0.1', $port), timeout=5).close(); print('connected')" >"$OUT" 2>"$ERR"
-		assert_eq "${BK}python3 connects to 127.0.0.1" 0 $?
-		assert_no_alert "${BK}python3 connects to 127.0.0.1: no alert"
+		assert_ne "${BK}python3 does not connect to the outside listener" 0 $?
+		bk --allow-net "127.0.0.1:$port" -- "$TRY" connect 127.0.0.1 "$port" >"$OUT" 2>"$ERR"
+		assert_eq "${BK}--allow-net 127.0.0.1:$port admits the outside listener" 0 $?
+		assert_no_alert "${BK}--allow-net 127.0.0.1:$port: no alert"
 	else
 		not_ok "${BK}tcp listener on 127.0.0.1 did not start"
 	fi
@@ -106,9 +114,23 @@ for B in auto preload; do
 	if [ "$st" = 111 ] || [ "$st" = 0 ]; then ok "${BK}connect ::1 reaches the kernel (status $st)"; else not_ok "${BK}connect ::1 reaches the kernel" "status $st"; fi
 	assert_no_alert "${BK}connect ::1: no alert"
 
-	bk_allowed "sendto 127.0.0.1 (udp)" -- "$TRY" sendto 127.0.0.1 "${uport:-9}"
+	bk -- "$TRY" sendto 127.0.0.1 "${uport:-9}" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}sendto 127.0.0.1 (outside udp socket): EACCES" "$EACCES" $?
+	assert_rec "${BK}sendto outside udp socket: deny record" \
+		"$(deny_expr net net.local-outside) and port == ${uport:-9} and endpoint == 'outside'$(bk_rec_backend)"
 
-	bk_allowed "connect unix socket under ROOT" -- "$TRY" connect-unix "$sock"
+	bk -- "$TRY" connect-unix "$sock" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}connect an outside unix socket under ROOT: EACCES" "$EACCES" $?
+	assert_rec "${BK}outside unix socket: deny record" \
+		"$(deny_expr net net.local-outside) and addr == '$sock' and endpoint == 'outside' and isinstance(listener_pid, int)$(bk_rec_backend)"
+	bk --allow-net "unix:$sock" -- "$TRY" connect-unix "$sock" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--allow-net unix:PATH admits it" 0 $?
+	assert_no_alert "${BK}--allow-net unix:PATH: no alert"
+
+	# Nothing at a path: the kernel's own ENOENT, no record.
+	bk -- "$TRY" connect-unix "$ROOT/no-such.sock" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}connect a missing unix socket: ENOENT" "$ENOENT" $?
+	assert_no_alert "${BK}missing unix socket: no alert"
 
 	# --- denied: container engine socket --------------------------------------
 	bk -- "$TRY" connect-unix "$docker" >"$OUT" 2>"$ERR"

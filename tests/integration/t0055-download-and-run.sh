@@ -69,7 +69,9 @@ as_natively() {
 	shift
 	[ "$1" = -- ] && shift
 	want=$(cd "$NATIVE" && "$@" 2>/dev/null; echo "status $?")
-	bk -- "$@" >"$OUT" 2>"$ERR"
+	# The test's server was started outside the session: named, as a
+	# download server would be.
+	bk --allow-net "127.0.0.1:$port" -- "$@" >"$OUT" 2>"$ERR"
 	st=$?
 	assert_eq "$BK$desc: output and status as natively" "$want" "$(cat "$OUT"; echo "status $st")"
 	[ "$st" = 0 ] || diag "stderr:" "$(head -c 2000 "$ERR")"

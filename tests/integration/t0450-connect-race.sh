@@ -1,6 +1,6 @@
 #!/bin/bash
 # The connect race: a thread flips a connect address between 127.0.0.1
-# (allowed) and 192.0.2.10 (denied: a TEST-NET address on the lo of a
+# (allowed by --allow-net) and 192.0.2.10 (denied: a TEST-NET address on the lo of a
 # network namespace the test makes, with a listener on both), so that the
 # supervisor may judge one and the kernel connect to the other.  Under
 # the notify engine such a caller's connect is made by the supervisor on
@@ -45,7 +45,10 @@ diag "native: $(cat "$OUT")"
 
 for E in notify ptrace; do
 	rm -f "$LOG"
-	in_netns timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" --engine "$E" -- \
+	# The listener was started outside the session: 127.0.0.1 is
+	# admitted by name, as a server the user trusts would be.
+	in_netns timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" --engine "$E" \
+		--allow-net "127.0.0.1:$PORT" -- \
 		"$RACE" 127.0.0.1 192.0.2.10 "$PORT" "$N" >"$OUT" 2>"$ERR"
 	assert_eq "$E: the race helper ran" 0 $?
 	diag "$E: $(cat "$OUT")"

@@ -96,7 +96,8 @@ s.serve_forever()' "$SANDBOX/srv" "$SANDBOX/port" 2>/dev/null &
 	# pip's own configuration stays out: no index, no find-links, no cache.
 	pipenv="PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_FIND_LINKS="
 	pip="env $pipenv $PYTHON -m pip install -q --no-deps --prefix $ROOT/pfx"
-	at_q -- sh -c "
+	# The web server was started by the test, outside the session: named.
+	at_q --allow-net "127.0.0.1:$port" -- sh -c "
 		$pip $SANDBOX/outside/alpha-1.0-py3-none-any.whl &&
 		$pip --find-links $ROOT/index beta &&
 		$pip wheels/epsilon-0.5-py3-none-any.whl &&

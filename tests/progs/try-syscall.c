@@ -212,6 +212,93 @@ static int op_sendto(char **argv)
 	return err;
 }
 
+/* bind ADDR PORT: a TCP socket bound there and listening. */
+static int op_bind(char **argv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, err;
+
+	err = try_sockaddr(argv[0], argv[1], &ss, &len);
+	if (err)
+		return err;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	err = try_errno_of(bind(fd, (struct sockaddr *)&ss, len));
+	if (!err)
+		err = try_errno_of(listen(fd, 1));
+	close(fd);
+	return err;
+}
+
+/* listen-unbound: listen(2) on a TCP socket bound to nothing, which the
+ * kernel binds to 0.0.0.0 at a port of its choice. */
+static int op_listen_unbound(char **argv)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err;
+
+	(void)argv;
+	if (fd < 0)
+		return errno;
+	err = try_errno_of(listen(fd, 1));
+	close(fd);
+	return err;
+}
+
+/* race-bind N: N binds of fresh TCP sockets to an address that another
+ * thread flips between 127.0.0.1 and 0.0.0.0 in memory (port 0), each
+ * then listening: a supervisor that judged the address it read and let
+ * the kernel read it again can be raced into a bind of every interface.
+ * Exits 0 when no socket listened on 0.0.0.0, EADDRNOTAVAIL when one did;
+ * says on stderr how many got bound there. */
+static struct sockaddr_in try_race_addr = { .sin_family = AF_INET };
+static volatile int try_race_stop;
+
+static void *try_race_flip(void *arg)
+{
+	(void)arg;
+	while (!try_race_stop) {
+		__atomic_store_n(&try_race_addr.sin_addr.s_addr, htonl(INADDR_LOOPBACK),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&try_race_addr.sin_addr.s_addr, htonl(INADDR_ANY),
+				 __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static int op_race_bind(char **argv)
+{
+	long n = strtol(argv[0], NULL, 10), wild = 0, bound = 0, listening = 0;
+	pthread_t t;
+
+	try_race_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (pthread_create(&t, NULL, try_race_flip, NULL) != 0)
+		return EAGAIN;
+	for (long i = 0; i < n; i++) {
+		struct sockaddr_in got;
+		socklen_t len = sizeof(got);
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			break;
+		if (syscall(SYS_bind, fd, &try_race_addr, sizeof(try_race_addr)) == 0 &&
+		    getsockname(fd, (struct sockaddr *)&got, &len) == 0) {
+			bound++;
+			if (got.sin_addr.s_addr == htonl(INADDR_ANY)) {
+				wild++;
+				listening += listen(fd, 1) == 0;
+			}
+		}
+		close(fd);
+	}
+	try_race_stop = 1;
+	pthread_join(t, NULL);
+	fprintf(stderr, "race-bind: %ld of %ld binds, %ld to 0.0.0.0, %ld listening there\n", bound,
+		n, wild, listening);
+	return listening ? EADDRNOTAVAIL : 0;
+}
+
 /* The syscall itself, not the libc wrapper (which a preload could see). */
 static int op_raw_openat(char **argv)
 {
@@ -803,6 +890,9 @@ static const struct try_op {
 	{ "connect", 2, op_connect },
 	{ "connect-unix", 1, op_connect_unix },
 	{ "sendto", 2, op_sendto },
+	{ "bind", 2, op_bind },
+	{ "listen-unbound", 0, op_listen_unbound },
+	{ "race-bind", 1, op_race_bind },
 	{ "exec", 1, op_exec },
 	{ "raw-openat", 1, op_raw_openat },
 	{ "raw-openat-read", 1, op_raw_openat_read },

@@ -17,9 +17,10 @@ read /home/u/.ssh/id_ed25519
 net 93.184.216.34:443 (example.com)
 net 169.254.169.254:80
 net unix:/var/run/docker.sock
+net unix:/run/dbus/system_bus_socket
 exec /usr/bin/sudo id
 exec /tmp/dropper" "$(sed -n 's/^was allow, now deny: \(.*\) (rule [^)]*)\( \[[0-9]* times\]\)\{0,1\}$/\1/p' "$OUT")"
-assert_match "summary on stderr" "11 of 19 events decided differently under default" "$(cat "$ERR")"
+assert_match "summary on stderr" "12 of 19 events decided differently under default" "$(cat "$ERR")"
 
 "$POLICY_TOOL" replay replay.jsonl -p default -p strict --home /home/u --tmpdir /tmp -q >"$OUT"
 assert_eq "layered policies: exit 1" 1 $?

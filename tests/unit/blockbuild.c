@@ -82,6 +82,15 @@ static void bb_net(struct bb *b, const char *pattern, struct rules_pattern *pat)
 
 	pat->port_lo = 0;
 	pat->port_hi = 65535;
+	if (strcmp(pattern, "session") == 0) {
+		pat->net_type = RULES_NET_SESSION;
+		return;
+	}
+	if (strncmp(pattern, "bind:", 5) == 0) {
+		bb_net(b, pattern + 5, pat);
+		pat->bind = 1;
+		return;
+	}
 	if (strncmp(pattern, "unix:@", 6) == 0) {
 		pat->net_type = RULES_NET_UNIX_ABSTRACT;
 		pat->text = bb_cstr(b, pattern + 6);
@@ -206,7 +215,8 @@ struct rules_policy *bb_build(const struct bb_policy *def, size_t *size_out)
 		"exec.not-allowed", "write.fallback", "read.fallback", "net.fallback",
 	};
 	struct bb b;
-	size_t n_rules = def->n_rules + RULES_KIND_COUNT, n_patterns = 0, n_strs = def->n_env_drop;
+	size_t n_rules = def->n_rules + RULES_KIND_COUNT + RULES_NET_FALLBACKS, n_patterns = 0,
+	       n_strs = def->n_env_drop;
 	size_t off;
 	uint32_t ri = 0;
 	bool exec_allow = false;
@@ -311,6 +321,19 @@ struct rules_policy *bb_build(const struct bb_policy *def, size_t *size_out)
 			break;
 		}
 		bb_hdr(&b)->fallback[k] = ri++;
+	}
+	for (unsigned i = 0; i < RULES_NET_FALLBACKS; i++) {
+		static const char *const net_id[RULES_NET_FALLBACKS] = {
+			"net.local-outside", "net.inbound", "net.bind-loopback",
+		};
+		rules_str id = bb_cstr(&b, net_id[i]);
+		struct rules_rule *r = (struct rules_rule *)(b.blk + bb_hdr(&b)->rules_off) + ri;
+
+		memset(r, 0, sizeof(*r));
+		r->kind = RULES_KIND_NET;
+		r->id = id;
+		r->action = i == RULES_NET_FB_BIND_LOOPBACK ? RULES_ACTION_ALLOW : RULES_ACTION_DENY;
+		bb_hdr(&b)->fallback_net[i] = ri++;
 	}
 	bb_hdr(&b)->env_drop_first = b.n_strs;
 	bb_hdr(&b)->env_drop_count = (uint32_t)def->n_env_drop;

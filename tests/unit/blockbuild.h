@@ -6,7 +6,7 @@
  *   exec        argv elements separated by single spaces: "pip|pip3 install **"
  *   net         "*", "*:443", "10.0.0.0/8", "10.0.0.1:80-90", "::1",
  *               "[2001:db8::]/32:443", "*.example.com:443", "unix:/run/x.sock",
- *               "unix:@abstract*"
+ *               "unix:@abstract*", "session", "bind:" and an address form
  * Bad input aborts: this is test scaffolding. */
 #ifndef AGENTTRACE_TESTS_BLOCKBUILD_H
 #define AGENTTRACE_TESTS_BLOCKBUILD_H

@@ -103,7 +103,7 @@ static const struct decide_case decide_cases[] = {
 	{ NET, NULL, { 0 }, 0, NULL, 80, "pypi.org", DENY, "net.fallback" },
 	{ NET, "/run/x.sock", { 0 }, AF_UNIX, 0, 0, 0, ALLOW, "net.unix" },
 	{ NET, "/run/docker.sock", { 0 }, AF_UNIX, 0, 0, 0, DENY, "net.docker" },
-	{ NET, "@abstract", { 0 }, AF_UNIX, 0, 0, 0, DENY, "net.fallback" },
+	{ NET, "@abstract", { 0 }, AF_UNIX, 0, 0, 0, DENY, "net.local-outside" },
 	{ X, "/tmp/x/evil", { "evil" }, 0, 0, 0, 0, DENY, "exec.tmp" },
 	{ X, "/tmp/ok/tool", { "tool", "-v" }, 0, 0, 0, 0, ALLOW, "exec.not-allowed" },
 	{ X, "/usr/bin/pip", { "pip", "install", "x" }, 0, 0, 0, 0, ALERT, "exec.pip-install" },
@@ -199,9 +199,23 @@ START_TEST(test_fallback_per_kind)
 	ck_assert_str_eq(rules_string(p, v.rule->id), "read.fallback");
 	ev.kind = NET;
 	ev.family = AF_INET;
+	ev.addr[0] = 192;
 	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
 	ck_assert_int_eq(v.action, DENY);
 	ck_assert_str_eq(rules_string(p, v.rule->id), "net.fallback");
+	/* 0.0.0.0 as a destination is this host: the local fallback */
+	ev.addr[0] = 0;
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_int_eq(v.action, DENY);
+	ck_assert_str_eq(rules_string(p, v.rule->id), "net.local-outside");
+	ev.bind = true;
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_int_eq(v.action, DENY);
+	ck_assert_str_eq(rules_string(p, v.rule->id), "net.inbound");
+	ev.addr[0] = 127;
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_int_eq(v.action, ALLOW);
+	ck_assert_str_eq(rules_string(p, v.rule->id), "net.bind-loopback");
 	free(p);
 }
 END_TEST

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "rules/load.h"
@@ -380,7 +381,7 @@ START_TEST(test_extras)
 	/* default's own test "write ${ROOT}/.git/config: deny" still passes:
 	 * the tests check the policy without the command-line rules */
 	struct rules_policy *p = load_ok(names, 1, x, 5, &vars);
-	const struct rules_rule *r = find_rule(p, "net.allow.6", 0);
+	const struct rules_rule *r = find_rule(p, "net.allow.10", 0);
 	struct rules_event ev = { .kind = RULES_KIND_NET, .host = "pypi.org", .port = 443 };
 	struct rules_verdict v;
 
@@ -642,6 +643,59 @@ START_TEST(test_vars_ssh_auth_sock)
 }
 END_TEST
 
+/* ${CLAUDE_CODE_SSE_PORT}: the agent policy's IDE port, dropped unset. */
+START_TEST(test_vars_ide_port)
+{
+	struct rules_vars vars = fixed_vars();
+	const char *names[] = { "agent" };
+	struct rules_policy *p;
+	const struct rules_rule *r;
+	struct rules_event ev = { .kind = RULES_KIND_NET, .family = AF_INET,
+				  .addr = { 127, 0, 0, 1 }, .port = 43210,
+				  .endpoint = RULES_ENDPOINT_OUTSIDE };
+	struct rules_verdict v;
+	struct rules_vars env;
+
+	p = load_ok(names, 1, NULL, 0, &vars);
+	ck_assert_ptr_null(find_rule(p, "net.agent-ide.claude", 0));
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_str_eq(rules_string(p, v.rule->id), "net.local-outside");
+	free(p);
+
+	vars.ide_port = "43210";
+	p = load_ok(names, 1, NULL, 0, &vars);
+	r = find_rule(p, "net.agent-ide.claude", 0);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(rules_string(p, r->source), "127.0.0.1:43210");
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_int_eq(v.action, RULES_ACTION_ALLOW);
+	ck_assert_str_eq(rules_string(p, v.rule->id), "net.agent-ide.claude");
+	ev.port = 43211;
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_str_eq(rules_string(p, v.rule->id), "net.local-outside");
+	free(p);
+
+	/* Only a port is taken from the environment. */
+	setenv("CLAUDE_CODE_SSE_PORT", "43210", 1);
+	rules_vars_from_env(&env, NULL);
+	ck_assert_str_eq(env.ide_port, "43210");
+	setenv("CLAUDE_CODE_SSE_PORT", "1-65535", 1);
+	rules_vars_from_env(&env, NULL);
+	ck_assert_ptr_null(env.ide_port);
+	setenv("CLAUDE_CODE_SSE_PORT", "70000", 1);
+	rules_vars_from_env(&env, NULL);
+	ck_assert_ptr_null(env.ide_port);
+	unsetenv("CLAUDE_CODE_SSE_PORT");
+
+	/* A port in a path is an error. */
+	write_file("p.json", "{\"agenttrace\": 1, \"write\": {\"allow\": "
+		   "[\"/x/${CLAUDE_CODE_SSE_PORT}\"]}}");
+	names[0] = "p.json";
+	load_fails(names, 1, NULL, 0, &vars,
+		   "p.json:1:39: write.allow[0]: ${CLAUDE_CODE_SSE_PORT} is only valid in net patterns");
+}
+END_TEST
+
 START_TEST(test_vars_resolvers)
 {
 	struct rules_vars vars = fixed_vars();
@@ -882,6 +936,7 @@ static Suite *load_suite(void)
 	tcase_add_test(c, test_builtin_any_tmpdir);
 	tcase_add_test(c, test_vars_ssh_auth_sock);
 	tcase_add_test(c, test_vars_resolvers);
+	tcase_add_test(c, test_vars_ide_port);
 	tcase_add_test(c, test_vars_glob_chars_escaped);
 	tcase_add_test(c, test_vars_root_is_slash);
 	tcase_add_test(c, test_vars_from_env);

@@ -457,6 +457,101 @@ START_TEST(test_net)
 }
 END_TEST
 
+/* Local destinations and binds: the pattern, the event, whether the
+ * rule decides it, and which fallback decides it otherwise. */
+struct net_local_case {
+	const char *pattern;
+	int family;
+	const char *addr;    /* inet_pton text; unix: the path or "@name" */
+	uint16_t port;
+	bool bind;
+	uint8_t endpoint;    /* enum rules_endpoint */
+	bool expect;
+	const char *fallback;
+};
+
+static const struct net_local_case net_local_cases[] = {
+	/* "session": a local destination the backend found to be the session's */
+	{ "session", AF_INET, "127.0.0.1", 8000, false, RULES_ENDPOINT_SESSION, true, NULL },
+	{ "session", AF_INET, "127.0.0.1", 8000, false, RULES_ENDPOINT_OUTSIDE, false,
+	  "net.local-outside" },
+	{ "session", AF_INET, "127.0.0.1", 8000, false, RULES_ENDPOINT_UNKNOWN, false,
+	  "net.local-outside" },
+	{ "session", AF_INET, "127.0.0.1", 8000, false, RULES_ENDPOINT_NONE, false,
+	  "net.local-outside" },
+	{ "session", AF_INET, "127.200.1.1", 80, false, RULES_ENDPOINT_SESSION, true, NULL },
+	{ "session", AF_INET, "0.0.0.0", 80, false, RULES_ENDPOINT_SESSION, true, NULL },
+	{ "session", AF_INET6, "::1", 80, false, RULES_ENDPOINT_SESSION, true, NULL },
+	{ "session", AF_INET6, "::", 80, false, RULES_ENDPOINT_SESSION, true, NULL },
+	{ "session", AF_INET6, "::ffff:127.0.0.1", 80, false, RULES_ENDPOINT_SESSION, true, NULL },
+	{ "session", AF_UNIX, "/r/s.sock", 0, false, RULES_ENDPOINT_SESSION, true, NULL },
+	{ "session", AF_UNIX, "@name", 0, false, RULES_ENDPOINT_SESSION, true, NULL },
+	{ "session", AF_UNIX, "@name", 0, false, RULES_ENDPOINT_OUTSIDE, false,
+	  "net.local-outside" },
+	/* a remote address is never the session's, whatever a backend says */
+	{ "session", AF_INET, "192.0.2.1", 80, false, RULES_ENDPOINT_SESSION, false, "net.fallback" },
+	{ "session", AF_INET6, "2001:db8::1", 80, false, RULES_ENDPOINT_SESSION, false,
+	  "net.fallback" },
+	{ "session", AF_INET6, "::2", 80, false, RULES_ENDPOINT_SESSION, false, "net.fallback" },
+	{ "session", AF_INET, "1.0.0.0", 80, false, RULES_ENDPOINT_SESSION, false, "net.fallback" },
+	/* an address rule admits a local destination whoever made it */
+	{ "127.0.0.1:8000", AF_INET, "127.0.0.1", 8000, false, RULES_ENDPOINT_OUTSIDE, true, NULL },
+	{ "unix:/r/s.sock", AF_UNIX, "/r/s.sock", 0, false, RULES_ENDPOINT_OUTSIDE, true, NULL },
+	{ "unix:/r/s.sock", AF_UNIX, "/r/t.sock", 0, false, RULES_ENDPOINT_OUTSIDE, false,
+	  "net.local-outside" },
+	/* a bind is matched by "bind:" patterns only */
+	{ "bind:0.0.0.0:4444", AF_INET, "0.0.0.0", 4444, true, 0, true, NULL },
+	{ "bind:0.0.0.0:4444", AF_INET, "0.0.0.0", 4445, true, 0, false, "net.inbound" },
+	{ "bind:0.0.0.0:4444", AF_INET, "0.0.0.0", 4444, false, RULES_ENDPOINT_OUTSIDE, false,
+	  "net.local-outside" },
+	{ "bind:*:8000", AF_INET6, "::", 8000, true, 0, true, NULL },
+	{ "bind:*", AF_INET, "192.0.2.7", 1, true, 0, true, NULL },
+	{ "bind:[::]:8000", AF_INET6, "::", 8000, true, 0, true, NULL },
+	{ "bind:10.0.0.0/8", AF_INET, "10.1.2.3", 80, true, 0, true, NULL },
+	{ "*", AF_INET, "0.0.0.0", 4444, true, 0, false, "net.inbound" },
+	{ "*:4444", AF_INET, "0.0.0.0", 4444, true, 0, false, "net.inbound" },
+	{ "0.0.0.0/0", AF_INET, "0.0.0.0", 4444, true, 0, false, "net.inbound" },
+	{ "bind:*", AF_INET, "10.0.0.1", 80, false, RULES_ENDPOINT_UNKNOWN, false, "net.fallback" },
+	/* binds to loopback: allowed by their own fallback */
+	{ "bind:0.0.0.0", AF_INET, "127.0.0.1", 8000, true, 0, false, "net.bind-loopback" },
+	{ "bind:0.0.0.0", AF_INET, "127.9.9.9", 0, true, 0, false, "net.bind-loopback" },
+	{ "bind:0.0.0.0", AF_INET6, "::1", 0, true, 0, false, "net.bind-loopback" },
+	{ "bind:0.0.0.0", AF_INET6, "::ffff:127.0.0.1", 0, true, 0, false, "net.bind-loopback" },
+	{ "bind:10.0.0.1", AF_INET6, "::ffff:0.0.0.0", 0, true, 0, false, "net.inbound" },
+	{ "bind:0.0.0.0", AF_INET6, "::", 0, true, 0, false, "net.inbound" },
+};
+
+START_TEST(test_net_local)
+{
+	const struct net_local_case *c = &net_local_cases[_i];
+	struct rules_policy *p = bb_one(RULES_KIND_NET, c->pattern);
+	struct rules_verdict v;
+	struct rules_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RULES_KIND_NET;
+	ev.family = c->family;
+	ev.port = c->port;
+	ev.bind = c->bind;
+	ev.endpoint = c->endpoint;
+	if (c->family == AF_UNIX)
+		ev.unix_path = c->addr;
+	else
+		ck_assert_int_eq(inet_pton(c->family, c->addr, ev.addr), 1);
+	ck_assert_int_eq(rules_policy_check(p, p->size), 0);
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	ck_assert_msg((strcmp(rules_string(p, v.rule->id), "one") == 0) == c->expect,
+		      "net \"%s\" vs %s:%u bind %d endpoint %d: rule %s", c->pattern, c->addr,
+		      (unsigned)c->port, c->bind, c->endpoint, rules_string(p, v.rule->id));
+	if (!c->expect) {
+		ck_assert_str_eq(rules_string(p, v.rule->id), c->fallback);
+		ck_assert(rules_is_fallback(p, v.rule));
+		ck_assert_ptr_eq(v.rule, rules_fallback(p, &ev));
+	}
+	free(p);
+}
+END_TEST
+
 /* ---- exec ---- */
 
 struct argv_case {
@@ -637,6 +732,7 @@ static Suite *match_suite(void)
 
 	tc = tcase_create("net");
 	tcase_add_loop_test(tc, test_net, 0, (int)N(net_cases));
+	tcase_add_loop_test(tc, test_net_local, 0, (int)N(net_local_cases));
 	tcase_add_test(tc, test_unix_abstract_text);
 	suite_add_tcase(s, tc);
 

@@ -17,7 +17,8 @@
 
 struct row {
 	const char *policy;
-	const char *kind;      /* "write" "read" "exec" "connect" */
+	const char *kind;      /* "write" "read" "exec" "connect" "connect-session" (to an
+				* endpoint of the session) "bind" */
 	const char *what;      /* path, executable, or connect target */
 	const char *argv[8];   /* exec: argv (argv[0] as the program got it) */
 	const char *expect;    /* the matched rule's action */
@@ -100,9 +101,34 @@ static const struct row rows[] = {
 	{ "default", "read", "/proc/self/environ", {0}, "allow", "read.fallback", 0, 0 },
 	{ "default", "read", R "/src/main.c", {0}, "allow", "read.fallback", 0, 0 },
 	/* default: net */
-	{ "default", "connect", "127.0.0.1:8080", {0}, "allow", "net.loopback", 0, 0 },
-	{ "default", "connect", "127.8.9.1:1", {0}, "allow", "net.loopback", 0, 0 },
-	{ "default", "connect", "[::1]:5432", {0}, "allow", "net.loopback-v6", 0, 0 },
+	{ "default", "connect-session", "127.0.0.1:8080", {0}, "allow", "net.session", 0, 0 },
+	{ "default", "connect-session", "127.8.9.1:1", {0}, "allow", "net.session", 0, 0 },
+	{ "default", "connect-session", "[::1]:5432", {0}, "allow", "net.session", 0, 0 },
+	{ "default", "connect-session", "0.0.0.0:8000", {0}, "allow", "net.session", 0, 0 },
+	{ "default", "connect-session", "unix:" R "/app.sock", {0}, "allow", "net.session", 0, 0 },
+	{ "default", "connect-session", "unix:@app", {0}, "allow", "net.session", 0, 0 },
+	{ "default", "connect-session", "192.0.2.1:80", {0}, "deny", "net.fallback", 0, 0 },
+	{ "default", "connect", "127.0.0.1:8080", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "[::1]:5432", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "0.0.0.0:8888", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "[::ffff:127.0.0.1]:8888", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "unix:/tmp/tmux-1000/default", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "unix:/run/screen/S-u/123.work", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "unix:" H "/.ssh/cm-u@host:22", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "unix:/run/user/1000/bus", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "unix:/run/nscd/socket", {0}, "allow", "net.local.nscd", 0, 0 },
+	{ "default", "connect", "unix:/run/systemd/resolve/io.systemd.Resolve", {0}, "allow", "net.local.resolved", 0, 0 },
+	{ "default", "connect", "unix:/run/systemd/userdb/io.systemd.Multiplexer", {0}, "allow", "net.local.userdb", 0, 0 },
+	{ "default", "connect", "unix:/dev/log", {0}, "allow", "net.local.syslog", 0, 0 },
+	{ "default", "connect", "unix:/run/systemd/journal/dev-log", {0}, "allow", "net.local.journal-dev-log", 0, 0 },
+	{ "default", "connect", "unix:/run/systemd/journal/socket", {0}, "allow", "net.local.journal", 0, 0 },
+	{ "default", "connect", "unix:/run/systemd/journal/stdout", {0}, "allow", "net.local.journal-stdout", 0, 0 },
+	{ "default", "bind", "0.0.0.0:4444", {0}, "deny", "net.inbound", 0, 0 },
+	{ "default", "bind", "[::]:8000", {0}, "deny", "net.inbound", 0, 0 },
+	{ "default", "bind", "192.0.2.5:80", {0}, "deny", "net.inbound", 0, 0 },
+	{ "default", "bind", "127.0.0.1:8000", {0}, "allow", "net.bind-loopback", 0, 0 },
+	{ "default", "bind", "[::1]:8000", {0}, "allow", "net.bind-loopback", 0, 0 },
+	{ "audit", "bind", "0.0.0.0:4444", {0}, "deny", "net.inbound", "alert", 0 },
 	{ "default", "connect", "192.0.2.53:53", {0}, "allow", "net.resolvers", 0, 0 },
 	{ "default", "connect", "192.0.2.53:80", {0}, "deny", "net.fallback", 0, 0 },
 	{ "default", "connect", "192.0.2.1:443", {0}, "deny", "net.fallback", 0, 0 },
@@ -113,8 +139,8 @@ static const struct row rows[] = {
 	{ "default", "connect", "unix:/run/containerd/containerd.sock", {0}, "deny", "net.containerd", 0, 0 },
 	{ "default", "connect", "unix:/run/user/1000/podman/podman.sock", {0}, "deny", "net.podman", 0, 0 },
 	{ "default", "connect", "unix:/run/user/1000/ssh-agent.sock", {0}, "deny", "net.ssh-agent", 0, 0 },
-	{ "default", "connect", "unix:/run/dbus/system_bus_socket", {0}, "allow", "net.unix", 0, 0 },
-	{ "default", "connect", "unix:@/tmp/.X11-unix/X0", {0}, "allow", "net.unix-abstract", 0, 0 },
+	{ "default", "connect", "unix:/run/dbus/system_bus_socket", {0}, "deny", "net.local-outside", 0, 0 },
+	{ "default", "connect", "unix:@/tmp/.X11-unix/X0", {0}, "deny", "net.local-outside", 0, 0 },
 	/* default: exec */
 	{ "default", "exec", "/usr/bin/nc", { "nc", "-e", "/bin/sh", "192.0.2.1", "1" }, "deny", "exec.netcat-exec", 0, 0 },
 	{ "default", "exec", "/usr/bin/ncat", { "ncat", "--sh-exec", "sh", "192.0.2.1", "1" }, "deny", "exec.netcat-exec", 0, 0 },
@@ -176,7 +202,8 @@ static const struct row rows[] = {
 	{ "strict", "exec", "/usr/bin/sudo", { "sudo", "make" }, "deny", "exec.privilege", 0, 0 },
 	{ "strict", "exec", "/usr/bin/pip", { "pip", "install", "x" }, "alert", "exec.install.pip", 0, 0 },
 	{ "strict", "connect", "192.0.2.53:53", {0}, "deny", "net.strict-no-dns", 0, 0 },
-	{ "strict", "connect", "127.0.0.1:5432", {0}, "allow", "net.loopback", 0, 0 },
+	{ "strict", "connect-session", "127.0.0.1:5432", {0}, "allow", "net.session", 0, 0 },
+	{ "strict", "connect", "127.0.0.1:5432", {0}, "deny", "net.local-outside", 0, 0 },
 	{ "strict", "connect", "pypi.org:443", {0}, "deny", "net.fallback", 0, 0 },
 	{ "strict", "write", H "/.bashrc", {0}, "deny", "write.home.bashrc", 0, 0 },
 	/* ci */
@@ -300,6 +327,10 @@ START_TEST(test_row)
 		break;
 	default:
 		parse_connect(r->what, &ev, host, sizeof(host));
+		ev.bind = !strcmp(r->kind, "bind");
+		if (rules_net_local(&ev))
+			ev.endpoint = !strcmp(r->kind, "connect-session") ? RULES_ENDPOINT_SESSION :
+									    RULES_ENDPOINT_OUTSIDE;
 		break;
 	}
 	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);

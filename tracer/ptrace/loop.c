@@ -33,6 +33,7 @@
 #include "lib/xalloc.h"
 #include "tracer/signals.h"
 #include "tracer/syscall/call.h"
+#include "tracer/confine/endpoints.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/judge.h"
 #include "tracer/stop.h"
@@ -415,8 +416,10 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 		loop_resume(pid, 0);
 		/* After the resume: the command need not wait for the record
 		 * (the first of a session, the costliest to write). */
-		if (t->pid == s->main_pid && !s->root_warned)
+		if (t->pid == s->main_pid && !s->root_warned) {
 			loop_warn_root(s, t);
+			endpoints_warn_inherited(s, t);
+		}
 		break;
 	case PTRACE_EVENT_STOP:
 		if (stops_is_stop_signal(sig))
@@ -552,7 +555,11 @@ static void loop_notification(struct session *s)
 	if (t && a.how == STOP_RUN && s->emulate_opens && emulate_needed(s, t)) {
 		if (s->call->is_open && emulate_open(s, &u, s->call, &a) == 1)
 			return;
-		if (s->call->sockaddr_len && emulate_connect(s, &u, s->call, t->tgid, &a) == 1)
+		if (s->call->binds)
+			emulate_bind(s, &u, s->call, t->tgid, &a);
+		else if (s->call->listens)
+			emulate_listen(s, &u, s->call, t->tgid, &a);
+		else if (s->call->sockaddr_len && emulate_connect(s, &u, s->call, t->tgid, &a) == 1)
 			return;
 	}
 	r = unotify_answer(s, &u, &a);

@@ -208,6 +208,12 @@ static void record_object_text(const struct record *r, char *object, size_t size
 		snprintf(object, size, "%s", r->detail);
 	else
 		snprintf(object, size, "%s", r->syscall ? r->syscall : "");
+	if (r->has_listener && r->listener_pid) {
+		size_t n = strlen(object);
+
+		snprintf(object + n, size - n, " (listening: pid %d %s)",
+			 (int)r->listener_pid, record_base(r->listener_exe));
+	}
 }
 
 /* "denied write /home/u/.bashrc (write.dotfiles: why) by pid 123 bash":
@@ -410,6 +416,12 @@ void record_emit(struct session *s, const struct record *r)
 	if (r->host || r->host_source)
 		json_object_set_new(o, "host", record_jstr(r->host));
 	record_set_str(o, "host_source", r->host_source);
+	record_set_str(o, "endpoint", r->endpoint);
+	if (r->has_listener) {
+		json_object_set_new(o, "listener_pid",
+				    r->listener_pid ? json_integer(r->listener_pid) : json_null());
+		json_object_set_new(o, "listener_exe", record_jstr(r->listener_exe));
+	}
 	record_set_str(o, "target", r->target);
 	if (r->target_argv)
 		json_object_set_new(o, "target_argv", record_jargv(r->target_argv, r->target_argc));

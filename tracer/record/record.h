@@ -17,7 +17,7 @@
 
 /* One record.  Pointers are borrowed; NULL / -1 fields are left out. */
 struct record {
-	const char *event;      /* "alert", "exec", "open", "connect", "exit", "warning" */
+	const char *event;      /* "alert", "exec", "open", "connect", "bind", "exit", "warning" */
 	pid_t pid;
 	pid_t ppid;
 	const char *exe;
@@ -70,6 +70,12 @@ struct record {
 	const char *backend;     /* NULL: "ptrace" */
 	const char *cwd;         /* the cwd the shim reported; NULL: /proc/PID/cwd */
 	const char *host_source; /* net: "shim", "resolver", or "none" ("host": null) */
+	/* net, a local destination: "session", "outside", "none"; NULL when
+	 * not looked up */
+	const char *endpoint;
+	bool has_listener;       /* an outside one: who listens there */
+	pid_t listener_pid;      /* 0: not found ("listener_pid": null) */
+	const char *listener_exe;
 
 	/* exec: the script's size, hash and copy; the program's, when the
 	 * session wrote it (evidence.h).  NULL: none. */

@@ -245,14 +245,15 @@ int channel_drain(struct session *s)
 		struct iovec iov = { &m, sizeof(m) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 				     .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
-		int fd = -1;
+		int fd = -1, fd2 = -1;
 		ssize_t n = recvmsg(s->channel_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break;
-		/* SPAWN_ASK's answer socket; any other fd is closed unread. */
+		/* SPAWN_ASK's answer socket, ENDPOINT_ASK's and the socket it
+		 * asks about; any other fd is closed unread. */
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 			size_t nfd;
 
@@ -265,6 +266,8 @@ int channel_drain(struct session *s)
 				memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
 				if (fd < 0)
 					fd = x;
+				else if (fd2 < 0)
+					fd2 = x;
 				else
 					close(x);
 			}
@@ -273,6 +276,8 @@ int channel_drain(struct session *s)
 		    m.version != CHANNEL_VERSION) {
 			if (fd >= 0)
 				close(fd);
+			if (fd2 >= 0)
+				close(fd2);
 			continue;
 		}
 		/* A short message of a type: the rest reads as zeros. */
@@ -280,13 +285,20 @@ int channel_drain(struct session *s)
 		count++;
 		if (m.type == CHANNEL_SPAWN_ASK)
 			m.u.spawn.reply_fd = fd;
+		if (m.type == CHANNEL_ENDPOINT_ASK) {
+			m.u.endpoint.reply_fd = fd;
+			m.u.endpoint.sock_fd = fd2;
+		}
 		if (m.type == CHANNEL_HOSTS)
 			channel_hosts(s, &m);
 		else if ((m.type == CHANNEL_EVENT || m.type == CHANNEL_SPAWN_ASK ||
-			  m.type == CHANNEL_SPAWN_DONE) && s->preload_only && s->channel_handler)
+			  m.type == CHANNEL_SPAWN_DONE || m.type == CHANNEL_BIND ||
+			  m.type == CHANNEL_ENDPOINT_ASK) && s->preload_only && s->channel_handler)
 			s->channel_handler(s, &m);
 		if (fd >= 0)
 			close(fd);
+		if (fd2 >= 0)
+			close(fd2);
 	}
 	return count;
 }

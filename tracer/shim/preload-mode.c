@@ -31,6 +31,7 @@
 #include "tracer/ptrace/loop.h"
 #include "tracer/shim/preload-mode.h"
 #include "tracer/inspect/proc.h"
+#include "tracer/confine/endpoints.h"
 #include "tracer/judge.h"
 #include "tracer/record/record.h"
 
@@ -332,7 +333,10 @@ static void preload_mode_decided(struct session *s, const struct channel_msg *m)
 		memcpy(ev[0].addr, e->addr, sizeof(ev[0].addr));
 		ev[0].port = e->port;
 		ev[0].unix_path = e->unix_path[0] ? e->unix_path : NULL;
-		if (e->family != AF_UNIX && e->host[0]) {
+		ev[0].bind = e->bind != 0;
+		ev[0].endpoint = e->endpoint;
+		c.listener[0] = e->listener;
+		if (e->family != AF_UNIX && e->host[0] && !e->bind) {
 			ev[0].host = e->host;
 			c.host_source[0] = CHANNEL_SOURCE_SHIM;
 		}
@@ -353,6 +357,7 @@ static void preload_mode_decided(struct session *s, const struct channel_msg *m)
 		break;
 	}
 	judge_shim_verdict(s, &c, e->action, e->effective, e->rule, e->err, &v);
+	v.quiet = e->quiet != 0;
 	if (v.effective != RULES_ACTION_ALLOW) {
 		w.n_frames = preload_mode_frames(e, frames);
 		w.frames = w.n_frames ? frames : NULL;
@@ -360,10 +365,57 @@ static void preload_mode_decided(struct session *s, const struct channel_msg *m)
 	judge_record(s, &w, &c, &v);
 }
 
+/* BIND: the shim saw a socket of the session bound (lib/channel-wire.h). */
+static void preload_mode_bind(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_endpoint *b = &m->u.endpoint;
+	char name[sizeof(b->name)];
+
+	memcpy(name, b->name, sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	if (s->endpoints && b->ino)
+		endpoints_claim(s->endpoints, b->ino, b->family == AF_UNIX ? name : NULL);
+}
+
+/* ENDPOINT_ASK: whose is the local destination the shim is to decide. */
+static void preload_mode_endpoint(struct session *s, const struct channel_msg *m)
+{
+	const struct channel_endpoint *q = &m->u.endpoint;
+	struct channel_endpoint_answer ans = { .endpoint = RULES_ENDPOINT_OUTSIDE };
+	struct rules_event ev = { .kind = RULES_KIND_NET, .family = q->family, .port = q->port };
+	struct endpoint_found f = { .copy = -1 };
+	char name[sizeof(q->name)];
+
+	memcpy(name, q->name, sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	memcpy(ev.addr, q->addr, sizeof(ev.addr));
+	if (q->family == AF_UNIX)
+		ev.unix_path = name;
+	if (s->endpoints && rules_net_local(&ev)) {
+		endpoints_find_on(s->endpoints, q->sock_fd, &ev, &f);
+		endpoints_note_autobind(s->endpoints, q->sock_fd);
+		ans.endpoint = f.endpoint;
+		ans.answer = f.answer;
+		ans.listener = f.listener;
+	}
+	if (q->reply_fd >= 0 &&
+	    send(q->reply_fd, &ans, sizeof(ans), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		debug_msg("cannot answer pid %d about a local destination: %s", (int)m->pid,
+			  strerror(errno));
+}
+
 void preload_mode_event(struct session *s, const struct channel_msg *m)
 {
 	const struct channel_event *e = &m->u.event;
 
+	if (m->type == CHANNEL_BIND) {
+		preload_mode_bind(s, m);
+		return;
+	}
+	if (m->type == CHANNEL_ENDPOINT_ASK) {
+		preload_mode_endpoint(s, m);
+		return;
+	}
 	if (m->type == CHANNEL_SPAWN_ASK) {
 		preload_mode_spawn_ask(s, m);
 		return;

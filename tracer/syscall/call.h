@@ -87,8 +87,8 @@ struct call {
 	bool argv_truncated;
 	char unix_path[110];
 	int flags;               /* open flags, AT_* flags, clone flags: as the call has them */
-	/* connect: the address bytes as read and judged, what an engine needs
-	 * to make the call itself; 0 length: none. */
+	/* connect, bind: the address bytes as read and judged, what an
+	 * engine needs to make the call itself; 0 length: none. */
 	struct sockaddr_storage sockaddr;
 	unsigned sockaddr_len;
 	/* An open (open, openat, openat2, creat): its mode, and openat2's
@@ -97,6 +97,16 @@ struct call {
 	unsigned open_mode;
 	uint64_t open_resolve;
 	int dirfd;
+
+	/* bind: the socket (args[0]) is bound to the address of the event
+	 * (inet), or to BIND_NAME (UNIX: the resolved path, or "@name" of
+	 * an abstract one, which gives no event); listen: a socket bound
+	 * to nothing yet gets an address of every interface.  The
+	 * supervisor learns the session's endpoints from both
+	 * (tracer/confine/endpoints.h). */
+	bool binds;
+	bool listens;
+	const char *bind_name;
 
 	/* fork, vfork, clone (threads included): no policy event; the
 	 * supervisor may refuse it with EAGAIN for --max-procs. */

@@ -67,6 +67,9 @@ static void decode_reset(struct call *c)
 	c->kernel_errno = 0;
 	c->is_open = false;
 	c->sockaddr_len = 0;
+	c->binds = false;
+	c->listens = false;
+	c->bind_name = NULL;
 	c->open_mode = 0;
 	c->open_resolve = 0;
 	c->cut = false;
@@ -458,10 +461,11 @@ static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned 
 	case AF_INET: {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
 
-		if (bind || len < sizeof(*in))
+		if (len < sizeof(*in))
 			return DECODE_NO_EVENT;
 		ev->kind = RULES_KIND_NET;
 		ev->family = AF_INET;
+		ev->bind = bind; /* the address a socket takes connections on */
 		memcpy(ev->addr, &in->sin_addr, 4);
 		ev->port = ntohs(in->sin_port);
 		return 0;
@@ -469,10 +473,11 @@ static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned 
 	case AF_INET6: {
 		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
 
-		if (bind || len < 24) /* SIN6_LEN_RFC2133: without sin6_scope_id */
+		if (len < 24) /* SIN6_LEN_RFC2133: without sin6_scope_id */
 			return DECODE_NO_EVENT;
 		ev->kind = RULES_KIND_NET;
 		ev->family = AF_INET6;
+		ev->bind = bind;
 		memcpy(ev->addr, &in6->sin6_addr, 16);
 		ev->port = ntohs(in6->sin6_port);
 		return 0;
@@ -486,10 +491,10 @@ static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned 
 		if (n == 0)
 			return DECODE_NO_EVENT; /* unnamed (autobind) */
 		if (un->sun_path[0] == '\0') {
-			if (bind)
-				return DECODE_NO_EVENT; /* no file is made */
 			rules_unix_abstract_text((const unsigned char *)un->sun_path + 1, n - 1,
 						 pathbuf, PATH_MAX);
+			if (bind)
+				return DECODE_NO_EVENT; /* no file is made; the name is kept */
 			ev->kind = RULES_KIND_NET;
 			ev->family = AF_UNIX;
 			ev->unix_path = pathbuf;
@@ -622,18 +627,25 @@ static int decode_net(const struct decode *d)
 	}
 	case SYSCALL_NET_SENDMMSG:
 		return decode_sendmmsg(d);
+	case SYSCALL_NET_LISTEN:
+		c->listens = true;
+		return 0;
 	default:
 		return 0;
 	}
+	c->path[0][0] = '\0';
 	rc = decode_sockaddr(d, addr, len, e->net == SYSCALL_NET_BIND, &c->events[0], c->path[0],
 			     c->unix_path, &c->sockaddr);
 	if (rc < 0)
 		return decode_fail(c, rc);
 	if (rc == 0)
 		c->n_events = 1;
-	if (rc == 0 && e->net == SYSCALL_NET_CONNECT) {
-		c->sockaddr_len = (unsigned)len;
+	if (e->net == SYSCALL_NET_BIND) {
+		c->binds = true;
+		c->bind_name = c->path[0][0] ? c->path[0] : NULL;
 	}
+	if (rc == 0 && (e->net == SYSCALL_NET_CONNECT || e->net == SYSCALL_NET_BIND))
+		c->sockaddr_len = (unsigned)len;
 	return 0;
 }
 

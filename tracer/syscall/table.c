@@ -233,6 +233,8 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 			    .addrlen = A(2) },
 	[__NR_bind] = { .name = "bind", .cls = SYSCALL_NET, .bpf = SYSCALL_BPF_TRACE,
 			.net = SYSCALL_NET_BIND, .addr = A(1), .addrlen = A(2) },
+	[__NR_listen] = { .name = "listen", .cls = SYSCALL_NET, .bpf = SYSCALL_BPF_TRACE,
+			  .net = SYSCALL_NET_LISTEN },
 
 	/* processes */
 	[__NR_fork] = { .name = "fork", .cls = SYSCALL_SPAWN, .bpf = SYSCALL_BPF_TRACE },

@@ -77,7 +77,8 @@ enum syscall_net {
 	SYSCALL_NET_SENDTO,   /* the same, when the address is not NULL */
 	SYSCALL_NET_SENDMSG,  /* struct msghdr at args[addr]: msg_name */
 	SYSCALL_NET_SENDMMSG, /* struct mmsghdr[args[addrlen]] at args[addr] */
-	SYSCALL_NET_BIND,     /* AF_UNIX path: a write of that path */
+	SYSCALL_NET_BIND,     /* AF_UNIX path: a write of that path; inet: a bind event */
+	SYSCALL_NET_LISTEN,   /* no address: the socket's own (the supervisor's to read) */
 };
 
 /* A test of one argument's low 32 bits (the kernel's view of an int

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -16,6 +17,7 @@
 
 #include "lib/log.h"
 #include "lib/xalloc.h"
+#include "tracer/confine/endpoints.h"
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
 #include "tracer/inspect/proc.h"
@@ -308,11 +310,20 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 		free(j);
 		return -ENOTSUP;
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)c->args[0], 0);
-	r = errno;
-	if (pidfd >= 0)
-		close(pidfd);
+	if (s->endpoint_copy >= 0) {
+		/* The socket whose local destination was judged
+		 * (endpoints.h): the caller's descriptor may name another by
+		 * now. */
+		fd = s->endpoint_copy;
+		s->endpoint_copy = -1;
+		r = 0;
+	} else {
+		pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+		fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)c->args[0], 0);
+		r = errno;
+		if (pidfd >= 0)
+			close(pidfd);
+	}
 	if (fd < 0) {
 		free(j);
 		/* EBADF and the like: the kernel's own answer to the caller. */
@@ -335,4 +346,95 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 		return -ENOTSUP;
 	}
 	return 1;
+}
+
+/* ---- bind, listen ---- */
+
+/* Whether the caller (thread TID) may bind PORT: the kernel asks
+ * CAP_NET_BIND_SERVICE below ip_unprivileged_port_start, of the task
+ * that binds, which here would be the supervisor. */
+static bool emulate_may_bind_port(pid_t tid, unsigned port)
+{
+	char text[16384], start[32];
+	unsigned long long eff = 0;
+	long first = 1024;
+	ssize_t n;
+	int fd;
+
+	if (port == 0)
+		return true;
+	fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, start, sizeof(start) - 1);
+		if (n > 0) {
+			start[n] = '\0';
+			first = strtol(start, NULL, 10);
+		}
+		close(fd);
+	}
+	if ((long)port >= first)
+		return true;
+	if (proc_read(tid, "status", text, sizeof(text)) < 0 ||
+	    !proc_status_field(text, "\nCapEff:", 16, &eff))
+		return false;
+	return (eff >> 10) & 1; /* CAP_NET_BIND_SERVICE */
+}
+
+int emulate_bind(struct session *s, const struct unotify_call *u, const struct call *c,
+		 pid_t tgid, struct stop_answer *a)
+{
+	const struct rules_event *ev = &c->events[0];
+	int fd;
+
+	(void)s;
+	if (!c->binds || c->n_events != 1 || ev->kind != RULES_KIND_NET || !ev->bind ||
+	    c->sockaddr_len == 0 || c->sockaddr_len > sizeof(c->sockaddr))
+		return -ENOTSUP; /* a UNIX socket: its file is made as the kernel makes it */
+	a->how = STOP_RETURN;
+	if (!emulate_may_bind_port(u->tid, ev->port)) {
+		a->ret = -EACCES;
+		return 0;
+	}
+	fd = endpoints_copy(tgid, (int)c->args[0]);
+	if (fd < 0) {
+		a->ret = fd == -EBADF ? -EBADF : -ENOTSOCK;
+		return 0;
+	}
+	a->ret = bind(fd, (const struct sockaddr *)&c->sockaddr, (socklen_t)c->sockaddr_len) < 0 ?
+			 -errno : 0;
+	close(fd);
+	return 0;
+}
+
+int emulate_listen(struct session *s, const struct unotify_call *u, const struct call *c,
+		   pid_t tgid, struct stop_answer *a)
+{
+	const struct rules_event *judged = &c->events[0];
+	struct rules_event now;
+	int fd, r;
+
+	(void)s;
+	(void)u;
+	if (!c->listens)
+		return -ENOTSUP;
+	a->how = STOP_RETURN;
+	fd = endpoints_copy(tgid, (int)c->args[0]);
+	if (fd < 0) {
+		a->ret = fd == -EBADF ? -EBADF : -ENOTSOCK;
+		return 0;
+	}
+	r = endpoints_listen_event(fd, &now);
+	/* Another socket, or another address, than the one judged (the
+	 * descriptor was replaced, or another thread bound it meanwhile):
+	 * refused rather than listened on unjudged. */
+	if (r < 0)
+		a->ret = r;
+	else if ((r == 1) != (c->n_events == 1) ||
+		 (r == 1 && (now.family != judged->family || now.port != judged->port ||
+			     memcmp(now.addr, judged->addr, sizeof(now.addr)) != 0)))
+		a->ret = -EACCES;
+	else
+		a->ret = listen(fd, (int)c->args[1]) < 0 ? -errno : 0;
+	close(fd);
+	return 0;
 }

@@ -38,4 +38,14 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 int emulate_connect(struct session *s, const struct unotify_call *u, const struct call *c,
 		    pid_t tgid, struct stop_answer *a);
 
+/* The bind C (allowed) of an inet socket of process TGID, made on a copy
+ * of it to the address that was judged (the kernel's own check of a
+ * privileged port made for the caller), or the listen C, made on a copy
+ * that is still the socket judged.  Returns as emulate_open(); both are
+ * answered at once (0: A holds the answer). */
+int emulate_bind(struct session *s, const struct unotify_call *u, const struct call *c,
+		 pid_t tgid, struct stop_answer *a);
+int emulate_listen(struct session *s, const struct unotify_call *u, const struct call *c,
+		   pid_t tgid, struct stop_answer *a);
+
 #endif
