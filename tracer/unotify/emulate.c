@@ -245,12 +245,24 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 {
 	struct emulate_creds cr, saved;
 	const char *path = c->path[0];
+	char proc[PATH_MAX];
 	int flags = c->flags, fd0, fd = -1, r;
 	struct stat st;
 
 	if (!c->is_open || c->n_events == 0 || !path[0] || c->open_resolve ||
 	    (flags & O_PATH))
 		return -ENOTSUP;
+	/* A session process's own /proc entry, judged as /proc/self: its
+	 * entry, not the supervisor's (and "self" is a symlink, which the
+	 * exact open below refuses). */
+	if (c->path_proc[0] > 0 && strncmp(path, "/proc/self", 10) == 0) {
+		int n = snprintf(proc, sizeof(proc), "/proc/%d%s", (int)c->path_proc[0],
+				 path + 10);
+
+		if (n < 0 || (size_t)n >= sizeof(proc))
+			return -ENOTSUP;
+		path = proc;
+	}
 	r = emulate_read_creds(u->tid, &cr);
 	if (r < 0)
 		return -ENOTSUP;
