@@ -20,11 +20,16 @@ static bool survive_beneath_or_at(const char *path, const char *dir)
 
 struct survive *survive_new(const char *const *exclude, size_t n)
 {
-	static const char *const always[] = { "/dev", "/proc" };
+	/* Pseudo files whose writes change no file: devices, the processes'
+	 * own entries, and the kernel trace markers (a line in a trace
+	 * buffer, which a JavaScriptCore runtime opens at every start). */
+	static const char *const always[] = { "/dev", "/proc", "/sys/kernel/tracing/trace_marker",
+					      "/sys/kernel/debug/tracing/trace_marker" };
+	const size_t n_always = sizeof(always) / sizeof(always[0]);
 	struct survive *sv = xcalloc(1, sizeof(*sv));
 
-	sv->exclude = xcalloc(n + 2, sizeof(char *));
-	for (size_t i = 0; i < n + 2; i++) {
+	sv->exclude = xcalloc(n + n_always, sizeof(char *));
+	for (size_t i = 0; i < n + n_always; i++) {
 		const char *d = i < n ? exclude[i] : always[i - n];
 		char *real;
 

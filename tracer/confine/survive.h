@@ -28,7 +28,8 @@ struct survive {
 };
 
 /* A set that ignores paths beneath the given directories (resolved where
- * they exist), beneath /dev and /proc, and the directories themselves. */
+ * they exist), beneath /dev and /proc, the kernel trace markers, and the
+ * directories themselves. */
 struct survive *survive_new(const char *const *exclude, size_t n);
 
 /* One allowed write of PATH (resolved, absolute). */
