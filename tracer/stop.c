@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "lib/log.h"
 #include "tracer/confine/landlock.h"
@@ -90,6 +91,38 @@ static void stop_uncuttable(struct session *s, struct tracee *t, struct call *c,
 	judge_record(s, &w, &jc, &v);
 }
 
+/* An allowed write, to what survives the session (survive.h): a path the
+ * policy admits by a rule named write.agent-state.NAME[.MORE] is that
+ * agent's own state (agenttrace-policy(5), AGENT STATE), counted apart
+ * from the user's files.  The event's own rule: the call's verdict names
+ * only the one that decided it. */
+#define STOP_STATE_PREFIX "write.agent-state."
+
+static void stop_survive(struct session *s, const struct call *c, const struct rules_event *ev)
+{
+	struct rules_verdict rv;
+	const char *id, *name;
+	struct stat st;
+
+	if (!survive_counts(s->survive, ev->path))
+		return;
+	/* mkdir -p makes every ancestor again: EEXIST, nothing changed. */
+	if ((strncmp(c->name, "mkdir", 5) == 0 || strncmp(c->name, "mknod", 5) == 0) &&
+	    lstat(ev->path, &st) == 0)
+		return;
+	if (rules_decide(s->policy, ev, &rv) == 0 && rv.action == RULES_ACTION_ALLOW) {
+		id = rules_string(s->policy, rv.rule->id);
+		if (strncmp(id, STOP_STATE_PREFIX, strlen(STOP_STATE_PREFIX)) == 0) {
+			name = id + strlen(STOP_STATE_PREFIX);
+			if (*name && *name != '.') {
+				survive_note_state(s->survive, name, strcspn(name, "."), ev->path);
+				return;
+			}
+		}
+	}
+	survive_note(s->survive, ev->path);
+}
+
 static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			struct stop_answer *a)
 {
@@ -138,7 +171,7 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		} else {
 			for (size_t i = 0; i < jc.n_events; i++)
 				if (c->events[i].kind == RULES_KIND_WRITE)
-					survive_note(s->survive, c->events[i].path);
+					stop_survive(s, c, &c->events[i]);
 			a->race_watch = true;
 		}
 	}
