@@ -1,7 +1,7 @@
 /* floor-tracer: the cheapest possible ptrace + seccomp supervisor, as the
  * floor that agenttrace's overhead is compared against in bench/run.
  *
- *     floor-tracer [-c] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]
+ *     floor-tracer [-c] [-u] [-s] [-n] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]
  *
  * It forks COMMAND with a seccomp filter that returns SECCOMP_RET_TRACE for
  * the given syscalls (names from the table below, or numbers) and ALLOW for
@@ -18,6 +18,12 @@
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE), while ptrace still follows fork,
  * clone and exec, as a supervisor built that way would.
  *
+ * With -s (implies -u) the listener asks the kernel to wake the caller on
+ * the answering CPU (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6), as
+ * agenttrace's notify engine does; with -n (implies -u) nothing is traced
+ * at all: the filter alone follows every process, which is the floor of a
+ * supervisor that needs no ptrace.
+ *
  * clone3 answers ENOSYS, as under agenttrace, so that libc falls back to
  * clone and thread creation costs the same stop in both.
  *
@@ -29,6 +35,7 @@
 #include <pthread.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <stdint.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -49,6 +56,13 @@
 #include "lib/log.h"
 
 #define FLOOR_MAX_NRS 128
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 /* The fallback set of bench/run, by name; any other syscall can be given
  * by number (bench/run translates names with the C preprocessor). */
@@ -172,20 +186,21 @@ struct floor_notify {
 	int go_pipe[2];
 	int listener;
 	pid_t child;
+	bool sync_wake_up;
 	unsigned long stops;
 };
 
 /* The child: wait to be seized, install the filter, exec.  Exec failures
  * are reported with the shell's codes, as agenttrace does. */
 static void __attribute__((noreturn)) floor_child(char **argv, const int *nrs, int n,
-						   struct floor_notify *un)
+						   struct floor_notify *un, bool seized)
 {
 	int err;
 	char b;
 
 	/* Stop until the tracer has seized us, so that the very first exec is
 	 * already traced (strace's startup_child does the same). */
-	if (kill(getpid(), SIGSTOP) < 0)
+	if (seized && kill(getpid(), SIGSTOP) < 0)
 		_exit(AT_EXIT_FAILURE);
 	err = floor_filter_install(nrs, n, un != NULL);
 	if (err < 0) {
@@ -269,6 +284,12 @@ static void floor_notify_take(struct floor_notify *un)
 	if (un->listener < 0)
 		die_errno("pidfd_getfd");
 	close(pidfd);
+	if (un->sync_wake_up) {
+		uint64_t flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+
+		if (ioctl(un->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags, 0) < 0)
+			die_errno("SECCOMP_IOCTL_NOTIF_SET_FLAGS (sync wake-up needs Linux 6.6)");
+	}
 	if (write(un->go_pipe[1], &b, 1) != 1)
 		die_errno("write");
 }
@@ -311,13 +332,36 @@ static void *floor_notify_loop(void *arg)
 	return NULL;
 }
 
+/* -n: no tracer; the listener thread answers while the main one waits
+ * for the command.  Processes are not counted: nothing follows them. */
+static int floor_notify_only(struct floor_notify *un, pid_t child, bool count)
+{
+	pthread_t thread;
+	int status;
+
+	un->child = child;
+	errno = pthread_create(&thread, NULL, floor_notify_loop, un);
+	if (errno)
+		die_errno("pthread_create");
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			die_errno("waitpid");
+	/* The command's descendants may still use the filter. */
+	pthread_join(thread, NULL);
+	if (count)
+		fprintf(stderr, "floor-tracer: %lu seccomp stops, 0 processes\n", un->stops);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : AT_EXIT_SIGNAL_BASE + WTERMSIG(status);
+}
+
 static void __attribute__((noreturn)) floor_usage(int code)
 {
 	fprintf(code ? stderr : stdout,
-		"usage: floor-tracer [-c] [-u] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]\n"
+		"usage: floor-tracer [-c] [-u] [-s] [-n] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]\n"
 		"Runs COMMAND under a ptrace + seccomp supervisor that stops on the\n"
 		"given syscalls (default: %s)\nand only resumes.  -c: print the number of stops at the end.\n"
-		"-u: seccomp user notification instead of ptrace stops for the syscalls.\n",
+		"-u: seccomp user notification instead of ptrace stops for the syscalls.\n"
+		"-s: -u with the caller woken on the answering CPU (Linux 6.6).\n"
+		"-n: -u without ptrace: only the filter follows the processes.\n",
 		floor_default_set);
 	exit(code);
 }
@@ -330,7 +374,7 @@ int main(int argc, char **argv)
 	};
 	const char *set = floor_default_set;
 	struct floor_counts counts = {0, 1};
-	bool count = false, notify = false;
+	bool count = false, notify = false, no_ptrace = false;
 	struct floor_notify un = { .listener = -1 };
 	pthread_t thread;
 	int nrs[FLOOR_MAX_NRS];
@@ -338,7 +382,7 @@ int main(int argc, char **argv)
 	pid_t child;
 
 	log_set_program("floor-tracer");
-	while ((opt = getopt_long(argc, argv, "+cue:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+cusne:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			count = true;
@@ -348,6 +392,12 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			notify = true;
+			break;
+		case 's':
+			notify = un.sync_wake_up = true;
+			break;
+		case 'n':
+			notify = no_ptrace = true;
 			break;
 		case 'h':
 			floor_usage(0);
@@ -367,8 +417,10 @@ int main(int argc, char **argv)
 	if (child < 0)
 		die_errno("fork");
 	if (child == 0)
-		floor_child(argv + optind, nrs, n, notify ? &un : NULL);
+		floor_child(argv + optind, nrs, n, notify ? &un : NULL, !no_ptrace);
 
+	if (no_ptrace)
+		return floor_notify_only(&un, child, count);
 	if (waitpid(child, &status, WSTOPPED) < 0)
 		die_errno("waitpid");
 	if (!WIFSTOPPED(status))

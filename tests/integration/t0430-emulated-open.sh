@@ -150,3 +150,24 @@ PY
 else
 	skip "notify --user nobody" "not root, no user nobody or no /usr/bin/python3"
 fi
+
+# A process blocked in the open of a FIFO holds nobody else up: the
+# session's other processes go on being served until the writer comes,
+# and a FIFO no one ever opens ends with --timeout and a summary.
+for E in notify ptrace; do
+	rm -rf "$ROOT/fifo2" && mkdir -p "$ROOT/fifo2"
+	at_q --engine "$E" -- sh -c 'cd fifo2 && mkfifo f && { cat f >got & } &&
+		for i in $(seq 40); do : >"x$i"; done && echo through >f && wait'
+	assert_eq "$E: FIFO reader in another process: the session ran" 0 $?
+	assert_eq "$E: FIFO reader in another process: the writer's data arrived" "through" \
+		"$(cat "$ROOT/fifo2/got" 2>/dev/null)"
+	assert_eq "$E: FIFO reader in another process: the others were served meanwhile" 40 \
+		"$(ls "$ROOT/fifo2" | grep -c '^x')"
+	rm -f "$LOG"
+	(cd "$ROOT" && timeout -k 5 60 "$AGENTTRACE" --log "$LOG" --engine "$E" --timeout 2 -- \
+		sh -c 'cd fifo2 && mkfifo g && cat g') >"$OUT" 2>"$ERR"
+	assert_eq "$E: a FIFO never opened for writing: --timeout ends the session (SIGTERM)" 143 $?
+	assert_rec "$E: a FIFO never opened for writing: the limit is recorded" \
+		"event == 'alert' and rule == 'limit.timeout'"
+	assert_rec "$E: a FIFO never opened for writing: the summary is written" "event == 'summary'"
+done

@@ -78,7 +78,7 @@ structural = re.compile(
     r": (unknown key |expected (a|an) |must not be empty|must not contain a NUL|id longer than"
     r"|invalid id|empty argv|\"\w+\" is not a pattern of|a \w+ rule object needs|bad size"
     r"|must be greater than 0|must be \"|must be 1 |a test needs|a policy must be a JSON object"
-    r"|missing \"agenttrace\")")
+    r"|missing \"agenttrace\"|\"overrides\" belongs to allow rules)")
 cases = sorted(glob.glob(os.path.join(top, "tests/policies/invalid/*/")))
 expressible = 0
 for d in cases:

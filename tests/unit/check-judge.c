@@ -39,6 +39,17 @@ static void setup_mode(uint8_t mode, bool record_all)
 	ck_assert_int_eq(mkdir(home, 0700), 0);
 	ck_assert_int_eq(mkdir(root, 0700), 0);
 	ck_assert_int_eq(chdir(root), 0);
+	/* The protected files exist: a call on a missing one gets the
+	 * kernel's own ENOENT, with no record. */
+	for (const char *const *f = (const char *const[]){ ".bashrc", ".profile", ".ssh/id_rsa", NULL };
+	     *f; f++) {
+		char p[2 * PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/.ssh", home);
+		mkdir(p, 0700);
+		snprintf(p, sizeof(p), "%s/%s", home, *f);
+		close(open(p, O_WRONLY | O_CREAT, 0600));
+	}
 	vars.root = root;
 	vars.home = home;
 	vars.tmpdir = "/tmp";
@@ -208,8 +219,9 @@ START_TEST(write_denied_same_under_both)
 	ck_assert_str_eq(STR(r, "kind"), "write");
 	ck_assert_str_eq(STR(r, "flags"), "O_WRONLY|O_APPEND");
 	ck_assert_str_eq(STR(r, "errno"), "EACCES");
-	/* The fix, written as a policy writes it: under ${HOME}. */
-	ck_assert_str_eq(STR(r, "suggest"), "{\"write\":{\"allow\":[\"${HOME}/.bashrc\"]}}");
+	/* The fix, a layer over the run's policy, its path under ${HOME}. */
+	ck_assert_str_eq(STR(r, "suggest"), "{\"agenttrace\":1,\"extends\":\"default\",\"write\":{\"allow\":"
+			  "[{\"path\":\"${HOME}/.bashrc\",\"overrides\":[\"write.home.bashrc\"]}]}}");
 	json_decref(r);
 }
 END_TEST
@@ -269,7 +281,7 @@ START_TEST(net_denied_same_under_both)
 	ck_assert_str_eq(STR(r, "addr"), "192.0.2.10");
 	ck_assert_str_eq(STR(r, "host"), "evil.example");
 	ck_assert_str_eq(STR(r, "host_source"), "shim");
-	ck_assert_str_eq(STR(r, "suggest"), "{\"net\":{\"allow\":[\"evil.example:443\"]}}");
+	ck_assert_str_eq(STR(r, "suggest"), "{\"agenttrace\":1,\"extends\":\"default\",\"net\":{\"allow\":[\"evil.example:443\"]}}");
 	json_decref(r);
 }
 END_TEST
@@ -294,8 +306,10 @@ START_TEST(exec_alert_same_under_both)
 	r = last_record();
 	ck_assert_str_eq(STR(r, "action"), "alert");
 	ck_assert_str_eq(STR(r, "target"), exe);
-	/* Every alert of a policy rule carries its suggestion. */
-	ck_assert_str_eq(STR(r, "suggest"), "{\"exec\":{\"allow\":[\"${ROOT}/pip\"]}}");
+	/* Every alert of a policy rule carries its suggestion: that alert
+	 * silenced, for that command line. */
+	ck_assert_str_eq(STR(r, "suggest"), "{\"agenttrace\":1,\"extends\":\"default\",\"exec\":{\"allow\":"
+			  "[{\"argv\":[\"${ROOT}/pip\",\"install\",\"x\"],\"overrides\":[\"exec.install.pip\"]}]}}");
 	json_decref(r);
 }
 END_TEST
