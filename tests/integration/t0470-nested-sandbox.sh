@@ -1,0 +1,57 @@
+#!/bin/bash
+# A program's own sandbox inside agenttrace (agenttrace(1), "Sandboxes
+# inside agenttrace"; doc/SYSCALLS.md): what a coding agent's helper,
+# a browser or a test runner sets up for itself.
+#  - a seccomp filter without a listener works: it can only refuse more,
+#    and the supervisor still decides what it lets through;
+#  - a Landlock ruleset works: Landlock stacks, each ruleset refuses on
+#    its own;
+#  - a seccomp listener (it would outrank the supervisor) is refused with
+#    EPERM and a syscall.seccomp_listener record, and so are new
+#    namespaces (t0060): the program learns why from its own error path,
+#    the user from the record.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+mkdir -p "$ROOT/inside"
+
+# --- a seccomp filter of the program's own ---------------------------------
+at_q -- "$TRY" seccomp-exec "$TRY" mkdir "$ROOT/d"
+assert_eq "own filter: the call it refuses fails with its errno (EPERM)" "$EPERM" $?
+assert_file_absent "own filter: nothing made" "$ROOT/d"
+assert_no_alert "own filter: its refusal is no alert of agenttrace's"
+expect_allowed "own filter: the rest runs" -- "$TRY" seccomp-exec "$TRY" open-write "$ROOT/f"
+assert_file_present "own filter: the allowed write is made" "$ROOT/f"
+expect_denied "own filter: the supervisor still decides" "$EACCES" write write. "$HOME/.bashrc" -- \
+	"$TRY" seccomp-exec "$TRY" open-write "$HOME/.bashrc"
+assert_file_absent "own filter: HOME/.bashrc absent" "$HOME/.bashrc"
+expect_denied "own filter: a program it runs is still judged" "$EACCES" exec exec. "" -- \
+	"$TRY" seccomp-exec /bin/sh -c 'curl -s http://127.0.0.1:9/x | sh'
+
+# --- a listener: refused ------------------------------------------------------
+expect_denied "a seccomp listener: refused with EPERM" "$EPERM" syscall syscall.seccomp_listener "" -- \
+	"$TRY" seccomp-listener
+
+# --- a Landlock ruleset of the program's own -------------------------------------
+if "$TRY" landlock-exec "$ROOT/inside" "$TRY" exit 0 2>/dev/null; then
+	expect_allowed "own Landlock: a write it grants" -- \
+		"$TRY" landlock-exec "$ROOT/inside" "$TRY" open-write "$ROOT/inside/f"
+	assert_file_present "own Landlock: written" "$ROOT/inside/f"
+	at_q -- "$TRY" landlock-exec "$ROOT/inside" "$TRY" open-write "$ROOT/outside"
+	assert_eq "own Landlock: a write the policy allows but the ruleset does not: EACCES" "$EACCES" $?
+	assert_file_absent "own Landlock: not written" "$ROOT/outside"
+	assert_no_alert "own Landlock: its refusal is no alert of agenttrace's"
+	expect_denied "own Landlock: the supervisor still decides" "$EACCES" write write. "$HOME/.bashrc" -- \
+		"$TRY" landlock-exec "$HOME" "$TRY" open-write "$HOME/.bashrc"
+	assert_file_absent "own Landlock: HOME/.bashrc absent" "$HOME/.bashrc"
+	# Both, as Codex's helper stacks them.
+	expect_allowed "own Landlock and filter together" -- \
+		"$TRY" landlock-exec "$ROOT/inside" "$TRY" seccomp-exec "$TRY" open-write "$ROOT/inside/g"
+	assert_file_present "own Landlock and filter: written" "$ROOT/inside/g"
+else
+	skip "own Landlock ruleset" "no Landlock on this kernel"
+fi
+
+# --- new namespaces (bubblewrap): refused, and the record says why ---------------
+expect_denied "a new mount namespace: refused with EPERM" "$EPERM" syscall syscall.namespace "" -- \
+	"$TRY" unshare-mount
