@@ -1,5 +1,6 @@
 /* The engine-neutral handling of a call the filter sent (tracer/stop.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include "tracer/confine/limits.h"
 #include "tracer/confine/signal-scope.h"
 #include "tracer/confine/survive.h"
+#include "tracer/inspect/proc.h"
 #include "tracer/judge.h"
 #include "tracer/ptrace/tracee.h"
 #include "tracer/session.h"
@@ -17,11 +19,36 @@
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
 
+/* PID's parent, from /proc/PID/stat (past the name, which may hold any
+ * byte); 0 when it cannot be read. */
+static pid_t stop_parent_of(pid_t pid)
+{
+	char text[512], *p;
+	long ppid;
+
+	if (proc_read(pid, "stat", text, sizeof(text)) < 0)
+		return 0;
+	p = strrchr(text, ')');
+	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		return 0;
+	return (pid_t)ppid;
+}
+
+/* A task of the table, or a child of one that the table no longer holds
+ * (or not yet): one that has exited and waits, a zombie, for its parent
+ * to reap it (the supervisor saw its end first: a runtime that spawns a
+ * short command opens a pidfd of it afterwards), or one whose creation
+ * event is still to come.  Every child of a session task is the
+ * session's: nothing outside can become one. */
 bool stop_in_session(pid_t pid, void *arg)
 {
 	struct session *s = arg;
+	pid_t parent;
 
-	return tracee_find(&s->tasks, pid) != NULL;
+	if (tracee_find(&s->tasks, pid))
+		return true;
+	parent = pid > 0 ? stop_parent_of(pid) : 0;
+	return parent > 0 && tracee_find(&s->tasks, parent) != NULL;
 }
 
 static void stop_fail(struct stop_answer *a, int err)
