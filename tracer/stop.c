@@ -196,8 +196,9 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			judge_own(&v, SESSION_KIND_WRITE, (size_t)out, RULES_ACTION_DENY,
 				  LANDLOCK_UNCOVERED_RULE, LANDLOCK_UNCOVERED_WHY, EACCES);
 		} else {
+			/* A symlink's target is named, not written. */
 			for (size_t i = 0; i < jc.n_events; i++)
-				if (c->events[i].kind == RULES_KIND_WRITE)
+				if (c->events[i].kind == RULES_KIND_WRITE && !c->explicit_deny_only[i])
 					stop_survive(s, c, &c->events[i]);
 			a->race_watch = true;
 		}

@@ -33,6 +33,14 @@ n=$(rec_field "event == 'summary'" changed_outside | "$PYTHON" -c 'import json,s
 if [ "${n:-999}" -le 64 ] && [ "${n:-0}" -ge 1 ]; then ok "600 files: at most 64 entries ($n)"; else not_ok "600 files: at most 64 entries" "$n"; fi
 assert_rec "600 files: collapsed to directories" "event == 'summary' and changed_outside_collapsed and ('$HOME/.cache/many/a/' in changed_outside or '$HOME/.cache/many/' in changed_outside)"
 
+# A symlink made outside: its name is listed, its target (named, not
+# written: Codex links its own binary into ~/.codex) is not.
+mkdir -p "$SANDBOX/prog" && : >"$SANDBOX/prog/bin"
+at_q -- sh -c "ln -s '$SANDBOX/prog/bin' \"\$HOME/.cache/lnk\""
+assert_eq "a symlink in a cache: exit 0" 0 $?
+assert_rec "a symlink: its name listed, not its target" \
+	"event == 'summary' and changed_outside == ['$HOME/.cache/lnk']"
+
 # Nothing outside: an empty list.
 at_q -- sh -c 'echo x > f'
 assert_rec "only ROOT written: empty list" "event == 'summary' and changed_outside == []"
