@@ -160,9 +160,13 @@ done
 # agenttrace inside it (agenttrace refuses mounts to the command).
 at_in_tracefs() {
 	rm -f "$LOG"
+	# Either may be mounted already (it often is): then it stays.
 	(cd "$ROOT" && exec unshare -m --propagation private sh -c '
-		mount -t debugfs none /sys/kernel/debug 2>/dev/null || exit 97
-		mount -t tracefs none /sys/kernel/tracing 2>/dev/null || exit 97
+		[ -e /sys/kernel/debug/tracing/trace_marker ] ||
+			mount -t debugfs none /sys/kernel/debug 2>/dev/null || exit 97
+		[ -e /sys/kernel/tracing/trace_marker ] ||
+			mount -t tracefs none /sys/kernel/tracing 2>/dev/null || exit 97
+		[ -e /sys/kernel/debug/tracing/trace_marker ] && [ -e /sys/kernel/tracing/trace_marker ] || exit 97
 		exec "$@"' sh timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" "$@") >"$OUT" 2>"$ERR"
 }
 if [ "$(id -u)" != 0 ] || ! have unshare; then

@@ -55,10 +55,12 @@ diag "claude $("$BIN/claude" --version 2>&1 | head -n 1), $("$BIN/codex" --versi
 # that the runtimes find the trace marker as on a machine with debugfs.
 NS=()
 if [ "$(id -u)" = 0 ] && have unshare &&
-	unshare -m --propagation private sh -c 'mount -t debugfs none /sys/kernel/debug' 2>/dev/null; then
+	unshare -m --propagation private sh -c '[ -e /sys/kernel/debug/tracing/trace_marker ] ||
+		mount -t debugfs none /sys/kernel/debug' 2>/dev/null; then
+	# Either may be mounted already (it often is): then it stays.
 	NS=(unshare -m --propagation private sh -c '
-		mount -t debugfs none /sys/kernel/debug 2>/dev/null
-		mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+		[ -e /sys/kernel/debug/tracing/trace_marker ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+		[ -e /sys/kernel/tracing/trace_marker ] || mount -t tracefs none /sys/kernel/tracing 2>/dev/null
 		exec "$@"' sh)
 else
 	diag "tracefs not mounted: not root, or it cannot be mounted here"
