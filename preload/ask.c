@@ -597,7 +597,9 @@ int ask_decide(const struct ask_call *call)
 	}
 	if (v.effective == RULES_ACTION_DENY)
 		err = EACCES;
-	if (v.effective != RULES_ACTION_ALLOW || p->record)
+	/* An allowed connect or send is reported too: the supervisor counts
+	 * every destination for the summary's egress. */
+	if (v.effective != RULES_ACTION_ALLOW || p->record || c->kind == RULES_KIND_NET)
 		/* Exec: no backtrace, it may run in a vfork child (see
 		 * agenttrace(1) BACKENDS on libunwind). */
 		ask_report(c, (uint8_t)c->kind, v.action, v.effective, ask_rule_index(p, v.rule), err,

@@ -155,6 +155,10 @@ static void logread_fill(struct logrec *r, json_t *o)
 	r->target_argv = logread_array(o, "target_argv");
 	r->loader = logread_str(o, "loader");
 	r->script_path = logread_str(o, "script_path");
+	r->script_sha256 = logread_str(o, "script_sha256");
+	r->program_sha256 = logread_str(o, "program_sha256");
+	r->evidence = json_is_array(json_object_get(o, "evidence")) ? json_object_get(o, "evidence") :
+		      NULL;
 	r->program_name = logread_str(o, "program_name");
 	r->err = logread_str(o, "errno");
 	r->rule = json_is_object(rule) ? logread_str(rule, "id") : json_string_value(rule);

@@ -49,6 +49,9 @@ struct logrec {
 	const json_t *target_argv; /* array or NULL */
 	const char *loader;      /* exec: agenttrace-policy(5), "Exec identity" */
 	const char *script_path;
+	const char *script_sha256;
+	const char *program_sha256;
+	const json_t *evidence;  /* array of the copies kept (--evidence), or NULL */
 	const char *program_name;
 	const char *err;         /* "errno" */
 	const char *rule;        /* a string, or the "id" of an object */

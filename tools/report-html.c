@@ -91,6 +91,7 @@ static const char html_style[] =
 	".finding td pre{white-space:pre-wrap;margin:4px 0;background:var(--card);padding:6px;border-radius:6px}\n"
 	"#timeline svg{max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:var(--card)}\n"
 	"#timeline .bar{fill:var(--bar)}#timeline .deny{fill:var(--deny)}#timeline .alert{fill:var(--alert)}\n"
+	"#egress tr.deny td{color:var(--deny)}\n"
 	"#timeline text{fill:var(--fg);font:11px ui-monospace,Menlo,Consolas,monospace}\n"
 	"#timeline .axis{stroke:var(--line)}#timeline .tick{fill:var(--muted)}\n"
 	".tools{margin:6px 0}.tools button{font:inherit;margin-right:6px}\n"
@@ -356,6 +357,115 @@ static void html_finding(const struct report *r, const struct report_finding *f,
 	fprintf(out, "</td><td class=\"n\">%zu</td></tr>\n", f->count);
 }
 
+/* A copy's name is its SHA-256: 64 lowercase hex digits. */
+static bool html_is_hash(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!strchr("0123456789abcdef", s[n]))
+			return false;
+	return n == 64;
+}
+
+/* PATH as a URL path: every byte but the unreserved ones and '/'
+ * percent-encoded, so that no name of the log ends the attribute or
+ * makes another scheme of the link. */
+static void html_url_path(FILE *out, const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p))
+			fputc(*p, out);
+		else
+			fprintf(out, "%%%02X", *p);
+	}
+}
+
+/* The link to COPY: relative to the report's directory when it is known
+ * (the report and the evidence directory travel together as an
+ * artifact), else a file: URL. */
+static void html_evidence_href(const struct report *r, FILE *out, const char *copy)
+{
+	const char *a = r->out_dir, *b = copy;
+	size_t la, common = 0;
+
+	if (!a || copy[0] != '/') {
+		fputs("file://", out);
+		html_url_path(out, copy);
+		return;
+	}
+	la = strlen(a);
+	if (strcmp(a, "/") == 0 || (strncmp(a, b, la) == 0 && b[la] == '/')) {
+		html_url_path(out, b + (la == 1 ? 1 : la + 1));
+		return;
+	}
+	/* Up from the report's directory to the deepest one both share. */
+	for (size_t i = 0; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '/')
+			common = i;
+	for (const char *p = a + common; *p; p++)
+		if (*p == '/')
+			fputs("../", out);
+	html_url_path(out, b + common + 1);
+}
+
+/* The copies kept with --evidence, each linked. */
+static void html_evidence(const struct report *r, FILE *out)
+{
+	if (!r->n_evidence)
+		return;
+	fprintf(out, "<section id=\"evidence\">\n<h2>Evidence</h2>\n<table>\n<thead><tr>"
+		"<th>what</th><th>path</th><th>copy</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->n_evidence; i++) {
+		const struct report_evidence *e = &r->evidence[i];
+		const char *base = strrchr(e->copy, '/') ? strrchr(e->copy, '/') + 1 : e->copy;
+
+		fprintf(out, "<tr><td>");
+		html_esc(out, e->what);
+		fprintf(out, "</td><td><code>");
+		html_esc(out, e->path ? e->path : "?");
+		fprintf(out, "</code></td><td>");
+		if (html_is_hash(base)) {
+			fprintf(out, "<a href=\"");
+			html_evidence_href(r, out, e->copy);
+			fprintf(out, "\"><code>%.12s</code></a>", base);
+		} else {
+			html_esc(out, e->copy);
+		}
+		fprintf(out, "</td></tr>\n");
+	}
+	fprintf(out, "</tbody>\n</table>\n</section>\n");
+}
+
+/* The summary's egress: one row per destination. */
+static void html_egress(const struct report *r, FILE *out)
+{
+	if (!r->has_egress)
+		return;
+	fprintf(out, "<section id=\"egress\">\n<h2>Egress</h2>\n");
+	if (!r->n_egress && !r->egress_other_allowed && !r->egress_other_denied) {
+		fprintf(out, "<p>No connect or send to an address.</p>\n</section>\n");
+		return;
+	}
+	fprintf(out, "<table>\n<thead><tr><th>destination</th><th>allowed</th><th>denied</th>"
+		"</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->n_egress; i++) {
+		char dest[1024];
+
+		report_dest_text(&r->egress[i], dest, sizeof(dest));
+		fprintf(out, "<tr%s><td><code>", r->egress[i].denied ? " class=\"deny\"" : "");
+		html_esc(out, dest);
+		fprintf(out, "</code></td><td class=\"n\">%lld</td><td class=\"n\">%lld</td></tr>\n",
+			r->egress[i].allowed, r->egress[i].denied);
+	}
+	if (r->egress_other_allowed || r->egress_other_denied)
+		fprintf(out, "<tr><td>other destinations, not told apart</td><td class=\"n\">%lld</td>"
+			"<td class=\"n\">%lld</td></tr>\n", r->egress_other_allowed,
+			r->egress_other_denied);
+	fprintf(out, "</tbody>\n</table>\n</section>\n");
+}
+
 int report_html(const struct report *r, FILE *out)
 {
 	size_t deny = 0, alert = 0;
@@ -428,6 +538,8 @@ int report_html(const struct report *r, FILE *out)
 		fprintf(out, "</ul>\n</section>\n");
 	}
 
+	html_egress(r, out);
+	html_evidence(r, out);
 	html_tree(r, out);
 
 	fprintf(out, "<footer class=\"muted\"><p>%zu records", r->records);

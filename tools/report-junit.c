@@ -143,6 +143,26 @@ static void junit_property(FILE *out, const char *name, const char *value)
 	fputs("\"/>\n", out);
 }
 
+/* The summary's egress as the suite's output: an allowed destination is
+ * no test result, a denied one already fails its rule's testcase. */
+static void junit_egress(const struct report *r, FILE *out)
+{
+	if (!r->has_egress || (!r->n_egress && !r->egress_other_allowed && !r->egress_other_denied))
+		return;
+	fputs("    <system-out>egress (destination: allowed, denied):\n", out);
+	for (size_t i = 0; i < r->n_egress; i++) {
+		char dest[1024];
+
+		report_dest_text(&r->egress[i], dest, sizeof(dest));
+		junit_esc(out, dest, false);
+		fprintf(out, ": %lld, %lld\n", r->egress[i].allowed, r->egress[i].denied);
+	}
+	if (r->egress_other_allowed || r->egress_other_denied)
+		fprintf(out, "other destinations, not told apart: %lld, %lld\n",
+			r->egress_other_allowed, r->egress_other_denied);
+	fputs("</system-out>\n", out);
+}
+
 int report_junit(const struct report *r, FILE *out)
 {
 	size_t tests = r->n_rules ? r->n_rules : 1, failures = 0;
@@ -186,6 +206,7 @@ int report_junit(const struct report *r, FILE *out)
 	if (!r->n_rules)
 		fputs("    <testcase classname=\"agenttrace.session\" name=\"no denials\" time=\"0\"/>\n",
 		      out);
+	junit_egress(r, out);
 	fputs("  </testsuite>\n</testsuites>\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -186,6 +186,32 @@ static void md_finding_details(const struct report *r, const struct report_findi
 	fprintf(out, "\n</details>\n\n");
 }
 
+/* The summary's egress as a table (GitHub shows the first rows of a
+ * long one; the table is bounded by the summary's own bound). */
+static void md_egress(const struct report *r, FILE *out)
+{
+	if (!r->has_egress)
+		return;
+	fprintf(out, "\n### Egress\n\n");
+	if (!r->n_egress && !r->egress_other_allowed && !r->egress_other_denied) {
+		fprintf(out, "No connect or send to an address.\n");
+		return;
+	}
+	fprintf(out, "| destination | allowed | denied |\n|---|---:|---:|\n");
+	for (size_t i = 0; i < r->n_egress; i++) {
+		char dest[1024];
+
+		report_dest_text(&r->egress[i], dest, sizeof(dest));
+		fprintf(out, "| ");
+		md_code(out, dest);
+		fprintf(out, r->egress[i].denied ? " | %lld | **%lld** |\n" : " | %lld | %lld |\n",
+			r->egress[i].allowed, r->egress[i].denied);
+	}
+	if (r->egress_other_allowed || r->egress_other_denied)
+		fprintf(out, "| other destinations, not told apart | %lld | %lld |\n",
+			r->egress_other_allowed, r->egress_other_denied);
+}
+
 int report_markdown(const struct report *r, FILE *out)
 {
 	size_t deny = 0, alert = 0, shown = 0;
@@ -285,6 +311,7 @@ int report_markdown(const struct report *r, FILE *out)
 			fputc('\n', out);
 		}
 	}
+	md_egress(r, out);
 	md_tree(r, out);
 	if (report_malformed_text(r, buf, sizeof(buf))) {
 		fprintf(out, "\n> %s (first: ", buf);

@@ -256,6 +256,36 @@ static json_t *sarif_rule(const struct report_rule *ru, const struct report_aler
 	return o;
 }
 
+/* The summary's egress in the invocation's property bag: no result of
+ * its own (an allowed destination is no finding; a denied one already
+ * is), but the run's account of where it connected. */
+static json_t *sarif_egress(const struct report *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->n_egress; i++) {
+		const struct report_dest *d = &r->egress[i];
+		char dest[1024];
+		json_t *o;
+
+		report_dest_text(d, dest, sizeof(dest));
+		o = json_pack("{s:s,s:s,s:s}", "destination", dest, "family", d->family ? d->family : "",
+			      "address", d->addr);
+		if (d->host)
+			json_object_set_new(o, "host", json_string(d->host));
+		if (d->port >= 0)
+			json_object_set_new(o, "port", json_integer(d->port));
+		json_object_set_new(o, "allowed", json_integer(d->allowed));
+		json_object_set_new(o, "denied", json_integer(d->denied));
+		json_array_append_new(a, o);
+	}
+	if (r->egress_other_allowed || r->egress_other_denied)
+		json_array_append_new(a, json_pack("{s:s,s:I,s:I}", "destination", "(other)", "allowed",
+						   (json_int_t)r->egress_other_allowed, "denied",
+						   (json_int_t)r->egress_other_denied));
+	return a;
+}
+
 int report_sarif(const struct report *r, FILE *out)
 {
 	size_t *index = xmalloc((r->n_rules + 1) * sizeof(*index));
@@ -320,6 +350,8 @@ int report_sarif(const struct report *r, FILE *out)
 			    json_pack("{s:s,s:s,s:I}", "policy", r->policy ? r->policy : "",
 				      "session", r->session ? r->session : "",
 				      "malformedLines", (json_int_t)r->malformed));
+	if (r->has_egress)
+		json_object_set_new(json_object_get(inv, "properties"), "egress", sarif_egress(r));
 	json_object_set_new(run, "invocations", json_pack("[o]", inv));
 	json_object_set_new(run, "results", results);
 	root = json_pack("{s:s,s:s,s:[o]}", "$schema", SARIF_SCHEMA, "version", "2.1.0", "runs", run);

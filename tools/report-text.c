@@ -119,6 +119,35 @@ static void text_rules(const struct report *r, FILE *out)
 	}
 }
 
+/* The summary's egress: each destination with its calls allowed and
+ * denied, the calls beyond the table's bound counted at the end. */
+static void text_egress(const struct report *r, FILE *out)
+{
+	if (!r->has_egress)
+		return;
+	fprintf(out, "\nEgress:\n");
+	if (!r->n_egress && !r->egress_other_allowed && !r->egress_other_denied) {
+		fprintf(out, "  (no connect or send to an address)\n");
+		return;
+	}
+	fprintf(out, "  %-50s %7s %7s\n", "destination", "allowed", "denied");
+	for (size_t i = 0; i < r->n_egress; i++) {
+		const struct report_dest *d = &r->egress[i];
+		char dest[1024];
+		size_t w;
+
+		report_dest_text(d, dest, sizeof(dest));
+		w = strlen(dest);
+		fputs("  ", out);
+		text_put(out, dest);
+		fprintf(out, "%*s %7lld %7lld\n", w < 50 ? (int)(50 - w) : 0, "", d->allowed,
+			d->denied);
+	}
+	if (r->egress_other_allowed || r->egress_other_denied)
+		fprintf(out, "  %-50s %7lld %7lld\n", "(other destinations, not told apart)",
+			r->egress_other_allowed, r->egress_other_denied);
+}
+
 static void text_script(const char *script, FILE *out)
 {
 	const char *p = script;
@@ -232,6 +261,7 @@ int report_text(const struct report *r, FILE *out)
 	fputc('\n', out);
 	text_counts(r, out);
 	text_rules(r, out);
+	text_egress(r, out);
 
 	if (deny + alert) {
 		fprintf(out, "\nDenials and alerts:\n");

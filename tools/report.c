@@ -216,6 +216,7 @@ struct report_build {
 	struct report_map pids;     /* "pid" -> latest proc */
 	struct report_map findings; /* "action\x1frule\x1fobject" -> finding */
 	struct report_map rules;    /* id -> rule */
+	struct report_map evidence; /* copy -> evidence */
 	size_t cap_procs, cap_alerts, cap_findings, cap_rules;
 	size_t bad_shown;
 };
@@ -511,6 +512,81 @@ static void report_alert_add(struct report_build *b, const struct logrec *rec, s
 	r->n_alerts++;
 }
 
+static long long report_int(const json_t *o, const char *key, long long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+static void report_egress_free(struct report *r)
+{
+	for (size_t i = 0; i < r->n_egress; i++) {
+		free(r->egress[i].family);
+		free(r->egress[i].addr);
+		free(r->egress[i].host);
+	}
+	free(r->egress);
+	r->egress = NULL;
+	r->n_egress = 0;
+}
+
+/* "egress" and "egress_other": entries that are not objects with an
+ * address are skipped. */
+static void report_summary_egress(struct report *r, const json_t *o)
+{
+	const json_t *e = json_object_get(o, "egress"), *other = json_object_get(o, "egress_other");
+	size_t n = json_array_size(e);
+
+	report_egress_free(r);
+	r->has_egress = json_is_array(e);
+	r->egress = n ? xcalloc(n, sizeof(*r->egress)) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *d = json_array_get(e, i);
+		const char *addr = json_string_value(json_object_get(d, "addr"));
+		struct report_dest *x;
+
+		if (!json_is_object(d) || !addr)
+			continue;
+		x = &r->egress[r->n_egress++];
+		x->family = report_dup(json_string_value(json_object_get(d, "family")));
+		x->addr = xstrdup(addr);
+		x->host = report_dup(json_string_value(json_object_get(d, "host")));
+		x->port = (long)report_int(d, "port", -1);
+		x->allowed = report_int(d, "allowed", 0);
+		x->denied = report_int(d, "denied", 0);
+	}
+	r->egress_other_allowed = report_int(other, "allowed", 0);
+	r->egress_other_denied = report_int(other, "denied", 0);
+}
+
+/* The copies REC names: its script's (when one hashes to it) and its
+ * program's.  At most REPORT_KEEP_ALERTS copies are listed. */
+static void report_evidence_add(struct report *r, struct report_map *seen, const struct logrec *rec)
+{
+	for (size_t i = 0; i < json_array_size(rec->evidence) && r->n_evidence < REPORT_KEEP_ALERTS; i++) {
+		const char *copy = json_string_value(json_array_get(rec->evidence, i)), *base;
+		struct report_evidence *e;
+		size_t *slot;
+		bool script;
+
+		if (!copy)
+			continue;
+		slot = report_map_slot(seen, copy, true);
+		if (*slot != REPORT_NONE)
+			continue;
+		*slot = r->n_evidence;
+		base = logread_base(copy);
+		script = rec->script_path && rec->script_sha256 && strcmp(base, rec->script_sha256) == 0;
+		r->evidence = xrealloc(r->evidence, (r->n_evidence + 1) * sizeof(*r->evidence));
+		e = &r->evidence[r->n_evidence++];
+		e->copy = xstrdup(copy);
+		e->what = xstrdup(script ? "script" : "program");
+		e->path = report_dup(script ? rec->script_path : rec->target ? rec->target : rec->exe);
+		e->line = rec->line;
+	}
+}
+
 static void report_summary(struct report *r, const struct logrec *rec)
 {
 	const json_t *o = rec->json, *v;
@@ -537,6 +613,7 @@ static void report_summary(struct report *r, const struct logrec *rec)
 	r->command = report_cmdline(rec->argv, NULL);
 	free(r->cwd);
 	r->cwd = report_dup(rec->cwd);
+	report_summary_egress(r, o);
 }
 
 static void report_bad_line(const char *name, size_t line, const char *why, void *arg)
@@ -596,6 +673,8 @@ int report_build(struct report *r, const char *log, char *err, size_t err_size)
 			report_summary(r, rec);
 			continue;
 		}
+		if (rec->evidence)
+			report_evidence_add(r, &b.evidence, rec);
 		if (rec->pid > 0) {
 			proc = report_proc_for(&b, rec);
 			report_proc_event(&b, proc, rec);
@@ -617,12 +696,14 @@ int report_build(struct report *r, const char *log, char *err, size_t err_size)
 		report_map_free(&b.pids);
 		report_map_free(&b.findings);
 		report_map_free(&b.rules);
+	report_map_free(&b.evidence);
 		return rc;
 	}
 	report_link_procs(&b);
 	report_map_free(&b.pids);
 	report_map_free(&b.findings);
 	report_map_free(&b.rules);
+	report_map_free(&b.evidence);
 	return 0;
 }
 
@@ -688,6 +769,14 @@ void report_free(struct report *r)
 	free(r->command);
 	free(r->cwd);
 	free(r->first_cwd);
+	report_egress_free(r);
+	for (size_t i = 0; i < r->n_evidence; i++) {
+		free(r->evidence[i].copy);
+		free(r->evidence[i].path);
+		free(r->evidence[i].what);
+	}
+	free(r->evidence);
+	free(r->out_dir);
 	free(r->workspace);
 	free(r->workflow);
 	free(r->log_abs);
@@ -735,6 +824,19 @@ const char *report_trunc(const char *s, size_t max, char *buf, size_t size)
 	memcpy(buf, s, max);
 	memcpy(buf + max, "...", 4);
 	return buf;
+}
+
+void report_dest_text(const struct report_dest *d, char *buf, size_t size)
+{
+	bool v6 = strchr(d->addr, ':') != NULL;
+
+	if (d->port < 0)
+		snprintf(buf, size, "%s%s", d->family && strcmp(d->family, "unix") == 0 ? "unix:" : "",
+			 d->addr);
+	else if (d->host)
+		snprintf(buf, size, v6 ? "%s:%ld ([%s])" : "%s:%ld (%s)", d->host, d->port, d->addr);
+	else
+		snprintf(buf, size, v6 ? "[%s]:%ld" : "%s:%ld", d->addr, d->port);
 }
 
 void report_frame_text(const struct report_frame *f, size_t i, char *buf, size_t size)
@@ -903,6 +1005,15 @@ int main(int argc, char **argv)
 		die("%s", err);
 	}
 	report_place(&r, root, log);
+	if (output) {
+		/* Where the HTML report's links to evidence start from. */
+		char *dir = xstrdup(output), *slash = strrchr(dir, '/');
+
+		if (slash)
+			*slash = 0;
+		r.out_dir = realpath(slash ? (*dir ? dir : "/") : ".", NULL);
+		free(dir);
+	}
 	if (report_malformed_text(&r, buf, sizeof(buf)) && log_level() > 0)
 		warn_msg("%s: %s", log, buf);
 	if (output) {

@@ -102,6 +102,24 @@ struct report_rule {
 	size_t first_alert;     /* index into alerts, REPORT_NONE */
 };
 
+/* One destination of the summary's egress (doc/RECORDS.md). */
+struct report_dest {
+	char *family;           /* "inet", "inet6", "unix", or as recorded */
+	char *addr;             /* never NULL */
+	char *host;             /* may be NULL */
+	long port;              /* -1 none */
+	long long allowed, denied;
+};
+
+/* A copy of a script or program the session kept (--evidence), from the
+ * exec records and alerts that name it; one entry per copy. */
+struct report_evidence {
+	char *copy;             /* DIR/SHA256 as recorded */
+	char *path;             /* the script or program it is a copy of */
+	char *what;             /* "script" or "program" */
+	size_t line;            /* the first record naming it */
+};
+
 struct report {
 	char *log_name;
 	size_t lines, records, malformed;
@@ -137,11 +155,20 @@ struct report {
 	char *command;          /* the command line */
 	char *cwd;
 	char *first_cwd;        /* the first record's cwd (a log without a summary) */
+	/* The summary's egress, in its order (denied first, then by count). */
+	bool has_egress;
+	struct report_dest *egress;
+	size_t n_egress;
+	long long egress_other_allowed, egress_other_denied;
+
+	struct report_evidence *evidence;
+	size_t n_evidence;
 
 	/* Not from the log: where the SARIF report places results (main). */
 	char *workspace;        /* --root, else GITHUB_WORKSPACE, else the run's directory */
 	char *workflow;         /* the workflow file of GITHUB_WORKFLOW_REF, relative */
 	char *log_abs;          /* the log's absolute path, NULL for standard input */
+	char *out_dir;          /* -o FILE's directory, absolute; NULL: standard output */
 };
 
 enum report_event {
@@ -182,6 +209,9 @@ int64_t report_rel_ms(const struct report *r, int64_t t);
 /* s cut to at most max bytes (at a UTF-8 boundary) with "..." appended
  * when cut; returns s itself when it fits, else buf. */
 const char *report_trunc(const char *s, size_t max, char *buf, size_t size);
+/* A destination as one line: "host:443 (192.0.2.1)", "192.0.2.1:443",
+ * "[2001:db8::1]:443", "unix:/run/x.sock". */
+void report_dest_text(const struct report_dest *d, char *buf, size_t size);
 /* Frame i as one line: "#0 0x401136 main+0x16 (/usr/bin/prog)". */
 void report_frame_text(const struct report_frame *f, size_t i, char *buf, size_t size);
 

@@ -1,5 +1,6 @@
 /* The shared decide-and-record step (tracer/judge.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,9 +319,25 @@ static void judge_frames(struct session *s, struct record *r, const struct judge
 	}
 }
 
+/* With --evidence: the file an allowed call writes the bytes of, opened
+ * for writing or renamed or linked into place, so that its exec is known
+ * as a program written in the session (evidence.h). */
+static void judge_note_written(struct session *s, const struct judge_call *c)
+{
+	if (s->evidence.dir_fd < 0 || !c->n_events || c->events[0].kind != RULES_KIND_WRITE)
+		return;
+	if (c->has_flags && ((c->flags & O_ACCMODE) != O_RDONLY || (c->flags & (O_CREAT | O_TRUNC))))
+		evidence_note_write(&s->evidence, c->events[0].path);
+	else if (c->n_events > 1 && c->events[1].kind == RULES_KIND_WRITE &&
+		 (judge_is(c->syscall, "rename", "renameat") || judge_is(c->syscall, "renameat2", NULL) ||
+		  judge_is(c->syscall, "link", "linkat")))
+		evidence_note_write(&s->evidence, c->events[1].path);
+}
+
 void judge_record(struct session *s, const struct judge_who *w, const struct judge_call *c,
 		  const struct judge_verdict *v)
 {
+	static struct evidence_file files[2];
 	static char script[SCRIPT_TEXT_MAX];
 	static struct elf_facts elf;
 	const struct rules_event *ev = c->n_events ? &c->events[v->event] : NULL;
@@ -330,6 +347,10 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 
 	if (v->quiet || s->mute_records)
 		return;
+	/* Every judged destination, allowed ones too (the summary's egress). */
+	egress_note(&s->egress, c->events, c->n_events, v->effective == RULES_ACTION_DENY);
+	if (v->effective != RULES_ACTION_DENY)
+		judge_note_written(s, c);
 	r.pid = w->pid;
 	r.ppid = w->ppid;
 	r.exe = w->exe;
@@ -383,6 +404,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 		r.script = script;
 		if (exe && elfinfo_read(exe, &elf) == 0)
 			r.elf = &elf;
+		record_exec_evidence(s, &r, files);
 	}
 	judge_frames(s, &r, w);
 	record_emit(s, &r);

@@ -7,6 +7,7 @@
 #include "lib/log.h"
 #include "tracer/signals.h"
 #include "tracer/confine/limits.h"
+#include "tracer/doctor.h"
 #include "tracer/ptrace/loop.h"
 #include "tracer/options.h"
 #include "tracer/record/record.h"
@@ -28,6 +29,10 @@ int main(int argc, char **argv)
 	if (ret != AT_GO_ON)
 		goto out_options;
 	log_set_level(opt.verbosity);
+	if (opt.doctor) {
+		ret = doctor_run();
+		goto out_options;
+	}
 
 	ret = session_start(&s, &opt);
 	if (ret != AT_GO_ON)

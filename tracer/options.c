@@ -34,6 +34,10 @@ enum {
 	OPT_LANDLOCK,
 	OPT_ENGINE,
 	OPT_EXPLAIN,
+	OPT_DOCTOR,
+	OPT_NO_PROJECT_POLICY,
+	OPT_TRUST_PROJECT_POLICY,
+	OPT_EVIDENCE,
 	OPT_CONTEXT,
 };
 
@@ -60,6 +64,10 @@ static const struct option options_table[] = {
 	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "doctor", no_argument, NULL, OPT_DOCTOR },
+	{ "no-project-policy", no_argument, NULL, OPT_NO_PROJECT_POLICY },
+	{ "trust-project-policy", no_argument, NULL, OPT_TRUST_PROJECT_POLICY },
+	{ "evidence", required_argument, NULL, OPT_EVIDENCE },
 	{ "context", required_argument, NULL, OPT_CONTEXT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -72,15 +80,21 @@ static void options_usage(FILE *f)
 {
 	fputs("Usage: agenttrace [OPTIONS] [--] COMMAND [ARG...]\n"
 	      "       agenttrace [OPTIONS] --explain\n"
+	      "       agenttrace --doctor\n"
 	      "Run COMMAND and every process it starts under a ptrace + seccomp-bpf\n"
 	      "supervisor that checks exec, writes, credential reads and connects\n"
 	      "against a policy.\n"
 	      "\n"
 	      "  -p, --policy NAME|FILE    shipped policy (default strict ci audit agent) or\n"
 	      "                            a JSON file; repeatable, later layers on earlier\n"
+	      "      --no-project-policy   ignore the project's .agenttrace.json\n"
+	      "      --trust-project-policy  use the project's .agenttrace.json as written\n"
+	      "                            (without it: only its deny and alert rules)\n"
 	      "  -m, --mode enforce|audit  override the policy's mode\n"
 	      "  -o, --log FILE            append JSON Lines records to FILE\n"
 	      "      --record              log every intercepted event, not only alerts\n"
+	      "      --evidence DIR        keep a copy of every script run and of every\n"
+	      "                            program the session wrote and ran, in DIR\n"
 	      "      --allow-net HOST[:PORT], --allow-write PATH, --allow-read PATH,\n"
 	      "      --allow-exec PROGRAM  add one allow rule, exempted from the policy's\n"
 	      "                            denies of its kind; repeatable; single-quote\n"
@@ -107,6 +121,8 @@ static void options_usage(FILE *f)
 	      "      --landlock auto|on|off  kernel backstop (Landlock) for the write roots;\n"
 	      "                            on: fail (125) where the kernel lacks it\n"
 	      "      --explain             print the effective policy and exit\n"
+	      "      --doctor              print which kernel features this machine has and\n"
+	      "                            what a session here uses, and exit\n"
 	      "      --context TEXT        label copied into every record\n"
 	      "  -q, --quiet               no summary line (and no alert lines with --log)\n"
 	      "  -v, --verbose             say which backend and policy layers are active\n"
@@ -383,6 +399,20 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_EXPLAIN:
 			o->explain = true;
 			break;
+		case OPT_DOCTOR:
+			o->doctor = true;
+			break;
+		case OPT_NO_PROJECT_POLICY:
+			o->no_project_policy = true;
+			break;
+		case OPT_TRUST_PROJECT_POLICY:
+			o->trust_project_policy = true;
+			break;
+		case OPT_EVIDENCE:
+			if (!*optarg)
+				return options_bad("--evidence needs a directory");
+			o->evidence = optarg;
+			break;
 		case OPT_CONTEXT:
 			o->context = optarg;
 			break;
@@ -410,6 +440,16 @@ int options_parse(int argc, char **argv, struct options *o)
 		}
 	}
 
+	if (o->no_project_policy && o->trust_project_policy)
+		return options_bad("--no-project-policy and --trust-project-policy contradict "
+				   "each other: give one");
+	if (o->doctor) {
+		if (o->explain)
+			return options_bad("--doctor and --explain are two reports: give one");
+		if (optind < argc)
+			return options_bad("--doctor takes no command (got '%s')", argv[optind]);
+		return AT_GO_ON;
+	}
 	if (o->explain) {
 		if (optind < argc)
 			return options_bad("--explain takes no command (got '%s')", argv[optind]);

@@ -58,6 +58,10 @@ struct options {
 	bool private_tmp;
 	enum options_landlock landlock;
 	bool explain;
+	bool doctor;                     /* --doctor: the machine's report, no command */
+	bool no_project_policy;          /* --no-project-policy */
+	bool trust_project_policy;       /* --trust-project-policy */
+	const char *evidence;            /* --evidence DIR; NULL: none */
 	const char *context;             /* NULL: context_default() */
 	int verbosity;                   /* 0 -q, 1 normal, 2 -v, 3 -vv */
 	char **command;                  /* NULL-terminated; NULL with --explain */

@@ -10,6 +10,8 @@
 
 #include "rules/generalise.h"
 #include "rules/rules.h"
+#include "tracer/record/egress.h"
+#include "tracer/record/evidence.h"
 #include "tracer/record/notify.h"
 #include "tracer/options.h"
 #include "tracer/ptrace/tracee.h"
@@ -63,6 +65,7 @@ struct session {
 	struct rules_policy *policy;
 	struct rules_anchors anchors; /* ${ROOT} ${TMPDIR} ${HOME} of this run, for suggestions */
 	char *suggest_base;       /* what a suggested layer extends: the last --policy */
+	char *project_policy;     /* ${ROOT}/.agenttrace.json in force (project-policy.h); NULL: none */
 	char id[17];              /* random hex, per run */
 	char *context;            /* NULL: none */
 	char *self_exe;           /* agenttrace's own binary */
@@ -81,6 +84,8 @@ struct session {
 	struct landlock *landlock; /* landlock.c: the backstop, NULL: none */
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
+	struct egress egress;     /* egress.h: the destinations connects and sends were judged for */
+	struct evidence evidence; /* evidence.h: --evidence DIR, and what the session wrote */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */

@@ -31,6 +31,7 @@
 #include "tracer/record/record.h"
 #include "tracer/shim/preload-mode.h"
 #include "tracer/start.h"
+#include "tracer/project-policy.h"
 #include "tracer/syscall/probe.h"
 #include "tracer/unotify/listener.h"
 #include "tracer/confine/survive.h"
@@ -123,10 +124,34 @@ static void session_protect_preload(struct session *s, struct session_extras *x)
 	free(lib);
 }
 
+/* The project policy's name, whether there is one or not, and the file
+ * it leads to: a session must not write the policy of the next one
+ * (agenttrace(1), PROJECT POLICY). */
+static void session_protect_project(struct session *s, struct session_extras *x,
+				    const char *project_root)
+{
+	char *lit = session_abspath(project_root), *name, *real;
+
+	name = xasprintf("%s/%s", strcmp(lit, "/") == 0 ? "" : lit, PROJECT_POLICY_NAME);
+	session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+		      session_own(x, session_literal_pattern(name)), "write.agenttrace-project-policy",
+		      "the project's policy may not be written from inside a session");
+	real = s->project_policy ? realpath(s->project_policy, NULL) : NULL;
+	if (real && strcmp(real, name) != 0)
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, session_literal_pattern(real)),
+			      "write.agenttrace-project-policy-file",
+			      "the project's policy may not be written from inside a session");
+	free(real);
+	free(name);
+	free(lit);
+}
+
 /* doc/THREAT-MODEL.md: nothing inside the session can switch the supervision off, so
  * the log, the policy files and agenttrace's own binary are protected
  * from the command by deny rules of their own. */
-static void session_protect(struct session *s, struct session_extras *x, const char *log_abs)
+static void session_protect(struct session *s, struct session_extras *x, const char *log_abs,
+			    const char *project_root)
 {
 	struct options *o = s->opt;
 	unsigned n_policy = 0;
@@ -152,6 +177,18 @@ static void session_protect(struct session *s, struct session_extras *x, const c
 			      "the policy in force may not be changed from inside the session");
 		free(abs);
 	}
+	session_protect_project(s, x, project_root);
+	if (o->evidence) {
+		char *dir = session_abspath(o->evidence), *pat = session_literal_pattern(dir);
+
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
+			      session_own(x, xasprintf("%s/**", pat)), "write.agenttrace-evidence",
+			      "the evidence kept of the session is written by agenttrace only");
+		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY, session_own(x, pat),
+			      "write.agenttrace-evidence-dir",
+			      "the evidence kept of the session is written by agenttrace only");
+		free(dir);
+	}
 	if (s->self_exe)
 		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
 			      session_own(x, session_literal_pattern(s->self_exe)),
@@ -167,6 +204,8 @@ static int session_load_policy(struct session *s, const char *log_abs)
 	struct rules_vars vars;
 	struct rules_error err;
 	char *root_abs = NULL;
+	const char **names;
+	size_t n_names = 0;
 	int ret = AT_GO_ON;
 
 	if (o->root) {
@@ -181,6 +220,16 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		}
 	}
 	rules_vars_from_env(&vars, root_abs);
+	/* The project's policy, checked before anything is loaded. */
+	if (!o->no_project_policy) {
+		int r = project_policy_find(root_abs ? root_abs : s->cwd, o->trust_project_policy,
+					    &s->project_policy);
+
+		if (r != 0 && r != 1) {
+			free(root_abs);
+			return r;
+		}
+	}
 	for (size_t i = 0; i < o->allow_net.n; i++)
 		session_extra(&x, RULES_KIND_NET, RULES_ACTION_ALLOW, o->allow_net.v[i], NULL, NULL);
 	for (size_t i = 0; i < o->allow_write.n; i++)
@@ -189,7 +238,7 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		session_extra(&x, RULES_KIND_EXEC, RULES_ACTION_ALLOW, o->allow_exec.v[i], NULL, NULL);
 	for (size_t i = 0; i < o->allow_read.n; i++)
 		session_extra(&x, RULES_KIND_READ, RULES_ACTION_ALLOW, o->allow_read.v[i], NULL, NULL);
-	session_protect(s, &x, log_abs);
+	session_protect(s, &x, log_abs, root_abs ? root_abs : s->cwd);
 
 	/* A suggested layer extends the policy in force: the last --policy
 	 * (which the others, if any, are given before), a file by its
@@ -209,7 +258,17 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		return AT_EXIT_FAILURE;
 	}
 	memset(&err, 0, sizeof(err));
-	if (rules_load(o->policies.v, o->policies.n, x.v, x.n, &vars, &s->policy, &err) < 0) {
+	/* The project's policy is the last layer of policy files, over the
+	 * --policy layers or the shipped default. */
+	names = xcalloc(o->policies.n + 2, sizeof(*names));
+	for (size_t i = 0; i < o->policies.n; i++)
+		names[n_names++] = o->policies.v[i];
+	if (s->project_policy) {
+		if (!n_names)
+			names[n_names++] = "default";
+		names[n_names++] = s->project_policy;
+	}
+	if (rules_load(names, n_names, x.v, x.n, &vars, &s->policy, &err) < 0) {
 		char line[1536];
 
 		rules_error_format(&err, line, sizeof(line));
@@ -217,6 +276,7 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		ret = AT_EXIT_FAILURE;
 	}
 	session_extras_free(&x);
+	free(names);
 	free(root_abs);
 	return ret;
 }
@@ -365,6 +425,7 @@ int session_start(struct session *s, struct options *opt)
 	s->child_pipe = -1;
 	s->channel_fd = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
+	evidence_init(&s->evidence);
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	clock_gettime(CLOCK_REALTIME, &s->started_real);
 	session_token(s->id);
@@ -424,6 +485,13 @@ int session_start(struct session *s, struct options *opt)
 		if (ret != AT_GO_ON)
 			goto out;
 	}
+	if (opt->evidence) {
+		ret = evidence_open(&s->evidence, opt->evidence);
+		if (ret != AT_GO_ON)
+			goto out;
+		info_msg("evidence: copies of the scripts run and the programs written and run "
+			 "in %s", s->evidence.dir);
+	}
 	s->call = xmalloc(sizeof(*s->call));
 	ret = channel_open(s);
 	if (ret < 0 && s->preload_only) {
@@ -443,6 +511,10 @@ int session_start(struct session *s, struct options *opt)
 			 "preload shim: %s", s->engine == SESSION_ENGINE_NOTIFY ?
 			 "notify (seccomp user notification)" : "ptrace (seccomp stops)",
 			 s->preload_lib ? s->preload_lib : "none (host names from agenttrace's lookups)");
+	if (s->project_policy)
+		info_msg("project policy %s: %s", s->project_policy, opt->trust_project_policy ?
+			 "trusted (--trust-project-policy), used as written" :
+			 "its deny and alert rules added (--trust-project-policy to use it as written)");
 	info_msg("policy %s, mode %s%s", rules_string(s->policy, s->policy->layers),
 		 s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce",
 		 s->record_all ? ", recording every event" : "");
@@ -482,10 +554,15 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.engine = session_engine_name(s->engine),
 		.unseen = s->unseen,
 		.n_unseen = s->n_unseen,
+		.egress = &s->egress,
+		.project_policy = s->project_policy,
+		.project_policy_trusted = s->opt->trust_project_policy,
+		.evidence = s->evidence.dir_fd >= 0 ? &s->evidence : NULL,
 	};
 	char **changed = survive_list(s->survive, &f.n_changed_outside);
 
 	f.changed_outside = changed;
+	egress_sort(&s->egress);
 	record_summary(s, &f);
 	survive_list_free(changed, f.n_changed_outside);
 }
@@ -501,6 +578,8 @@ void session_end(struct session *s)
 	free(s->private_tmp);
 	landlock_free(s->landlock);
 	survive_free(s->survive);
+	egress_free(&s->egress);
+	evidence_close(&s->evidence);
 	free(s->groups);
 	channel_close(s);
 	tracee_info_unref(s->main_info);
@@ -512,6 +591,7 @@ void session_end(struct session *s)
 	free(s->policy);
 	rules_anchors_free(&s->anchors);
 	free(s->suggest_base);
+	free(s->project_policy);
 	free(s->context);
 	free(s->self_exe);
 	free(s->command_exe);

@@ -136,6 +136,26 @@ for B in auto preload; do
 		assert_eq "${BK}connect [2001:db8::1]:443: EACCES" "$EACCES" $?
 		assert_rec "${BK}connect [2001:db8::1]:443: deny record" "$(deny_expr net net.) and addr == '2001:db8::1' and port == 443"
 
+		# The summary's egress: every destination judged, allowed ones
+		# too, without --record; more than 256 destinations are counted,
+		# not listed (doc/RECORDS.md, egress).
+		at_netns -- sh -c '"$0" connect 127.0.0.1 1; "$0" connect 127.0.0.1 1; "$0" connect 192.0.2.1 9; "$0" sendto 192.0.2.1 53; exit 0' "$TRY" >"$OUT" 2>"$ERR"
+		assert_rec "${BK}egress: an allowed destination with its count" \
+			"event == 'summary' and {'family': 'inet', 'addr': '127.0.0.1', 'port': 1, 'host': None, 'allowed': 2, 'denied': 0} in egress"
+		assert_rec "${BK}egress: denied destinations first" \
+			"event == 'summary' and [(d['addr'], d['port'], d['denied']) for d in egress[:2]] == [('192.0.2.1', 9, 1), ('192.0.2.1', 53, 1)] and egress_other == {'allowed': 0, 'denied': 0}"
+		at_netns -- "$PYTHON" -c "
+import socket
+for p in range(1, 301):
+    s = socket.socket()
+    try:
+        s.connect(('127.0.0.1', p))
+    except OSError:
+        pass
+    s.close()" >"$OUT" 2>"$ERR"
+		assert_rec "${BK}egress: 256 destinations listed, the other 44 connects counted" \
+			"event == 'summary' and len(egress) == 256 and egress_other == {'allowed': 44, 'denied': 0}"
+
 		# A command-line rule admits it.
 		at_netns --allow-net 192.0.2.1:9 -- "$TRY" connect 192.0.2.1 9 >"$OUT" 2>"$ERR"
 		assert_eq "${BK}--allow-net 192.0.2.1:9 admits it (refused by the kernel)" 111 $?

@@ -25,6 +25,47 @@ for B in auto preload; do
 	assert_rec "${BK}--context defaults to the GitHub workflow and job" "event == 'alert' and context == 'wf/test'$(bk_rec_backend)"
 done
 
+# One line a denial on stderr (the annotation, not the human line as
+# well); file= names a file of the workspace relative to it, nothing for
+# a file outside; the step summary lists the denials, the most frequent
+# first, and the egress; $GITHUB_OUTPUT gets the counts (doc/CI.md).
+mkdir -p "$ROOT/.git/hooks"
+printf '#!/bin/sh\nexit 0\n' >"$ROOT/bin/pip"
+chmod 0755 "$ROOT/bin/pip"
+outputs=$SANDBOX/github-output
+for B in auto preload; do
+	backend_use "$B"
+	printf '## earlier step\n' >"$summary"
+	printf 'earlier=1\n' >"$outputs"
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$summary GITHUB_OUTPUT=$outputs GITHUB_WORKSPACE=$ROOT \
+		bk_q -v -- sh -c '
+			for i in 1 2 3; do { echo x > .git/hooks/pre-commit; } 2>/dev/null; done
+			for i in 1 2 3 4 5 6 7 8 9 10 11; do echo x > .git/hooks/h$i; done
+			echo x > "$HOME/.bashrc"; "$1" connect 127.0.0.1 1; ./bin/pip install x; exit 0' sh "$TRY"
+	assert_eq "${BK}GitHub: the command's own status" 0 $?
+	assert_eq "${BK}GitHub: one line on stderr for each denial" 3 "$(grep -c 'pre-commit' "$ERR")"
+	assert_eq "${BK}GitHub: and for each alert" 1 "$(grep -c 'install' "$ERR")"
+	assert_match "${BK}GitHub: file= names a file of the workspace, relative" \
+		'^::error file=\.git/hooks/pre-commit,title=agenttrace write\.git-hooks::denied write '"$ROOT"'/\.git/hooks/pre-commit' "$(cat "$ERR")"
+	assert_match "${BK}GitHub: no file= for a file outside the workspace" \
+		'^::error title=agenttrace write\.home\.bashrc::denied write' "$(cat "$ERR")"
+	assert_eq "${BK}GitHub: no human line beside an annotation" "" "$(grep '^agenttrace: denied' "$ERR")"
+	assert_match "${BK}GitHub: the step summary lists the most frequent denial first" \
+		'#### Denials.*\| <code>write\.git-hooks</code> \| <code>'"$ROOT"'/\.git/hooks/pre-commit</code> \| 3 \|' "$(tr '\n' ' ' <"$summary")"
+	assert_eq "${BK}GitHub: ten denials listed" 10 "$(grep -c '^| <code>write\.' "$summary")"
+	assert_match "${BK}GitHub: the rest counted" 'and 3 more denials, not listed\.' "$(cat "$summary")"
+	assert_match "${BK}GitHub: the step summary has the egress" \
+		'#### Egress.*\| <code>127\.0\.0\.1:1</code> \| 1 \| 0 \|' "$(tr '\n' ' ' <"$summary")"
+	assert_eq "${BK}GitHub: \$GITHUB_OUTPUT gets the counts, after what was there" \
+		"earlier=1 denials=15 alerts=1 denials_exec=0 alerts_exec=1 denials_write=15 alerts_write=0" \
+		"$(grep -E '^(earlier|denials|alerts|denials_exec|alerts_exec|denials_write|alerts_write)=' "$outputs" | tr '\n' ' ' | sed 's/ $//')"
+	assert_match "${BK}GitHub: every kind has its count" 'denials_net=0' "$(cat "$outputs")"
+done
+# Without GitHub Actions -v prints the human line.
+at_q -v -- sh -c '{ echo x > .git/hooks/pre-commit; } 2>/dev/null'
+assert_eq "no GitHub: the human line" 1 "$(grep -c 'pre-commit' "$ERR")"
+assert_match "no GitHub: the human line" '^agenttrace: denied write .*pre-commit' "$(cat "$ERR")"
+
 # Outside GitHub Actions: no annotations, no summary file touched.
 before=$(cat "$summary")
 GITHUB_STEP_SUMMARY=$summary at_q -- sh -c 'echo x > "$HOME/.bashrc"'

@@ -30,7 +30,7 @@ bad_lines() {
 import re, sys
 data = open(sys.argv[1], "rb").read()
 for line in data.split(b"\n"):
-    own = re.match(rb"^::(error|warning) title=agenttrace ", line)
+    own = re.match(rb"^::(error|warning) (file=[^,:]*,)?title=agenttrace ", line)
     if line.startswith(b"::") and not own:
         print("workflow command:", line[:80])
     try:
@@ -58,21 +58,30 @@ for B in auto preload; do
 	bad=$(bad_lines "$ERR")
 	assert_eq "${BK}stderr: no raw control byte, invalid UTF-8 or foreign workflow command" "" "$bad"
 	for i in "${!names[@]}"; do
-		assert_match "${BK}stderr: the alert line shows name $i escaped" \
-			"^agenttrace: denied write .*$(printf '%s' "${shown[$i]}" | sed 's/[][\\.*^$|?+(){}]/\\&/g')" \
-			"$(grep -F -- "${shown[$i]}" "$ERR" | grep '^agenttrace: ')"
 		assert_match "${BK}annotation: name $i escaped inside one ::error command" \
 			"^::error title=agenttrace write.fallback::denied write " \
 			"$(grep -F -- "${shown[$i]}" "$ERR" | grep '^::')"
 	done
 	assert_eq "${BK}one annotation per denial" "${#names[@]}" "$(grep -c '^::error title=agenttrace' "$ERR")"
-
+	assert_eq "${BK}no plain line beside an annotation" "" "$(grep '^agenttrace: denied' "$ERR")"
 	bad=$(bad_lines "$summary")
 	assert_eq "${BK}step summary: no raw control byte" "" "$bad"
 	assert_match "${BK}step summary: the command's name neutralised in its cell" \
 		'\| <code>[^|]*/t&#124;r&#96;y&#42;&#95;x</code> \|' "$(cat "$summary")"
 	assert_eq "${BK}step summary: the command row keeps its 5 cell separators" 5 \
 		"$(grep -F '<code>' "$summary" | head -1 | tr -cd '|' | wc -c)"
+	assert_eq "${BK}step summary: each denial row keeps its 4 cell separators" "4 4 4 4 4" \
+		"$(grep -F '<code>write.fallback</code>' "$summary" | tr -cd '|\n' | awk '{ s = s (NR > 1 ? " " : "") length($0) } END { print s }')"
+
+	# Outside GitHub Actions, the plain lines say the same, escaped.
+	bk_q -v -- "$odd" exec /bin/sh -c "$script" sh "${names[@]}"
+	bad=$(bad_lines "$ERR")
+	assert_eq "${BK}stderr: no raw control byte, invalid UTF-8 or workflow command" "" "$bad"
+	for i in "${!names[@]}"; do
+		assert_match "${BK}stderr: the alert line shows name $i escaped" \
+			"^agenttrace: denied write .*$(printf '%s' "${shown[$i]}" | sed 's/[][\\.*^$|?+(){}]/\\&/g')" \
+			"$(grep -F -- "${shown[$i]}" "$ERR" | grep '^agenttrace: ')"
+	done
 
 	# The reports of that log.
 	"$REPORT" -q "$LOG" >"$SANDBOX/report.txt"

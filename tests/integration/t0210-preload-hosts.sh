@@ -95,6 +95,20 @@ except OSError as e:
 	assert_eq "$b: address from gethostbyname, connect by address: EACCES" "$EACCES" $?
 	assert_rec "$b: gethostbyname's name is in the record" "event == 'alert' and host == 'evil.example.org'"
 
+	# The summary's egress names each destination by the name it was
+	# resolved by: one allowed twice, one denied (agenttrace(1), RECORDS).
+	at_ns --backend $b -p "$POLICY" -- "$PYTHON" -c "
+import socket
+for h, p in (('api.example.test', 9), ('api.example.test', 9), ('evil.example.org', 9)):
+    try:
+        socket.create_connection((h, p), timeout=5).close()
+    except OSError:
+        pass" >"$OUT" 2>"$ERR"
+	assert_rec "$b: egress: api.example.test:9 allowed twice, by name" \
+		"event == 'summary' and {'family': 'inet', 'addr': '192.0.2.1', 'port': 9, 'host': 'api.example.test', 'allowed': 2, 'denied': 0} in egress"
+	assert_rec "$b: egress: evil.example.org:9 denied, listed first" \
+		"event == 'summary' and egress[0] == {'family': 'inet', 'addr': '192.0.2.2', 'port': 9, 'host': 'evil.example.org', 'allowed': 0, 'denied': 1}"
+
 	# A connect to an address nobody resolved says so.
 	at_ns --backend $b -p "$POLICY" -- "$TRY" connect 192.0.2.2 9 >"$OUT" 2>"$ERR"
 	assert_eq "$b: connect by address only: EACCES" "$EACCES" $?

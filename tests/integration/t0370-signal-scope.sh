@@ -154,7 +154,10 @@ if have unshare && unshare -pf --mount-proc true 2>/dev/null; then
 	assert_match "kill -9 -1: the process outside the session lives" "outsider-alive" "$(cat "$OUT")"
 	assert_rec "kill -9 -1: record" "$out_expr and syscall == 'kill'"
 	assert_rec "kill -9 -1: the supervisor lived: the log ends with the summary" "event == 'summary' and signal == 9"
+	# The job must have undone the inherited "ignore TERM" (it is sleep
+	# by then) before the signal comes.
 	kill_all 15 'trap "" TERM; sleep 50 & a=$!; sleep 51 & b=$!; (trap - TERM; exec sleep 52) & c=$!
+		until [ "$(cat /proc/$c/comm 2>/dev/null)" = sleep ]; do sleep 0.05; done
 		"$0" kill-all "$1"; echo rc=$?; wait $c; echo c=$?'
 	assert_eq "kill -TERM -1: the shell (ignoring TERM) goes on and exits 0" 0 $?
 	assert_match "kill -TERM -1: kill returned 0" "rc=0" "$(cat "$OUT")"

@@ -56,6 +56,11 @@ for r in results:
     assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
 bashrc = [r for r in results if r["ruleId"] == "write.home.bashrc"][0]
 assert bashrc["occurrenceCount"] == 2
+egress = run["invocations"][0]["properties"]["egress"]
+assert egress[0] == {"destination": "example.com:443 (93.184.216.34)", "family": "inet",
+                     "address": "93.184.216.34", "host": "example.com", "port": 443,
+                     "allowed": 0, "denied": 1}, egress[0]
+assert egress[-1] == {"destination": "(other)", "allowed": 2, "denied": 0}, egress[-1]
 rule = {r["id"]: r for r in rules}
 assert rule["write.git-hooks"]["shortDescription"]["text"] == \
     "git runs hooks on the next commit, outside any supervision"

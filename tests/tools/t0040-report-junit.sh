@@ -28,10 +28,14 @@ alert = [c for c in cases if c.get("name") == "exec.pip-install"][0]
 assert alert.find("failure") is None and "pip3 install" in alert.find("system-out").text
 props = {p.get("name"): p.get("value") for p in suite.find("properties")}
 assert props["policy"] == "default" and props["exit_code"] == "2", props
+out = suite.find("system-out").text.splitlines()
+assert out[:3] == ["egress (destination: allowed, denied):", "example.com:443 (93.184.216.34): 0, 1",
+                   "pypi.org:443 (151.101.0.223): 3, 0"], out
+assert out[-1] == "other destinations, not told apart: 2, 0", out
 print("ok")
 PY
 )
-assert_eq "JUnit XML: one testcase per rule, failures for denials" "ok" "$out"
+assert_eq "JUnit XML: one testcase per rule, failures for denials, the egress as the suite's output" "ok" "$out"
 
 # Control characters and markup in the log stay well-formed XML.
 printf '%s\n' '{"v":1,"time":"2026-01-15T10:00:00.000Z","session":"e","seq":1,"event":"alert","pid":7,"ppid":1,"exe":"/bin/x","argv":["x"],"cwd":"/","action":"deny","mode":"enforce","kind":"write","path":"/a\u0001b<c>&\"d]]>","rule":"write.fallback","why":"\u001b[31mred","context":null,"backend":"ptrace"}' >"$SANDBOX/ctl.jsonl"

@@ -12,6 +12,19 @@ assert_eq "self-contained: no src=, href=, <link>, @import or url()" "" \
 	"$(grep -Eo '(src|href)=|<link|@import|url\(' "$html" | head -n 3)"
 assert_eq "inline style and script" "1 1" "$(grep -c '<style>' "$html") $(grep -c '<script>' "$html")"
 
+# The summary's egress: a row per destination, the denied one marked.
+"$PYTHON" - "$html" >"$OUT" 2>&1 <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+sec = re.search(r'<section id="egress">(.*?)</section>', page, re.S)
+assert sec, "no egress section"
+rows = re.findall(r"<tr( class=\"deny\")?><td>(?:<code>)?(.*?)(?:</code>)?</td><td class=\"n\">(\d+)</td><td class=\"n\">(\d+)</td></tr>", sec.group(1))
+assert rows[0] == (' class="deny"', "example.com:443 (93.184.216.34)", "0", "1"), rows
+assert ("", "unix:/run/app.sock", "1", "0") in rows and len(rows) == 6, rows
+print("ok")
+PY
+assert_eq "egress: a row per destination, denied ones marked" ok "$(cat "$OUT")"
+
 # The log's strings never become markup.
 printf '%s\n' '{"v":1,"time":"2026-01-15T10:00:00.000Z","session":"e","seq":1,"event":"alert","pid":7,"ppid":1,"exe":"/bin/x","argv":["x","<img src=x onerror=alert(1)>"],"cwd":"/","action":"deny","mode":"enforce","kind":"write","path":"/a<script>alert(1)</script>","rule":"write.fallback","why":"\"><em class=x>","context":null,"backend":"ptrace"}' >"$SANDBOX/evil.jsonl"
 "$REPORT" -q "$SANDBOX/evil.jsonl" -f html >"$OUT"

@@ -292,8 +292,12 @@ static void loop_exec(struct session *s, struct tracee *t)
 	backtrace_forget(t->pid);
 	if (former)
 		backtrace_forget(former);
-	if (s->record_all) {
+	/* With --evidence, the exec of a script or of a program the session
+	 * wrote is recorded for its copy even without --record. */
+	if (s->record_all || (s->evidence.dir_fd >= 0 && t->info &&
+			      (t->info->script || evidence_was_written(&s->evidence, t->info->exe)))) {
 		struct record r = { 0 };
+		struct evidence_file files[2];
 		struct elf_facts elf;
 		char exe[64];
 		int fd;
@@ -315,6 +319,7 @@ static void loop_exec(struct session *s, struct tracee *t)
 				r.elf = &elf;
 			close(fd);
 		}
+		record_exec_evidence(s, &r, files);
 		record_emit(s, &r);
 	}
 }

@@ -189,29 +189,35 @@ static const char *record_base(const char *p)
 	return b ? b + 1 : (p ? p : "?");
 }
 
+/* What an alert is about, as its human line names it: the program run,
+ * the path (both of a rename), the address, or the call. */
+static void record_object_text(const struct record *r, char *object, size_t size)
+{
+	if (r->kind == RULES_KIND_EXEC && r->target)
+		snprintf(object, size, "%s", r->target);
+	else if (r->path && r->path2)
+		snprintf(object, size, "%s -> %s", r->path, r->path2);
+	else if (r->path)
+		snprintf(object, size, "%s", r->path);
+	else if (r->addr && r->port >= 0)
+		snprintf(object, size, strchr(r->addr, ':') ? "[%s]:%d" : "%s:%d",
+			 r->addr, r->port);
+	else if (r->addr)
+		snprintf(object, size, "%s", r->addr);
+	else if (r->detail)
+		snprintf(object, size, "%s", r->detail);
+	else
+		snprintf(object, size, "%s", r->syscall ? r->syscall : "");
+}
+
 /* "denied write /home/u/.bashrc (write.dotfiles: why) by pid 123 bash":
  * the human line of an alert, without the "agenttrace: " prefix. */
-static void record_human_line(const struct record *r, char *line, size_t size)
+static void record_human_line(const struct record *r, const char *object, char *line,
+			      size_t size)
 {
-	char object[PATH_MAX * 2 + 64];
 	const char *verb = r->action && strcmp(r->action, "deny") == 0 ? "denied" : "alert";
 	const char *kind = r->kind >= 0 ? session_kind_name(r->kind) : "event";
 
-	if (r->kind == RULES_KIND_EXEC && r->target)
-		snprintf(object, sizeof(object), "%s", r->target);
-	else if (r->path && r->path2)
-		snprintf(object, sizeof(object), "%s -> %s", r->path, r->path2);
-	else if (r->path)
-		snprintf(object, sizeof(object), "%s", r->path);
-	else if (r->addr && r->port >= 0)
-		snprintf(object, sizeof(object), strchr(r->addr, ':') ? "[%s]:%d" : "%s:%d",
-			 r->addr, r->port);
-	else if (r->addr)
-		snprintf(object, sizeof(object), "%s", r->addr);
-	else if (r->detail)
-		snprintf(object, sizeof(object), "%s", r->detail);
-	else
-		snprintf(object, sizeof(object), "%s", r->syscall ? r->syscall : "");
 	if (r->why && *r->why)
 		snprintf(line, size, "%s %s %s (%s: %s) by pid %d %s", verb, kind, object,
 			 r->rule ? r->rule : "?", r->why, (int)r->pid, record_base(r->exe));
@@ -285,6 +291,48 @@ static json_t *record_backtrace(const struct bt_frame *f, int n)
 	return a;
 }
 
+/* script_size, script_sha256; program_written, program_size,
+ * program_sha256; evidence: the copies kept. */
+static void record_set_evidence(json_t *o, const struct record *r)
+{
+	const struct evidence_file *sf = r->script_file, *pf = r->program_file;
+	json_t *copies;
+
+	if (sf && sf->known) {
+		json_object_set_new(o, "script_size", json_integer((json_int_t)sf->size));
+		if (sf->hashed)
+			json_object_set_new(o, "script_sha256", json_string(sf->sha256));
+	}
+	if (pf && pf->known) {
+		json_object_set_new(o, "program_written", json_true());
+		json_object_set_new(o, "program_size", json_integer((json_int_t)pf->size));
+		if (pf->hashed)
+			json_object_set_new(o, "program_sha256", json_string(pf->sha256));
+	}
+	if (!(sf && sf->copied) && !(pf && pf->copied))
+		return;
+	copies = json_array();
+	if (sf && sf->copied)
+		json_array_append_new(copies, record_jstr(sf->copy));
+	if (pf && pf->copied && !(sf && sf->copied && strcmp(sf->copy, pf->copy) == 0))
+		json_array_append_new(copies, record_jstr(pf->copy));
+	json_object_set_new(o, "evidence", copies);
+}
+
+void record_exec_evidence(struct session *s, struct record *r, struct evidence_file files[2])
+{
+	const char *program = r->target ? r->target : r->exe;
+
+	if (r->script_path) {
+		evidence_file(&s->evidence, r->script_path, &files[0]);
+		r->script_file = &files[0];
+	}
+	if (program && evidence_was_written(&s->evidence, program)) {
+		evidence_file(&s->evidence, program, &files[1]);
+		r->program_file = &files[1];
+	}
+}
+
 void record_emit(struct session *s, const struct record *r)
 {
 	bool alert = strcmp(r->event, "alert") == 0;
@@ -296,14 +344,26 @@ void record_emit(struct session *s, const struct record *r)
 			      strcmp(r->action, "alert") == 0 ? RULES_ACTION_ALERT :
 			      RULES_ACTION_ALLOW, r->rule);
 	if (alert) {
-		char raw[PATH_MAX * 2 + 1024], line[sizeof(raw) * 4];
+		char object[PATH_MAX * 2 + 64], raw[PATH_MAX * 2 + 1024], line[sizeof(raw) * 4];
+		struct notify_alert na = {
+			.deny = r->action && strcmp(r->action, "deny") == 0,
+			.rule = r->rule,
+			.line = line,
+			.object = object,
+			/* The file it is about: a write's or read's path, the
+			 * script or program an exec runs. */
+			.file = r->kind == RULES_KIND_EXEC ? (r->script_path ? r->script_path : r->target) :
+				r->kind == RULES_KIND_WRITE || r->kind == RULES_KIND_READ ? r->path : NULL,
+		};
 
 		/* Escaped once for stderr, the annotation and syslog alike. */
-		record_human_line(r, raw, sizeof(raw));
+		record_object_text(r, object, sizeof(object));
+		record_human_line(r, object, raw, sizeof(raw));
 		textesc(raw, strlen(raw), 0, line, sizeof(line));
-		if (s->log_fd < 0 || s->opt->verbosity > 0)
+		/* Under GitHub Actions the annotation is the denial's line on
+		 * stderr: the human line would say it twice. */
+		if (!notify_alert(&s->notify, &na) && (s->log_fd < 0 || s->opt->verbosity > 0))
 			out_msg("%s", line);
-		notify_alert(&s->notify, r->action && strcmp(r->action, "deny") == 0, r->rule, line);
 	}
 	if (s->log_fd < 0)
 		return;
@@ -341,6 +401,7 @@ void record_emit(struct session *s, const struct record *r)
 	record_set_str(o, "loader", r->loader);
 	record_set_str(o, "script_path", r->script_path);
 	record_set_str(o, "program_name", r->program_name);
+	record_set_evidence(o, r);
 	if (r->err)
 		json_object_set_new(o, "errno", json_string(record_errno_name(r->err)));
 	record_set_str(o, "rule", r->rule);

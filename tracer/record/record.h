@@ -65,12 +65,22 @@ struct record {
 	const char *backend;     /* NULL: "ptrace" */
 	const char *cwd;         /* the cwd the shim reported; NULL: /proc/PID/cwd */
 	const char *host_source; /* net: "shim", "resolver", or "none" ("host": null) */
+
+	/* exec: the script's size, hash and copy; the program's, when the
+	 * session wrote it (evidence.h).  NULL: none. */
+	const struct evidence_file *script_file;
+	const struct evidence_file *program_file;
 };
 
 /* Write one record.  "alert" records are counted into the session
  * counters.  Never fails: a log write that fails is warned about once and
  * counted in s->lost (agenttrace then exits 125 at the end). */
 void record_emit(struct session *s, const struct record *r);
+
+/* An exec record's evidence (evidence.h): the facts of R's script_path,
+ * and of its program (TARGET, else EXE) when the session wrote it, in
+ * FILES; R points at them. */
+void record_exec_evidence(struct session *s, struct record *r, struct evidence_file files[2]);
 
 /* R's process fields from T: the process, not the thread (what ps(1) and
  * the tools show), and what it runs when known. */
@@ -93,6 +103,10 @@ struct summary_facts {
 	const char *engine;           /* the supervisor's engine: "notify", "ptrace" */
 	char *const *unseen;          /* preload-only: static programs run unseen */
 	size_t n_unseen;
+	struct egress *egress;        /* the destinations judged (egress.h), sorted */
+	const char *project_policy;   /* the project's policy in force; NULL: none */
+	bool project_policy_trusted;  /* ... with --trust-project-policy */
+	const struct evidence *evidence; /* --evidence; NULL: none */
 };
 
 /* The last record: counts, exit status, what survived, processes left

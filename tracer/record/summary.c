@@ -65,13 +65,39 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 	}
 }
 
+/* "egress": every destination judged, "egress_other": the calls to
+ * destinations beyond the table's bound (egress.h). */
+static void summary_egress(const struct egress *e, json_t *o)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; e && i < e->n; i++) {
+		const struct egress_dest *d = &e->v[i];
+		json_t *x = json_object();
+
+		json_object_set_new(x, "family", json_string(d->family));
+		json_object_set_new(x, "addr", record_jstr(d->addr));
+		if (d->port >= 0) {
+			json_object_set_new(x, "port", json_integer(d->port));
+			json_object_set_new(x, "host", record_jstr(d->host));
+		}
+		json_object_set_new(x, "allowed", json_integer((json_int_t)d->allowed));
+		json_object_set_new(x, "denied", json_integer((json_int_t)d->denied));
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(o, "egress", a);
+	json_object_set_new(o, "egress_other",
+			    json_pack("{s:I,s:I}", "allowed", (json_int_t)(e ? e->other_allowed : 0),
+				      "denied", (json_int_t)(e ? e->other_denied : 0)));
+}
+
 /* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
-static void summary_notify(struct session *s, int exit_code)
+static void summary_notify(struct session *s, int exit_code, const struct egress *egress)
 {
 	struct notify_counts c = { 0 };
 	int rc;
 
-	if (!s->notify.step_summary)
+	if (!s->notify.step_summary && !s->notify.output)
 		return;
 	c.command = s->opt->command && s->opt->command[0] ? s->opt->command[0] : "";
 	c.policy = rules_string(s->policy, s->policy->layers);
@@ -80,9 +106,8 @@ static void summary_notify(struct session *s, int exit_code)
 	c.denials = s->denials;
 	c.alerts = s->alerts;
 	c.log = s->opt->log;
+	c.egress = egress;
 	for (int k = 0; k < SESSION_KIND_COUNT && c.n_kinds < 8; k++) {
-		if (!s->counts[k][RULES_ACTION_DENY] && !s->counts[k][RULES_ACTION_ALERT])
-			continue;
 		c.kinds[c.n_kinds] = session_kind_name(k);
 		c.deny[c.n_kinds] = s->counts[k][RULES_ACTION_DENY];
 		c.alert[c.n_kinds] = s->counts[k][RULES_ACTION_ALERT];
@@ -92,6 +117,9 @@ static void summary_notify(struct session *s, int exit_code)
 	if (rc < 0)
 		error_msg("cannot append to GITHUB_STEP_SUMMARY %s: %s",
 			s->notify.step_summary, strerror(-rc));
+	rc = notify_outputs(&s->notify, &c);
+	if (rc < 0)
+		error_msg("cannot append to GITHUB_OUTPUT %s: %s", s->notify.output, strerror(-rc));
 }
 
 void record_summary(struct session *s, const struct summary_facts *f)
@@ -105,7 +133,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 
 	while (argv && argv[argc])
 		argc++;
-	summary_notify(s, exit_code);
+	summary_notify(s, exit_code, f->egress);
 	if (s->opt->verbosity > 0) {
 		char more[64] = "";
 
@@ -149,6 +177,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	for (size_t i = 0; i < n_left; i++)
 		json_array_append_new(l, json_integer(left[i]));
 	json_object_set_new(o, "left_running", l);
+	summary_egress(f->egress, o);
 	summary_hardening(s, f, o);
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
@@ -167,6 +196,16 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	json_object_set_new(o, "mode", json_string(s->policy->mode == RULES_MODE_AUDIT ?
 						   "audit" : "enforce"));
 	json_object_set_new(o, "policy", record_jstr(rules_string(s->policy, s->policy->layers)));
+	json_object_set_new(o, "evidence_kept", f->evidence ?
+			    json_pack("{s:o,s:I,s:I,s:I,s:I}", "dir", record_jstr(f->evidence->dir),
+				      "files", (json_int_t)f->evidence->files,
+				      "bytes", (json_int_t)f->evidence->bytes,
+				      "skipped", (json_int_t)f->evidence->skipped,
+				      "untracked_writes", (json_int_t)f->evidence->untracked) :
+			    json_null());
+	json_object_set_new(o, "project_policy", f->project_policy ?
+			    json_pack("{s:o,s:b}", "path", record_jstr(f->project_policy), "trusted",
+				      f->project_policy_trusted) : json_null());
 	json_object_set_new(o, "context", s->context ? record_jstr(s->context) : json_null());
 	record_dump(s, o);
 	json_decref(o);

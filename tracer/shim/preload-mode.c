@@ -377,6 +377,7 @@ void preload_mode_event(struct session *s, const struct channel_msg *m)
 	if (e->kind == CHANNEL_KIND_EXEC_NOTICE) {
 		const char *argv[PRELOAD_MODE_ARGV_MAX], *targv[PRELOAD_MODE_ARGV_MAX];
 		static struct identity id;
+		struct evidence_file files[2];
 		struct record r = { 0 };
 
 		if (e->target[0])
@@ -403,6 +404,7 @@ void preload_mode_event(struct session *s, const struct channel_msg *m)
 		r.loader = id.loader;
 		r.script_path = id.script;
 		r.program_name = id.script ? id.script_name : id.exe_name;
+		record_exec_evidence(s, &r, files);
 		record_emit(s, &r);
 		return;
 	}

@@ -1,5 +1,12 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <linux/landlock.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
@@ -94,4 +101,126 @@ bool probe_notify_addfd(void)
 bool probe_notify_wait_killable(void)
 {
 	return probe_notify() && probe_release() >= 5019;
+}
+
+int probe_ptrace_scope(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Runs FN in a child and returns 0 when it exits 0, else -(its status),
+ * the errno it exits with. */
+static int probe_in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(fn());
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) ? -WEXITSTATUS(st) : 0;
+	return -ECHILD;
+}
+
+static int probe_traceme(void)
+{
+	return ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0 ? errno : 0;
+}
+
+int probe_ptrace_child(void)
+{
+	/* PTRACE_TRACEME is the child's own request: it is refused by the
+	 * same checks (yama, a seccomp profile, an outer tracer) that would
+	 * refuse the supervisor.  The child exits right after, untraced
+	 * work being none. */
+	return probe_in_child(probe_traceme);
+}
+
+static int probe_unshare_user(void)
+{
+	if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+			       setresuid(65534, 65534, 65534) < 0))
+		return errno;
+	return unshare(CLONE_NEWUSER) < 0 ? errno : 0;
+}
+
+int probe_userns(void)
+{
+	return probe_in_child(probe_unshare_user);
+}
+
+bool probe_pidfd(void)
+{
+	long fd = syscall(SYS_pidfd_open, getpid(), 0);
+
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
+}
+
+static void probe_read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (!fgets(buf, (int)size, f))
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+int probe_cgroup(char *controllers, size_t size)
+{
+	char line[4096], path[4200];
+	FILE *f;
+	size_t len = 0;
+	int version = 0;
+
+	controllers[0] = 0;
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {
+		/* Unified: the controllers of this process's own cgroup. */
+		f = fopen("/proc/self/cgroup", "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (strncmp(line, "0::", 3) == 0) {
+				line[strcspn(line, "\n")] = 0;
+				snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cgroup.controllers",
+					 strcmp(line + 3, "/") == 0 ? "" : line + 3);
+				probe_read_line(path, controllers, size);
+			}
+		if (f)
+			fclose(f);
+		return 2;
+	}
+	f = fopen("/proc/cgroups", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char name[64];
+		int hier, n, enabled;
+
+		if (line[0] == '#' || sscanf(line, "%63s %d %d %d", name, &hier, &n, &enabled) != 4 ||
+		    !enabled || !hier)
+			continue;
+		version = 1;
+		if (len < size)
+			len += (size_t)snprintf(controllers + len, size - len, "%s%s", len ? " " : "",
+						name);
+	}
+	if (f)
+		fclose(f);
+	return version;
 }

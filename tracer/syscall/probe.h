@@ -47,4 +47,29 @@ bool probe_notify_wait_killable(void);
  * descriptor as the call's result. */
 bool probe_notify_addfd(void);
 
+/* The rest is for agenttrace --doctor (tracer/doctor.c): facts of the
+ * machine that the session finds out by doing, told in advance. */
+
+/* The yama LSM's kernel.yama.ptrace_scope (0 to 3), -1 without yama. */
+int probe_ptrace_scope(void);
+
+/* Whether this process may trace a child of its own: a child asks
+ * PTRACE_TRACEME and stops.  0, or -errno of the refusal (EPERM: a
+ * seccomp profile or ptrace_scope 3; the supervisor then cannot start). */
+int probe_ptrace_child(void);
+
+/* Whether an unprivileged process may make a user namespace: a child
+ * (as nobody when this one is root) tries unshare(CLONE_NEWUSER).  0, or
+ * -errno. */
+int probe_userns(void);
+
+/* pidfd_open(2) (Linux 5.3). */
+bool probe_pidfd(void);
+
+/* The cgroup hierarchy this process is in: 2 (unified; CONTROLLERS gets
+ * the controllers of its own cgroup), 1 (v1 only; the enabled
+ * controllers of /proc/cgroups), 0 none.  CONTROLLERS holds SIZE bytes,
+ * names separated by spaces. */
+int probe_cgroup(char *controllers, size_t size);
+
 #endif

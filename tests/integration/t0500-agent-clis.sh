@@ -10,7 +10,7 @@
 # debugfs mounted, where Claude Code's Bun binary opens the kernel trace
 # marker at every start.  Codex's own sandbox (bubblewrap: new namespaces)
 # is refused with a record that says why, and runs its command when the
-# sandbox is off (t0470 has a program's own seccomp filter and Landlock
+# sandbox is off (t0510 has a program's own seccomp filter and Landlock
 # ruleset, which work).
 #
 # A registry that cannot be reached, or an install that fails, is a plain
