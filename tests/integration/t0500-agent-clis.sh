@@ -9,9 +9,9 @@
 # tracefs is mounted in a mount namespace of its own, as on a machine with
 # debugfs mounted, where Claude Code's Bun binary opens the kernel trace
 # marker at every start.  Codex's own sandbox (bubblewrap: new namespaces)
-# is refused with a record that says why, and runs its command when the
-# sandbox is off (t0510 has a program's own seccomp filter and Landlock
-# ruleset, which work).
+# is refused with a record that says why and a summary line that says
+# to turn it off, and runs its command when the sandbox is off (t0510 has
+# a program's own seccomp filter and Landlock ruleset, which work).
 #
 # A registry that cannot be reached, or an install that fails, is a plain
 # TAP skip even with AGENTTRACE_MUST_WORK=1: the registry lies outside the
@@ -161,6 +161,24 @@ for E in ptrace notify; do
 			"$(deny_expr syscall syscall.namespace) and pre(str(exe).rsplit('/', 1)[-1], 'bwrap')"
 		assert_match "$E: codex sandbox: agenttrace's line says why" \
 			"denied syscall [a-z0-9_]+ \\(syscall\\.namespace: .* bwrap" "$(cat "$SANDBOX/traced.err")"
+		# bubblewrap's own message blames the kernel's settings; the
+		# summary says what to do instead.
+		assert_match "$E: codex sandbox: the summary says to run it with its sandbox off" \
+			"agenttrace: a sandbox of the program's own \\(bwrap\\) cannot run inside agenttrace: .*run the program with its sandbox off" \
+			"$(cat "$SANDBOX/traced.err")"
+		# Its legacy Landlock helper does not take bubblewrap's place:
+		# in a restricted mode it stops, natively as here.
+		run_native "$BIN/codex" sandbox --enable use_legacy_landlock -c sandbox_mode=workspace-write -- \
+			/bin/sh -c 'echo hi >made.txt'
+		rm -f "$ROOT/made.txt"
+		run_traced "$E" "$BIN/codex" sandbox --enable use_legacy_landlock -c sandbox_mode=workspace-write -- \
+			/bin/sh -c 'echo hi >made.txt'
+		st=$?
+		assert_eq "$E: codex sandbox, legacy Landlock: exit status as natively" \
+			"$(cat "$SANDBOX/native.st")" "$st"
+		assert_file_absent "$E: codex sandbox, legacy Landlock: its command did not run" "$ROOT/made.txt"
+		assert_rec "$E: codex sandbox, legacy Landlock: no denial" "event == 'summary' and denials == 0"
+		rm -f "$ROOT/made.txt"
 		# With Codex's sandbox off, agenttrace is the sandbox.
 		run_traced "$E" "$BIN/codex" sandbox -c sandbox_mode=danger-full-access -- \
 			/bin/sh -c 'echo hi >made.txt'

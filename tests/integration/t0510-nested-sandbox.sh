@@ -9,7 +9,9 @@
 #  - a seccomp listener (it would outrank the supervisor) is refused with
 #    EPERM and a syscall.seccomp_listener record, and so are new
 #    namespaces (t0060): the program learns why from its own error path,
-#    the user from the record.
+#    the user from the record and from the summary's line that its
+#    sandbox cannot run inside agenttrace (its own message, bubblewrap's,
+#    blames the kernel).
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
@@ -31,6 +33,9 @@ expect_denied "own filter: a program it runs is still judged" "$EACCES" exec exe
 # --- a listener: refused ------------------------------------------------------
 expect_denied "a seccomp listener: refused with EPERM" "$EPERM" syscall syscall.seccomp_listener "" -- \
 	"$TRY" seccomp-listener
+assert_match "a seccomp listener: the summary says the program's sandbox cannot nest" \
+	"^agenttrace: a sandbox of the program's own \\(try-syscall\\) cannot run inside agenttrace: .*\\(1 call\\); run the program with its sandbox off" \
+	"$(cat "$ERR")"
 
 # --- a Landlock ruleset of the program's own -------------------------------------
 if "$TRY" landlock-exec "$ROOT/inside" "$TRY" exit 0 2>/dev/null; then
@@ -55,3 +60,14 @@ fi
 # --- new namespaces (bubblewrap): refused, and the record says why ---------------
 expect_denied "a new mount namespace: refused with EPERM" "$EPERM" syscall syscall.namespace "" -- \
 	"$TRY" unshare-mount
+assert_match "a new mount namespace: the summary says the program's sandbox cannot nest" \
+	"^agenttrace: a sandbox of the program's own \\(try-syscall\\) cannot run inside agenttrace" \
+	"$(cat "$ERR")"
+# Only what a sandbox needs: another denial says nothing of sandboxes.
+expect_denied "a denial of another kind" "$EACCES" write write. "$HOME/.bashrc" -- \
+	"$TRY" open-write "$HOME/.bashrc"
+if grep -q "sandbox of the program" "$ERR"; then
+	not_ok "a denial of another kind: no word of a sandbox" "$(cat "$ERR")"
+else
+	ok "a denial of another kind: no word of a sandbox"
+fi

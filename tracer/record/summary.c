@@ -42,6 +42,16 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 							survive_agent_paths(f->state, i));
 			out_msg("the agents' own state, paths written:%s", line);
 		}
+		/* The program's own message (bubblewrap's: "the kernel does
+		 * not allow non-privileged user namespaces") points at the
+		 * kernel; the cause is the supervisor, and the way out is to
+		 * turn that sandbox off. */
+		if (s->own_sandbox_refused)
+			out_msg("a sandbox of the program's own (%s) cannot run inside agenttrace: new "
+				"namespaces and seccomp listeners are refused (%" PRIu64 " call%s); run the "
+				"program with its sandbox off and agenttrace is the sandbox (agenttrace(1), "
+				"AGENTS)", s->own_sandbox_by, s->own_sandbox_refused,
+				s->own_sandbox_refused == 1 ? "" : "s");
 		if (as_root && !s->preload_only)
 			out_msg("the command ran as root (no --user)");
 	} else {
