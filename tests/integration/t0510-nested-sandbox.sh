@@ -63,6 +63,17 @@ expect_denied "a new mount namespace: refused with EPERM" "$EPERM" syscall sysca
 assert_match "a new mount namespace: the summary says the program's sandbox cannot nest" \
 	"^agenttrace: a sandbox of the program's own \\(try-syscall\\) cannot run inside agenttrace" \
 	"$(cat "$ERR")"
+# The program's name is the command's choice: escaped in that line as
+# in every line of agenttrace's (lib/log.c).
+cp "$TRY" "$ROOT/"$'ns\e]0;x\a'
+at_q -- "$ROOT/"$'ns\e]0;x\a' unshare-mount
+assert_match "a program named with control bytes: its name escaped in the line" \
+	"sandbox of the program's own \\(ns\\\\x1B\\]0;x\\\\x07\\)" "$(cat "$ERR")"
+if grep -q $'\e' "$ERR"; then
+	not_ok "a program named with control bytes: no ESC on stderr" "$(cat -v "$ERR")"
+else
+	ok "a program named with control bytes: no ESC on stderr"
+fi
 # Only what a sandbox needs: another denial says nothing of sandboxes.
 expect_denied "a denial of another kind" "$EACCES" write write. "$HOME/.bashrc" -- \
 	"$TRY" open-write "$HOME/.bashrc"
