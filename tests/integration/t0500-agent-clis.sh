@@ -82,15 +82,17 @@ run_native() {
 	echo $? >"$SANDBOX/native.st"
 }
 
-# traced ENGINE CMD...: the same under agenttrace --policy agent; its own
-# lines (agenttrace: ...) left out of stderr.
+# traced ENGINE CMD...: the same under agenttrace --policy agent (and the
+# options in TRACED_OPTS); its own lines (agenttrace: ...) left out of
+# stderr.
+TRACED_OPTS=()
 run_traced() {
 	local e=$1 st
 	shift
 	home_reset
 	rm -f "$LOG"
 	(cd "$ROOT" && exec "${NS[@]}" timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" \
-		--engine "$e" --policy agent -- "$@") </dev/null >"$OUT" 2>"$SANDBOX/traced.err"
+		--engine "$e" --policy agent "${TRACED_OPTS[@]}" -- "$@") </dev/null >"$OUT" 2>"$SANDBOX/traced.err"
 	st=$?
 	at_runs=$((at_runs + 1))
 	[ -f "$LOG" ] && cp "$LOG" "$SANDBOX/log.$at_runs.jsonl"
@@ -191,6 +193,24 @@ for E in ptrace notify; do
 		assert_ne "$E: codex sandbox, danger-full-access: still supervised" 0 $?
 		assert_rec "$E: codex sandbox, danger-full-access: HOME/.bashrc denied" \
 			"$(deny_expr write write. "$HOME/.bashrc")"
+		# A user's file the session may change (--allow-write) is
+		# listed as changed, the agent's state beside it is not.
+		TRACED_OPTS=(--allow-write '${HOME}/notes/**')
+		run_traced "$E" "$BIN/codex" sandbox -c sandbox_mode=danger-full-access -- \
+			/bin/sh -c 'mkdir -p "$HOME/notes" && echo hi >"$HOME/notes/n.txt"'
+		st=$?
+		TRACED_OPTS=()
+		assert_eq "$E: codex sandbox, a user's file: written" 0 "$st"
+		assert_rec "$E: codex sandbox, a user's file: in changed_outside, the agent's state not" \
+			"event == 'summary' and '$HOME/notes/n.txt' in changed_outside and set(changed_outside) <= {'$HOME/notes', '$HOME/notes/n.txt'}"
+		assert_rec "$E: codex sandbox, a user's file: codex's state apart" \
+			"event == 'summary' and (agent_state or {}).get('codex', 0) > 0"
+		assert_match "$E: codex sandbox, a user's file: its summary line" \
+			"^agenttrace: changed outside the project and temp dirs: .*$HOME/notes/n.txt" \
+			"$(cat "$SANDBOX/traced.err")"
+		assert_match "$E: codex sandbox, a user's file: the agent's state on its own line" \
+			"^agenttrace: the agents' own state, paths written: codex [0-9]+$" \
+			"$(cat "$SANDBOX/traced.err")"
 	fi
 done
 home_reset
