@@ -64,8 +64,8 @@ echo "== honest work in the project"
 try "write src/hello.c"            sh -c 'mkdir -p src && printf "int main(void){return 0;}\n" > src/hello.c'
 try "compile it"                   cc -o hello src/hello.c
 try "run it"                       ./hello
-# Ordinary version control.  Whether the policy lets `git init` write
-# .git/config is the policy's business: the line says what it did.
+# Ordinary version control: git writes its own configuration, which the
+# default policy judges by what it sets.
 try "git init, add and commit"     env GIT_AUTHOR_NAME=demo GIT_AUTHOR_EMAIL=demo@example.invalid \
 	GIT_COMMITTER_NAME=demo GIT_COMMITTER_EMAIL=demo@example.invalid \
 	sh -c 'git init -q . && git add src/hello.c && git commit -q -m "Add hello.c"'
@@ -74,6 +74,8 @@ try "pip install requests (a stand-in pip)" ./bin/pip install requests
 echo "== what an attacker would try"
 try "append to ~/.bashrc"          sh -c 'echo "alias sudo=/tmp/.x" >> "$HOME/.bashrc"'
 try "plant a git hook"             sh -c 'mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/pre-commit'
+# GIT_DIR: only the project's own repository, never one above it.
+try "make git run a program"       env GIT_DIR=.git git config core.fsmonitor /tmp/.x/monitor
 try "edit CI definitions"          sh -c 'mkdir -p .github/workflows && echo x > .github/workflows/ci.yml'
 try "read ~/.ssh/id_ed25519"       cat "$HOME/.ssh/id_ed25519"
 try "connect to 192.0.2.1:443"     python3 -c 'import socket; s=socket.socket(); s.settimeout(1); s.connect(("192.0.2.1", 443))'

@@ -34,6 +34,7 @@ struct cpat {
 
 struct crule {
 	uint8_t kind, action;
+	uint8_t content; /* write deny: enum rules_content */
 	bool from_extra; /* a command-line rule (struct rules_extra) */
 	char *id, *why, *source, *origin;
 	struct cpat pat;
@@ -585,6 +586,7 @@ struct rule_in {
 	char pat_kp[KP_SIZE];
 	bool implicit_args;              /* exec string rule: any arguments */
 	uint8_t script;                  /* exec: enum rules_script of "script" */
+	uint8_t content;                 /* write deny: enum rules_content of "content" */
 	const json_t *unless;
 	const json_t *overrides;         /* allow rules: ids to exempt the pattern from */
 	size_t layer_no;                 /* SIZE_MAX: command line */
@@ -933,6 +935,7 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 				 : pats[i].src ? pats[i].src : pats[i].text);
 		r->pat = pats[i];
 		r->pat.script = in->script;
+		r->content = in->content;
 		memset(&pats[i], 0, sizeof(pats[i]));
 		c->n_rules++;
 		if (!r->id || (in->why && !r->why) || !r->origin || !r->source) {
@@ -1014,7 +1017,7 @@ static bool string_list(const json_t *v, bool need_one)
 /* Layers with schema errors are still compiled, to report every pattern
  * error at once; rules whose shape is wrong were reported by the schema
  * and are skipped here. */
-static bool rule_shape_ok(enum rules_kind k, const json_t *rule)
+static bool rule_shape_ok(enum rules_kind k, enum rules_action a, const json_t *rule)
 {
 	const json_t *v;
 
@@ -1035,6 +1038,10 @@ static bool rule_shape_ok(enum rules_kind k, const json_t *rule)
 	if ((v = json_object_get(rule, "script")) &&
 	    (k != RULES_KIND_EXEC || schema_script(json_string_value(v)) == RULES_SCRIPT_NONE))
 		return false;
+	if ((v = json_object_get(rule, "content")) &&
+	    (k != RULES_KIND_WRITE || a != RULES_ACTION_DENY ||
+	     schema_content(json_string_value(v)) == RULES_CONTENT_NONE))
+		return false;
 	return true;
 }
 
@@ -1052,7 +1059,7 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer, siz
 				struct rule_in in = { .kind = k, .action = a, .layer = layer,
 						      .layer_no = layer_no };
 
-				if (!rule_shape_ok(k, rule)) {
+				if (!rule_shape_ok(k, a, rule)) {
 					c->gen[k][a]++;
 					continue;
 				}
@@ -1079,6 +1086,8 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer, siz
 					in.unless = json_object_get(rule, "unless");
 					in.script = (uint8_t)schema_script(
 						json_string_value(json_object_get(rule, "script")));
+					in.content = (uint8_t)schema_content(
+						json_string_value(json_object_get(rule, "content")));
 					in.overrides = json_object_get(rule, "overrides");
 					if (!json_is_array(in.overrides))
 						in.overrides = NULL;
@@ -1134,7 +1143,6 @@ static void comp_layer_settings(struct comp *c, const struct load_layer *layer)
 	v = json_object_get(root, "limits");
 	if (v) {
 		json_t *m;
-		unsigned long long size;
 
 		if ((m = json_object_get(v, "max_procs")))
 			c->limits.max_procs = (uint64_t)json_integer_value(m);
@@ -1142,11 +1150,19 @@ static void comp_layer_settings(struct comp *c, const struct load_layer *layer)
 			c->limits.timeout_sec = (uint64_t)json_integer_value(m);
 		if ((m = json_object_get(v, "max_cpu")))
 			c->limits.max_cpu_sec = (uint64_t)json_integer_value(m);
+		/* A size or a share: whichever this layer sets replaces both. */
 		if ((m = json_object_get(v, "max_memory"))) {
-			if (json_is_string(m) && schema_parse_size(json_string_value(m), &size) == 0)
+			uint64_t size;
+			uint32_t percent;
+
+			if (json_is_string(m) &&
+			    rules_parse_memory(json_string_value(m), &size, &percent) == 0) {
 				c->limits.max_memory = size;
-			else if (json_is_integer(m))
+				c->limits.max_memory_percent = percent;
+			} else if (json_is_integer(m)) {
 				c->limits.max_memory = (uint64_t)json_integer_value(m);
+				c->limits.max_memory_percent = 0;
+			}
 		}
 	}
 }
@@ -1478,6 +1494,7 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 				d->origin = pool_add(&b.pool, s->origin);
 				d->kind = s->kind;
 				d->action = s->action;
+				d->content = s->content;
 				build_pattern(&b, &s->pat, &d->pat);
 				d->unless_first = (uint32_t)b.n_pats;
 				d->unless_count = (uint32_t)s->n_unless;

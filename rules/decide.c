@@ -150,8 +150,8 @@ bool match_pattern(const struct rules_policy *p, enum rules_kind k,
 	}
 }
 
-static bool decide_rule(const struct rules_policy *p, enum rules_kind k,
-			const struct rules_rule *r, const struct match_subject *m)
+bool match_rule(const struct rules_policy *p, enum rules_kind k, const struct rules_rule *r,
+		const struct match_subject *m)
 {
 	const struct rules_pattern *unless;
 
@@ -196,7 +196,7 @@ __attribute__((noinline)) static void decide_exec(const struct rules_policy *p,
 			for (size_t k = 0; k < x.n; k++) {
 				if (order[o] == RULES_ACTION_ALLOW && !x.allow[k])
 					continue;
-				if (decide_rule(p, RULES_KIND_EXEC, r, &x.id[k])) {
+				if (match_rule(p, RULES_KIND_EXEC, r, &x.id[k])) {
 					out->action = order[o];
 					out->rule = r;
 					return;
@@ -209,8 +209,10 @@ __attribute__((noinline)) static void decide_exec(const struct rules_policy *p,
 	out->rule = r;
 }
 
-int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
-		 struct rules_verdict *out)
+/* BESIDE_CONTENT: the deny rules that judge content are set aside
+ * (rules.h, rules_decide_beside_content). */
+static int decide_one(const struct rules_policy *p, const struct rules_event *ev,
+		      bool beside_content, struct rules_verdict *out)
 {
 	static const enum rules_action order[] = {
 		RULES_ACTION_DENY, RULES_ACTION_ALERT, RULES_ACTION_ALLOW,
@@ -233,7 +235,9 @@ int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 
 		for (uint32_t i = 0; i < sp->count; i++) {
 			r = rules_rule_at(p, sp->first + i);
-			if (decide_rule(p, k, r, &m)) {
+			if (beside_content && r->content)
+				continue;
+			if (match_rule(p, k, r, &m)) {
 				out->action = order[o];
 				out->rule = r;
 				return 0;
@@ -246,8 +250,21 @@ int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 	return 0;
 }
 
-void rules_decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
-		       const bool *explicit_deny_only, struct rules_call_verdict *out)
+int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
+		 struct rules_verdict *out)
+{
+	return decide_one(p, ev, false, out);
+}
+
+int rules_decide_beside_content(const struct rules_policy *p, const struct rules_event *ev,
+				struct rules_verdict *out)
+{
+	return decide_one(p, ev, true, out);
+}
+
+static void decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
+			const bool *explicit_deny_only, bool beside_content,
+			struct rules_call_verdict *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->action = RULES_ACTION_ALLOW;
@@ -256,7 +273,7 @@ void rules_decide_call(const struct rules_policy *p, const struct rules_event *e
 	for (size_t i = 0; i < n; i++) {
 		struct rules_verdict v;
 
-		if (rules_decide(p, &ev[i], &v) < 0) {
+		if (decide_one(p, &ev[i], beside_content, &v) < 0) {
 			v.action = RULES_ACTION_DENY;
 			v.rule = NULL;
 		} else if (explicit_deny_only && explicit_deny_only[i] &&
@@ -270,6 +287,19 @@ void rules_decide_call(const struct rules_policy *p, const struct rules_event *e
 		}
 	}
 	out->effective = rules_effective(p, out->action);
+}
+
+void rules_decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
+		       const bool *explicit_deny_only, struct rules_call_verdict *out)
+{
+	decide_call(p, ev, n, explicit_deny_only, false, out);
+}
+
+void rules_decide_call_beside_content(const struct rules_policy *p, const struct rules_event *ev,
+				      size_t n, const bool *explicit_deny_only,
+				      struct rules_call_verdict *out)
+{
+	decide_call(p, ev, n, explicit_deny_only, true, out);
 }
 
 enum rules_action rules_effective(const struct rules_policy *p, enum rules_action a)

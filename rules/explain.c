@@ -46,6 +46,9 @@ static json_t *explain_rule(const struct rules_policy *p, const struct rules_rul
 	if (r->kind == RULES_KIND_EXEC && r->pat.script != RULES_SCRIPT_NONE)
 		json_object_set_new(o, "script",
 				    json_string(rules_script_name((enum rules_script)r->pat.script)));
+	if (r->content != RULES_CONTENT_NONE)
+		json_object_set_new(o, "content",
+				    json_string(rules_content_name((enum rules_content)r->content)));
 	if (r->why)
 		json_object_set_new(o, "why", json_string(rules_string(p, r->why)));
 	if (r->unless_count) {
@@ -125,7 +128,11 @@ char *rules_explain(const struct rules_policy *p)
 	env = NULL;
 	json_object_set_new(limits, "max_procs", explain_limit(p->limits.max_procs));
 	json_object_set_new(limits, "timeout", explain_limit(p->limits.timeout_sec));
-	json_object_set_new(limits, "max_memory", explain_limit(p->limits.max_memory));
+	if (p->limits.max_memory_percent)
+		json_object_set_new(limits, "max_memory",
+				    json_sprintf("%u%%", (unsigned)p->limits.max_memory_percent));
+	else
+		json_object_set_new(limits, "max_memory", explain_limit(p->limits.max_memory));
 	json_object_set_new(limits, "max_cpu", explain_limit(p->limits.max_cpu_sec));
 	json_object_set_new(root, "limits", limits);
 	limits = NULL;

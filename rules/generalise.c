@@ -141,9 +141,21 @@ static bool generalise_cache_component(const char *c, size_t n)
 	return false;
 }
 
+/* True when DIR holds one of A's directories (or is one): a directory
+ * of the session itself, never a cache to admit whole. */
+static bool generalise_holds_anchor(const struct rules_anchors *a, const char *dir)
+{
+	for (int k = 0; a && k < RULES_ANCHORS; k++)
+		if (a->dir[k] && rules_path_under(a->dir[k], dir))
+			return true;
+	return false;
+}
+
 /* The pattern of a write: everything beneath <cache>/<next> for the
  * first cache-like component that has one below it (beneath <cache> for
- * a file directly in it), else the path itself. */
+ * a file directly in it) and holds none of the session's own directories
+ * (a build dir "_build" above the project is no cache), else the path
+ * itself. */
 static char *generalise_write(const struct rules_anchors *a, const char *path)
 {
 	const char *p = path, *c;
@@ -159,6 +171,10 @@ static char *generalise_write(const struct rules_anchors *a, const char *path)
 
 			if (!dir)
 				return NULL;
+			if (generalise_holds_anchor(a, dir)) {
+				free(dir);
+				continue;
+			}
 			lit = rules_path_literal(a, dir, true);
 			free(dir);
 			if (lit && asprintf(&out, "%s/**", lit) < 0)

@@ -73,11 +73,12 @@ size_t error_kp_index(char *out, size_t size, size_t at, size_t index);
 size_t schema_check(struct load_ctx *ctx, const struct load_layer *layer);
 /* A JSON type's name for messages: "a string", "an array", ... */
 const char *schema_type_name(const json_t *v);
-/* "512M" "2G" or plain bytes; 0 on success. */
-int schema_parse_size(const char *s, unsigned long long *out);
 /* The shape an exec rule's "script" names; RULES_SCRIPT_NONE when NAME
  * (may be NULL) is none this build knows. */
 enum rules_script schema_script(const char *name);
+/* The check a write rule's "content" names; RULES_CONTENT_NONE when NAME
+ * (may be NULL) names none. */
+enum rules_content schema_content(const char *name);
 
 /* ---- vars.c ---- */
 enum {

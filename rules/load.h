@@ -84,4 +84,9 @@ extern const char *const rules_builtin_names[];            /* NULL-terminated */
  * pattern and origin, env, limits. */
 char *rules_explain(const struct rules_policy *p);
 
+/* A memory ceiling: plain bytes, a K/M/G/T size (powers of 1024) or a
+ * share of the machine's memory, "1%" to "100%".  Sets *BYTES (a share:
+ * 0) and *PERCENT (a size: 0); 0, or -EINVAL / -ERANGE. */
+int rules_parse_memory(const char *s, uint64_t *bytes, uint32_t *percent);
+
 #endif

@@ -76,6 +76,11 @@ struct match_subject {
 	size_t host_len;
 };
 
+/* Whether rule R of kind K matches M: its pattern, and none of its
+ * "unless" patterns. */
+bool match_rule(const struct rules_policy *p, enum rules_kind k, const struct rules_rule *r,
+		const struct match_subject *m);
+
 /* buf (MATCH_PATH_MAX bytes) holds the normalized path when one is needed;
  * it must outlive the subject. */
 void match_subject_init(struct match_subject *m, const struct rules_event *ev, char *buf);

@@ -25,7 +25,7 @@
 #include <sys/types.h>
 
 #define RULES_MAGIC 0x50525441u /* "ATRP" little-endian */
-#define RULES_VERSION 2u
+#define RULES_VERSION 3u
 
 /* A string inside the block: the byte offset of a NUL-terminated string
  * from the start of the block.  0 means "none" (offset 0 is the header). */
@@ -67,6 +67,16 @@ enum rules_script {
 	RULES_SCRIPT_NONE = 0,          /* no "script": argv alone decides */
 	RULES_SCRIPT_DOWNLOAD_AND_RUN,  /* "download-and-run" */
 	RULES_SCRIPT_COUNT
+};
+
+/* What a write deny rule's "content" key judges besides the path
+ * (agenttrace-policy(5), "Content"): the files it names may be replaced
+ * through their lock file with bytes that pass this check, a replacement
+ * the supervisor makes itself (tracer/confine/content.h). */
+enum rules_content {
+	RULES_CONTENT_NONE = 0,
+	RULES_CONTENT_GIT_CONFIG,       /* "git-config": rules/gitconfig.h */
+	RULES_CONTENT_COUNT
 };
 
 /* One compiled matcher.  Which fields count depends on the rule's kind:
@@ -112,7 +122,8 @@ struct rules_rule {
 	rules_str origin;  /* "FILE:LINE:COL" (or "<builtin:default>:L:C", "<command line>") */
 	uint8_t kind;      /* enum rules_kind */
 	uint8_t action;    /* enum rules_action */
-	uint16_t pad_;
+	uint8_t content;   /* write deny rules: enum rules_content */
+	uint8_t pad_;
 	/* The rule does not match an event that one of these matches
 	 * (rule object key "unless": patterns of the same kind).  Lets a
 	 * policy say "programs under /tmp, unless under ${ROOT}". */
@@ -132,6 +143,8 @@ struct rules_limits {
 	uint64_t timeout_sec;
 	uint64_t max_memory;   /* bytes */
 	uint64_t max_cpu_sec;
+	uint32_t max_memory_percent; /* of the machine's memory, instead of max_memory */
+	uint32_t pad;
 };
 
 /* The header at offset 0 of the block. */
@@ -249,6 +262,40 @@ struct rules_call_verdict {
  * backends.  Allocation-free. */
 void rules_decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
 		       const bool *explicit_deny_only, struct rules_call_verdict *out);
+
+/* ---- rules that judge content (rules/content.c) ---- */
+
+/* EV decided as rules_decide() does, with the deny rules that judge
+ * content (rules_rule.content) set aside: what the rest of the policy
+ * says of a write whose content passed their check.  0 or -EINVAL. */
+int rules_decide_beside_content(const struct rules_policy *p, const struct rules_event *ev,
+				struct rules_verdict *out);
+
+/* rules_decide_call() with the deny rules that judge content set aside. */
+void rules_decide_call_beside_content(const struct rules_policy *p, const struct rules_event *ev,
+				      size_t n, const bool *explicit_deny_only,
+				      struct rules_call_verdict *out);
+
+/* The content rule of P that matches a path beneath directory PATH
+ * (absolute, normalized) made of the rule's own last components: for
+ * ${ROOT}, any depth, .git/config, any PATH named .git under ${ROOT},
+ * since PATH/config is one.  A directory renamed to or from such a PATH,
+ * or a symbolic link made there, would move judged files from under
+ * their check.  NAMED: only when PATH's last component is one the
+ * pattern names literally (".git", not any directory a "**" admits).
+ * NULL: none.  Allocation-free. */
+const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
+						  bool named);
+
+/* The content rule of P that could judge a file somewhere beneath
+ * directory PATH: for ${ROOT}, any depth, .git/config, any PATH under
+ * ${ROOT} but node_modules (PATH/.git/config is one), none elsewhere.  A
+ * directory renamed from outside every rule's reach into it brings files
+ * that no check of their content ever saw.  NULL: none.  Allocation-free. */
+const struct rules_rule *rules_content_reach(const struct rules_policy *p, const char *path);
+
+/* "git-config"; NULL for none. */
+const char *rules_content_name(enum rules_content c);
 
 /* ---- exec identity (rules/identity.c): what a command line runs ---- */
 

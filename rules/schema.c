@@ -213,6 +213,39 @@ enum rules_script schema_script(const char *name)
 	return RULES_SCRIPT_NONE;
 }
 
+/* "content": what a write deny rule judges of the replacements of the
+ * files it names (agenttrace-policy(5), "Content"). */
+static void check_content(struct schema *sch, const char *section, const char *action,
+			  const json_t *v, const char *kp)
+{
+	const char *s;
+
+	if (strcmp(section, "write")) {
+		FAIL(sch, kp, true,
+		     "\"content\" is only valid in write rules (it judges what a file is replaced with)");
+		return;
+	}
+	if (strcmp(action, "deny")) {
+		FAIL(sch, kp, true, "\"content\" belongs to deny rules: it says which replacements "
+		     "of a denied file pass, and %s rules deny nothing", action);
+		return;
+	}
+	if (!want_type(sch, v, kp, JSON_STRING, "a string"))
+		return;
+	s = json_string_value(v);
+	if (schema_content(s) == RULES_CONTENT_NONE)
+		FAIL(sch, kp, false, "unknown content check \"%s\" (known: \"%s\")", s,
+		     rules_content_name(RULES_CONTENT_GIT_CONFIG));
+}
+
+enum rules_content schema_content(const char *name)
+{
+	for (int c = RULES_CONTENT_NONE + 1; c < RULES_CONTENT_COUNT; c++)
+		if (name && !strcmp(name, rules_content_name((enum rules_content)c)))
+			return (enum rules_content)c;
+	return RULES_CONTENT_NONE;
+}
+
 /* "overrides": the ids of earlier layers' deny and alert rules an allow
  * rule exempts its pattern from (compile.c checks that they exist). */
 static void check_overrides(struct schema *sch, const char *action, const json_t *v,
@@ -271,6 +304,8 @@ static void check_rule(struct schema *sch, const char *section, const char *acti
 			check_script(sch, section, v, ckp);
 		} else if (!strcmp(key, "overrides")) {
 			check_overrides(sch, action, v, ckp);
+		} else if (!strcmp(key, "content")) {
+			check_content(sch, section, action, v, ckp);
 		} else if (!strcmp(key, pkey)) {
 			have_pattern = true;
 			if (!strcmp(pkey, "argv"))
@@ -315,31 +350,6 @@ static void check_section(struct schema *sch, const char *section, const json_t 
 	}
 }
 
-int schema_parse_size(const char *s, unsigned long long *out)
-{
-	unsigned long long v, mul = 1;
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case '\0': break;
-	case 'K': case 'k': mul = 1ULL << 10; end++; break;
-	case 'M': case 'm': mul = 1ULL << 20; end++; break;
-	case 'G': case 'g': mul = 1ULL << 30; end++; break;
-	case 'T': case 't': mul = 1ULL << 40; end++; break;
-	default: return -1;
-	}
-	if (*end || !v || v > ~0ULL / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 static void check_limits(struct schema *sch, const json_t *obj, const char *kp)
 {
 	const char *key;
@@ -350,21 +360,23 @@ static void check_limits(struct schema *sch, const json_t *obj, const char *kp)
 	unknown_keys(sch, obj, kp, limit_keys);
 	json_object_foreach((json_t *)obj, key, v) {
 		char ckp[KP_SIZE];
-		unsigned long long size;
+		uint64_t size;
+		uint32_t percent;
 
 		if (!key_allowed(limit_keys, key))
 			continue;
 		kp_key(ckp, kp, key);
 		if (!strcmp(key, "max_memory") && json_is_string(v)) {
-			if (schema_parse_size(json_string_value(v), &size) < 0)
+			if (rules_parse_memory(json_string_value(v), &size, &percent) < 0)
 				FAIL(sch, ckp, false,
-				     "bad size \"%s\": a positive number of bytes, or with K, M, G or T",
+				     "bad size \"%s\": a positive number of bytes, with K, M, G or T, "
+				     "or a share of the machine's memory from 1%% to 100%%",
 				     json_string_value(v));
 			continue;
 		}
 		if (!json_is_integer(v)) {
 			FAIL(sch, ckp, false, "expected a positive integer%s, got %s",
-			     strcmp(key, "max_memory") ? "" : " or a size like \"512M\"",
+			     strcmp(key, "max_memory") ? "" : " or a size like \"512M\" or \"75%\"",
 			     schema_type_name(v));
 			continue;
 		}

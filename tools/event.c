@@ -116,3 +116,29 @@ bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind)
 		return false;
 	}
 }
+
+bool log_event_content_passed(const struct logrec *rec, enum rules_action action,
+			      const struct rules_rule *r)
+{
+	const char *check;
+
+	if (action != RULES_ACTION_DENY || !r || !r->content)
+		return false;
+	if (rec->syscall && (strcmp(rec->syscall, "chmod") == 0 ||
+			     strcmp(rec->syscall, "fchmodat") == 0 ||
+			     strcmp(rec->syscall, "fchmodat2") == 0))
+		return true;
+	if (!rec->content)
+		return false;
+	check = rules_content_name((enum rules_content)r->content);
+	return check && strcmp(check, rec->content) == 0;
+}
+
+void log_event_decide(const struct rules_policy *p, const struct logrec *rec,
+		      const struct log_event *e, const bool *explicit_deny_only,
+		      struct rules_call_verdict *cv)
+{
+	rules_decide_call(p, e->ev, e->n, explicit_deny_only, cv);
+	if (log_event_content_passed(rec, cv->action, cv->rule))
+		rules_decide_call_beside_content(p, e->ev, e->n, explicit_deny_only, cv);
+}

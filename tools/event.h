@@ -26,4 +26,22 @@ struct log_event {
  * or lacks what the engine needs. */
 bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind);
 
+/* True when R, a deny rule of P that judges content, is set aside for
+ * REC as the supervisor sets it aside (tracer/confine/content.c): REC is
+ * a replacement it made itself after the bytes passed R's check (its
+ * "content" names that check), and would let those same bytes through;
+ * or a chmod, which changes no byte.  The event is then decided by the
+ * rest of P. */
+bool log_event_content_passed(const struct logrec *rec, enum rules_action action,
+			      const struct rules_rule *r);
+
+/* E's events decided under P as the supervisor decides them
+ * (rules_decide_call()): a replacement it made itself after the bytes
+ * passed a content check (REC's "content") is, where P judges that file
+ * by the same check, decided by the rest of P, as the supervisor would
+ * decide those same bytes (tracer/confine/content.h). */
+void log_event_decide(const struct rules_policy *p, const struct logrec *rec,
+		      const struct log_event *e, const bool *explicit_deny_only,
+		      struct rules_call_verdict *cv);
+
 #endif

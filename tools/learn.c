@@ -692,7 +692,7 @@ static int learn_against(struct learn *l, const char *log, const struct rules_po
 		/* A symlink's target is refused only by an explicit rule
 		 * (tracer/syscall/call.h), as the supervisor decided it. */
 		explicit_only[1] = rec->syscall && strncmp(rec->syscall, "symlink", 7) == 0;
-		rules_decide_call(p, e->ev, e->n, explicit_only, &cv);
+		log_event_decide(p, rec, e, explicit_only, &cv);
 		through = learn_went_through(rec, &by_exception);
 		if (exempt) {
 			struct rules_suggestion sg;

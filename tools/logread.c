@@ -164,6 +164,7 @@ static void logread_fill(struct logrec *r, json_t *o)
 	r->rule = json_is_object(rule) ? logread_str(rule, "id") : json_string_value(rule);
 	r->why = logread_str(o, "why");
 	r->suggest = logread_str(o, "suggest");
+	r->content = logread_str(o, "content");
 	r->context = logread_str(o, "context");
 	r->backend = logread_str(o, "backend");
 	r->script = logread_str(o, "script");

@@ -57,6 +57,7 @@ struct logrec {
 	const char *rule;        /* a string, or the "id" of an object */
 	const char *why;
 	const char *suggest;
+	const char *content;     /* a replacement the supervisor made: the check it passed */
 	const char *context;
 	const char *backend;
 	const char *script;

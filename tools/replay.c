@@ -122,6 +122,16 @@ static void replay_record(struct replay *rp, const struct logrec *rec)
 		if (i == 0 || v.action > worst.action)
 			worst = v;
 	}
+	/* The supervisor's own replacement, of bytes that passed the same
+	 * check: decided by the rest of the policy, as it was. */
+	if (log_event_content_passed(rec, worst.action, worst.rule)) {
+		for (size_t i = 0; i < e->n; i++) {
+			if (rules_decide_beside_content(rp->policy, &e->ev[i], &v) < 0)
+				goto out;
+			if (i == 0 || v.action > worst.action)
+				worst = v;
+		}
+	}
 	rp->events++;
 	was = strcmp(rec->event, "exec") == 0 ? "allow" : rec->action;
 	now = rules_action_name(rules_effective(rp->policy, worst.action));

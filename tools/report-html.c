@@ -466,6 +466,99 @@ static void html_egress(const struct report *r, FILE *out)
 	fprintf(out, "</tbody>\n</table>\n</section>\n");
 }
 
+/* The summary's dependencies: a table per file the session changed.
+ * Nothing when no dependency file changed. */
+static void html_deps(const struct report *r, FILE *out)
+{
+	if (!r->n_depfiles)
+		return;
+	fprintf(out, "<section id=\"dependencies\">\n<h2>Dependencies</h2>\n"
+		"<p>%lld added, %lld removed, %lld changed in %zu file%s.</p>\n", r->deps_added,
+		r->deps_removed, r->deps_changed, r->n_depfiles, r->n_depfiles == 1 ? "" : "s");
+	for (size_t i = 0; i < r->n_depfiles; i++) {
+		const struct report_depfile *x = &r->depfiles[i];
+
+		fprintf(out, "<h3><code>");
+		html_esc(out, x->path);
+		fprintf(out, "</code> <span class=\"muted\">");
+		html_esc(out, x->status);
+		fprintf(out, "%s</span></h3>\n", x->parsed ? "" : ", not parsed");
+		if (!x->n_pkgs)
+			continue;
+		fprintf(out, "<table>\n<thead><tr><th>package</th><th>change</th><th>from</th>"
+			"<th>to</th></tr></thead>\n<tbody>\n");
+		for (size_t j = 0; j < x->n_pkgs; j++) {
+			const struct report_dep *d = &x->pkgs[j];
+
+			fprintf(out, "<tr class=\"%s\"><td><code>", report_dep_change(d));
+			html_esc(out, d->name);
+			fprintf(out, "</code></td><td>%s</td><td><code>", report_dep_change(d));
+			html_esc(out, d->from ? d->from : "");
+			fprintf(out, "</code></td><td><code>");
+			html_esc(out, d->to ? d->to : "");
+			fprintf(out, "</code></td></tr>\n");
+		}
+		fprintf(out, "</tbody>\n</table>\n");
+		if (x->cut)
+			fprintf(out, "<p class=\"muted\">%lld more not listed.</p>\n", x->cut);
+	}
+	if (r->deps_truncated)
+		fprintf(out, "<p class=\"muted\">The look at the project stopped at a bound: not "
+			"every file was seen.</p>\n");
+	fprintf(out, "</section>\n");
+}
+
+/* The summary's installed packages and install scripts. */
+static void html_installed(const struct report *r, FILE *out)
+{
+	if (!r->n_installs && !r->n_scripts)
+		return;
+	fprintf(out, "<section id=\"installed\">\n<h2>Installed packages</h2>\n"
+		"<p>%zu installed, %lld flagged (a URL, git or a path outside the project).</p>\n",
+		r->n_installs, r->installs_flagged);
+	if (r->n_installs)
+		fprintf(out, "<table>\n<thead><tr><th>package</th><th>version</th><th>ecosystem</th>"
+			"<th>source</th><th>from</th><th></th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->n_installs; i++) {
+		const struct report_install *x = &r->installs[i];
+
+		fprintf(out, "<tr%s><td><code>", x->flagged ? " class=\"flagged\"" : "");
+		html_esc(out, x->name);
+		fprintf(out, "</code></td><td><code>");
+		html_esc(out, x->version);
+		fprintf(out, "</code></td><td>");
+		html_esc(out, x->ecosystem);
+		fprintf(out, "</td><td>");
+		html_esc(out, x->source);
+		fprintf(out, "</td><td><code>");
+		html_esc(out, x->url ? x->url : "");
+		fprintf(out, "</code></td><td>%s%s</td></tr>\n",
+			x->flagged ? "<span class=\"tag alert\">flagged</span> " : "",
+			x->install_script ? "install scripts" : "");
+	}
+	if (r->n_installs)
+		fprintf(out, "</tbody>\n</table>\n");
+	if (r->n_scripts)
+		fprintf(out, "<h3>Install scripts run</h3>\n<table>\n<thead><tr><th>package</th>"
+			"<th>command</th><th>directory</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		const struct report_script *x = &r->scripts[i];
+
+		fprintf(out, "<tr><td>");
+		html_esc(out, x->ecosystem);
+		fprintf(out, " <code>");
+		html_esc(out, x->package ? x->package : "(source build)");
+		fprintf(out, "</code></td><td><code>");
+		html_esc(out, x->command);
+		fprintf(out, "</code></td><td><code>");
+		html_esc(out, x->cwd ? x->cwd : "");
+		fprintf(out, "</code></td></tr>\n");
+	}
+	if (r->n_scripts)
+		fprintf(out, "</tbody>\n</table>\n");
+	fprintf(out, "</section>\n");
+}
+
 int report_html(const struct report *r, FILE *out)
 {
 	size_t deny = 0, alert = 0;
@@ -539,6 +632,8 @@ int report_html(const struct report *r, FILE *out)
 	}
 
 	html_egress(r, out);
+	html_deps(r, out);
+	html_installed(r, out);
 	html_evidence(r, out);
 	html_tree(r, out);
 

@@ -143,13 +143,13 @@ static void junit_property(FILE *out, const char *name, const char *value)
 	fputs("\"/>\n", out);
 }
 
-/* The summary's egress as the suite's output: an allowed destination is
+/* The summary's egress in the suite's output: an allowed destination is
  * no test result, a denied one already fails its rule's testcase. */
-static void junit_egress(const struct report *r, FILE *out)
+static bool junit_egress(const struct report *r, FILE *out)
 {
 	if (!r->has_egress || (!r->n_egress && !r->egress_other_allowed && !r->egress_other_denied))
-		return;
-	fputs("    <system-out>egress (destination: allowed, denied):\n", out);
+		return false;
+	fputs("egress (destination: allowed, denied):\n", out);
 	for (size_t i = 0; i < r->n_egress; i++) {
 		char dest[1024];
 
@@ -160,6 +160,83 @@ static void junit_egress(const struct report *r, FILE *out)
 	if (r->egress_other_allowed || r->egress_other_denied)
 		fprintf(out, "other destinations, not told apart: %lld, %lld\n",
 			r->egress_other_allowed, r->egress_other_denied);
+	return true;
+}
+
+/* The summary's dependencies in the suite's output: a change is for a
+ * reviewer to judge, no test result. */
+static void junit_deps(const struct report *r, FILE *out)
+{
+	if (!r->n_depfiles)
+		return;
+	fprintf(out, "dependencies: %lld added, %lld removed, %lld changed\n", r->deps_added,
+		r->deps_removed, r->deps_changed);
+	for (size_t i = 0; i < r->n_depfiles; i++) {
+		const struct report_depfile *x = &r->depfiles[i];
+
+		junit_esc(out, x->path, false);
+		fputs(" (", out);
+		junit_esc(out, x->status, false);
+		fputs(x->parsed ? ")\n" : ", not parsed)\n", out);
+		for (size_t j = 0; j < x->n_pkgs; j++) {
+			const struct report_dep *d = &x->pkgs[j];
+
+			fprintf(out, "  %s ", report_dep_change(d));
+			junit_esc(out, d->name, false);
+			fputc(' ', out);
+			junit_esc(out, d->from ? d->from : "", false);
+			fputs(d->from && d->to ? " -> " : "", out);
+			junit_esc(out, d->to ? d->to : "", false);
+			fputc('\n', out);
+		}
+		if (x->cut)
+			fprintf(out, "  (%lld more not listed)\n", x->cut);
+	}
+}
+
+/* The installed packages and install scripts in the suite's output. */
+static void junit_installed(const struct report *r, FILE *out)
+{
+	for (size_t i = 0; i < r->n_installs; i++) {
+		const struct report_install *x = &r->installs[i];
+
+		fputs(i ? "" : "installed:\n", out);
+		fputs(x->flagged ? "! " : "  ", out);
+		junit_esc(out, x->ecosystem, false);
+		fputc(' ', out);
+		junit_esc(out, x->name, false);
+		fputc(' ', out);
+		junit_esc(out, x->version, false);
+		fputs(" (", out);
+		junit_esc(out, x->source, false);
+		if (x->url) {
+			fputs(": ", out);
+			junit_esc(out, x->url, false);
+		}
+		fputs(")\n", out);
+	}
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		fputs(i ? "" : "install scripts run:\n", out);
+		fputs("  ", out);
+		junit_esc(out, r->scripts[i].package ? r->scripts[i].package : "(source build)", false);
+		fputs(": ", out);
+		junit_esc(out, r->scripts[i].command, false);
+		fputc('\n', out);
+	}
+}
+
+/* The suite's one output: egress, then dependencies. */
+static void junit_output(const struct report *r, FILE *out)
+{
+	bool egress = r->has_egress && (r->n_egress || r->egress_other_allowed ||
+					r->egress_other_denied);
+
+	if (!egress && !r->n_depfiles && !r->n_installs && !r->n_scripts)
+		return;
+	fputs("    <system-out>", out);
+	junit_egress(r, out);
+	junit_deps(r, out);
+	junit_installed(r, out);
 	fputs("</system-out>\n", out);
 }
 
@@ -206,7 +283,7 @@ int report_junit(const struct report *r, FILE *out)
 	if (!r->n_rules)
 		fputs("    <testcase classname=\"agenttrace.session\" name=\"no denials\" time=\"0\"/>\n",
 		      out);
-	junit_egress(r, out);
+	junit_output(r, out);
 	fputs("  </testsuite>\n</testsuites>\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -212,6 +212,91 @@ static void md_egress(const struct report *r, FILE *out)
 			r->egress_other_allowed, r->egress_other_denied);
 }
 
+/* The summary's dependencies: a table per file the session changed.
+ * Nothing when no dependency file changed. */
+static void md_deps(const struct report *r, FILE *out)
+{
+	if (!r->n_depfiles)
+		return;
+	fprintf(out, "\n### Dependencies\n\n%lld added, %lld removed, %lld changed in %zu file%s.\n",
+		r->deps_added, r->deps_removed, r->deps_changed, r->n_depfiles,
+		r->n_depfiles == 1 ? "" : "s");
+	for (size_t i = 0; i < r->n_depfiles; i++) {
+		const struct report_depfile *x = &r->depfiles[i];
+
+		fprintf(out, "\n");
+		md_code(out, x->path);
+		fprintf(out, " (");
+		md_esc(out, x->status);
+		fprintf(out, ")%s\n\n", x->parsed ? ":" : ": not parsed, the packages are not known");
+		if (!x->n_pkgs)
+			continue;
+		fprintf(out, "| package | change | from | to |\n|---|---|---|---|\n");
+		for (size_t j = 0; j < x->n_pkgs; j++) {
+			const struct report_dep *d = &x->pkgs[j];
+
+			fprintf(out, "| ");
+			md_code(out, d->name);
+			fprintf(out, " | %s | ", report_dep_change(d));
+			if (d->from)
+				md_code(out, d->from);
+			fprintf(out, " | ");
+			if (d->to)
+				md_code(out, d->to);
+			fprintf(out, " |\n");
+		}
+		if (x->cut)
+			fprintf(out, "\n%lld more not listed.\n", x->cut);
+	}
+	if (r->deps_truncated)
+		fprintf(out, "\n> The look at the project stopped at a bound: not every file was seen.\n");
+}
+
+/* The summary's installed packages (flagged ones in bold) and install
+ * scripts. */
+static void md_installed(const struct report *r, FILE *out)
+{
+	if (r->n_installs) {
+		fprintf(out, "\n### Installed packages\n\n%zu installed, %lld flagged (a URL, git or "
+			"a path outside the project).\n\n", r->n_installs, r->installs_flagged);
+		fprintf(out, "| package | version | ecosystem | source | from | |\n"
+			"|---|---|---|---|---|---|\n");
+	}
+	for (size_t i = 0; i < r->n_installs; i++) {
+		const struct report_install *x = &r->installs[i];
+
+		fprintf(out, "| ");
+		md_code(out, x->name);
+		fprintf(out, " | ");
+		md_code(out, x->version);
+		fprintf(out, " | ");
+		md_esc(out, x->ecosystem);
+		fprintf(out, x->flagged ? " | **" : " | ");
+		md_esc(out, x->source);
+		fprintf(out, x->flagged ? "** | " : " | ");
+		if (x->url)
+			md_code(out, x->url);
+		fprintf(out, " | %s%s |\n", x->flagged ? "flagged" : "",
+			x->install_script ? (x->flagged ? ", install scripts" : "install scripts") : "");
+	}
+	if (r->n_scripts)
+		fprintf(out, "\n### Install scripts run\n\n| package | command |\n|---|---|\n");
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		const struct report_script *x = &r->scripts[i];
+
+		fprintf(out, "| ");
+		md_esc(out, x->ecosystem);
+		fprintf(out, " ");
+		if (x->package)
+			md_code(out, x->package);
+		else
+			fprintf(out, "(source build)");
+		fprintf(out, " | ");
+		md_code(out, x->command);
+		fprintf(out, " |\n");
+	}
+}
+
 int report_markdown(const struct report *r, FILE *out)
 {
 	size_t deny = 0, alert = 0, shown = 0;
@@ -312,6 +397,8 @@ int report_markdown(const struct report *r, FILE *out)
 		}
 	}
 	md_egress(r, out);
+	md_deps(r, out);
+	md_installed(r, out);
 	md_tree(r, out);
 	if (report_malformed_text(r, buf, sizeof(buf))) {
 		fprintf(out, "\n> %s (first: ", buf);

@@ -256,6 +256,175 @@ static json_t *sarif_rule(const struct report_rule *ru, const struct report_aler
 	return o;
 }
 
+#define SARIF_DEP_RULE "dependency.added"
+
+/* The rules of the dependency results: agenttrace's own, no policy's. */
+static json_t *sarif_own_rule(const char *id, const char *level, const char *short_text,
+			      const char *full_text, const char *help)
+{
+	return json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:s},s:{s:s,s:[s,s],s:s}}",
+			 "id", id,
+			 "shortDescription", sarif_text(short_text),
+			 "fullDescription", sarif_text(full_text),
+			 "help", "text", help, "markdown", help,
+			 "defaultConfiguration", "level", level,
+			 "properties", "kind", "dependency", "tags", "security", "supply-chain",
+			 "precision", "very-high");
+}
+
+static json_t *sarif_dep_rule(void)
+{
+	return sarif_own_rule(SARIF_DEP_RULE, "note", "A dependency was added during the session",
+			      "The session added a package to a dependency manifest or lockfile of "
+			      "the project: a dependency decision made at run time, which no pull "
+			      "request reviewed.",
+			      "Review the package, its version and where it comes from; keep the "
+			      "change only if it was meant.");
+}
+
+#define SARIF_SOURCE_RULE "dependency.install-source"
+#define SARIF_SCRIPT_RULE "dependency.install-script"
+
+/* A result of one of those rules at DIR/NAME (in the workspace: relative
+ * to %SRCROOT%; NAME NULL: at DIR, a directory, without a region) or, when
+ * it is not in the workspace, at the log. */
+static json_t *sarif_own_result(const struct report *r, const char *rule, size_t rule_index,
+				const char *level, const char *msg, const char *dir, const char *name,
+				const char *logical, const char *const *fp_parts, json_t *props)
+{
+	char *file = dir && name ? xasprintf("%s/%s", dir, name) : dir ? xstrdup(dir) : NULL;
+	const char *rel = sarif_rel(r, file);
+	const char *log_rel = r->log_abs ? sarif_rel(r, r->log_abs) : NULL;
+	json_t *loc;
+	char fp[32];
+
+	snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)sarif_hash(fp_parts, 4));
+	if (rel && name)
+		loc = json_pack("{s:{s:o,s:{s:i}}}", "physicalLocation", "artifactLocation",
+				sarif_artifact(rel, true), "region", "startLine", 1);
+	else if (rel)
+		loc = json_pack("{s:{s:o}}", "physicalLocation", "artifactLocation",
+				sarif_artifact(rel, true));
+	else
+		loc = json_pack("{s:{s:o}}", "physicalLocation", "artifactLocation",
+				sarif_artifact(log_rel ? log_rel : r->log_name, log_rel != NULL));
+	free(file);
+	json_object_set_new(loc, "logicalLocations",
+			    json_pack("[{s:s,s:s}]", "fullyQualifiedName", logical, "kind", "package"));
+	return json_pack("{s:s,s:I,s:s,s:s,s:o,s:[o],s:{s:s},s:o}",
+			 "ruleId", rule, "ruleIndex", (json_int_t)rule_index, "kind", "review",
+			 "level", level, "message", sarif_text(msg), "locations", loc,
+			 "partialFingerprints", "agenttraceDependency/v1", fp, "properties", props);
+}
+
+/* A result per package installed from a URL, git or a path outside the
+ * project (a warning), and per install script run (a note). */
+static void sarif_installed(const struct report *r, json_t *rules, json_t *results,
+			    size_t *n_rules)
+{
+	size_t source_rule = REPORT_NONE, script_rule = REPORT_NONE;
+
+	for (size_t i = 0; i < r->n_installs; i++) {
+		const struct report_install *x = &r->installs[i];
+		const char *parts[4] = { SARIF_SOURCE_RULE, x->ecosystem, x->name, x->url };
+		char *msg;
+
+		if (!x->flagged)
+			continue;
+		if (source_rule == REPORT_NONE) {
+			json_array_append_new(rules, sarif_own_rule(
+				SARIF_SOURCE_RULE, "warning",
+				"A package was installed from outside a registry",
+				"The session installed a package from a URL, a git repository or a "
+				"path outside the project: a source no registry vouches for.",
+				"Check where the package came from and why; install it from the "
+				"registry the project uses."));
+			source_rule = (*n_rules)++;
+		}
+		msg = xasprintf("the session installed %s %s %s from %s (%s)", x->ecosystem, x->name,
+				x->version, x->url ? x->url : "?", x->source);
+		json_array_append_new(results, sarif_own_result(
+			r, SARIF_SOURCE_RULE, source_rule, "warning", msg, x->location,
+			strcmp(x->ecosystem, "npm") == 0 ? "package.json" : "METADATA", x->name, parts,
+			json_pack("{s:s,s:s,s:s,s:s,s:s}", "ecosystem", x->ecosystem, "package",
+				  x->name, "version", x->version, "source", x->source, "url",
+				  x->url ? x->url : "")));
+		free(msg);
+	}
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		const struct report_script *x = &r->scripts[i];
+		const char *name = x->package ? x->package : "(source build)";
+		const char *parts[4] = { SARIF_SCRIPT_RULE, x->ecosystem, name, x->command };
+		char *msg;
+
+		if (script_rule == REPORT_NONE) {
+			json_array_append_new(rules, sarif_own_rule(
+				SARIF_SCRIPT_RULE, "note", "An install script ran",
+				"A package's install script (npm preinstall, install or postinstall) or "
+				"a build of a Python source tree ran during the session: code of the "
+				"package, run at install time.",
+				"Read the script; prefer packages without install scripts, or install "
+				"with scripts disabled."));
+			script_rule = (*n_rules)++;
+		}
+		msg = xasprintf("an install script of %s %s ran: %s", x->ecosystem, name, x->command);
+		json_array_append_new(results, sarif_own_result(
+			r, SARIF_SCRIPT_RULE, script_rule, "note", msg, x->cwd,
+			strcmp(x->ecosystem, "npm") == 0 ? "package.json" : NULL, name, parts,
+			json_pack("{s:s,s:s,s:s,s:s}", "ecosystem", x->ecosystem, "package", name,
+				  "command", x->command, "cwd", x->cwd ? x->cwd : "")));
+		free(msg);
+	}
+}
+
+/* One result per package the session added to a dependency file, at
+ * that file when it is in the workspace, else at the log's summary. */
+static void sarif_deps(const struct report *r, json_t *results, size_t rule_index)
+{
+	for (size_t i = 0; i < r->n_depfiles; i++) {
+		const struct report_depfile *x = &r->depfiles[i];
+		char *abs = r->deps_root ? xasprintf("%s/%s", r->deps_root, x->path) : NULL;
+		const char *rel = sarif_rel(r, abs);
+
+		for (size_t j = 0; j < x->n_pkgs; j++) {
+			const struct report_dep *d = &x->pkgs[j];
+			const char *parts[4] = { SARIF_DEP_RULE, rel ? rel : x->path, d->name, d->to };
+			json_t *loc, *res;
+			char fp[32];
+			char *msg;
+
+			if (d->from)
+				continue;
+			msg = xasprintf("the session added the dependency %s %s to %s", d->name,
+					d->to ? d->to : "", x->path);
+			snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)sarif_hash(parts, 4));
+			if (rel)
+				loc = json_pack("{s:{s:o,s:{s:i}}}", "physicalLocation",
+						"artifactLocation", sarif_artifact(rel, true), "region",
+						"startLine", 1);
+			else
+				loc = json_pack("{s:{s:o}}", "physicalLocation", "artifactLocation",
+						sarif_artifact(x->path, false));
+			json_object_set_new(loc, "logicalLocations",
+					    json_pack("[{s:s,s:s}]", "fullyQualifiedName", d->name,
+						      "kind", "package"));
+			res = json_pack("{s:s,s:I,s:s,s:s,s:o,s:[o],s:{s:s},s:{s:s,s:s,s:s,s:s}}",
+					"ruleId", SARIF_DEP_RULE,
+					"ruleIndex", (json_int_t)rule_index,
+					"kind", "review",
+					"level", "note",
+					"message", sarif_text(msg),
+					"locations", loc,
+					"partialFingerprints", "agenttraceDependency/v1", fp,
+					"properties", "package", d->name, "version", d->to ? d->to : "",
+					"file", x->path, "format", x->format);
+			json_array_append_new(results, res);
+			free(msg);
+		}
+		free(abs);
+	}
+}
+
 /* The summary's egress in the invocation's property bag: no result of
  * its own (an allowed destination is no finding; a denied one already
  * is), but the run's account of where it connected. */
@@ -315,6 +484,14 @@ int report_sarif(const struct report *r, FILE *out)
 		json_array_append_new(results, sarif_result(r, f, index[ri]));
 	}
 	free(index);
+	for (size_t i = 0; i < r->n_depfiles; i++) {
+		if (r->depfiles[i].added) {
+			json_array_append_new(rules, sarif_dep_rule());
+			sarif_deps(r, results, n_rules++);
+			break;
+		}
+	}
+	sarif_installed(r, rules, results, &n_rules);
 
 	run = json_pack("{s:{s:{s:s,s:s,s:s,s:o}}}", "tool", "driver",
 			"name", "agenttrace",

@@ -148,6 +148,80 @@ static void text_egress(const struct report *r, FILE *out)
 			r->egress_other_allowed, r->egress_other_denied);
 }
 
+/* The summary's dependencies: per file, the packages added, removed and
+ * changed.  Nothing when no dependency file changed. */
+static void text_deps(const struct report *r, FILE *out)
+{
+	if (!r->n_depfiles)
+		return;
+	fprintf(out, "\nDependencies: %lld added, %lld removed, %lld changed\n", r->deps_added,
+		r->deps_removed, r->deps_changed);
+	for (size_t i = 0; i < r->n_depfiles; i++) {
+		const struct report_depfile *x = &r->depfiles[i];
+
+		fputs("  ", out);
+		text_put(out, x->path);
+		fputs(" (", out);
+		text_put(out, x->status);
+		fputs(x->parsed ? ")\n" : ", not parsed)\n", out);
+		for (size_t j = 0; j < x->n_pkgs; j++) {
+			const struct report_dep *d = &x->pkgs[j];
+
+			fprintf(out, "    %-8s ", report_dep_change(d));
+			text_put(out, d->name);
+			fputc(' ', out);
+			text_put(out, d->from ? d->from : "");
+			fputs(d->from && d->to ? " -> " : "", out);
+			text_put(out, d->to ? d->to : "");
+			fputc('\n', out);
+		}
+		if (x->cut)
+			fprintf(out, "    (%lld more not listed)\n", x->cut);
+	}
+	if (r->deps_truncated)
+		fprintf(out, "  (the look at the project stopped at a bound: not every file was seen)\n");
+}
+
+/* The summary's installed packages and install scripts. */
+static void text_installed(const struct report *r, FILE *out)
+{
+	if (!r->n_installs && !r->n_scripts)
+		return;
+	if (r->n_installs)
+		fprintf(out, "\nInstalled: %zu package%s, %lld flagged\n", r->n_installs,
+			r->n_installs == 1 ? "" : "s", r->installs_flagged);
+	for (size_t i = 0; i < r->n_installs; i++) {
+		const struct report_install *x = &r->installs[i];
+
+		fprintf(out, "  %s ", x->flagged ? "!" : " ");
+		text_put(out, x->ecosystem);
+		fputc(' ', out);
+		text_put(out, x->name);
+		fputc(' ', out);
+		text_put(out, x->version);
+		fputs(" (", out);
+		text_put(out, x->source);
+		if (x->url) {
+			fputs(": ", out);
+			text_put(out, x->url);
+		}
+		fputs(x->install_script ? ", has install scripts)\n" : ")\n", out);
+	}
+	if (r->n_scripts)
+		fprintf(out, "\nInstall scripts run:\n");
+	for (size_t i = 0; i < r->n_scripts; i++) {
+		const struct report_script *x = &r->scripts[i];
+
+		fputs("  ", out);
+		text_put(out, x->ecosystem);
+		fputc(' ', out);
+		text_put(out, x->package ? x->package : "(source build)");
+		fputs(": ", out);
+		text_put(out, x->command);
+		fputc('\n', out);
+	}
+}
+
 static void text_script(const char *script, FILE *out)
 {
 	const char *p = script;
@@ -262,6 +336,8 @@ int report_text(const struct report *r, FILE *out)
 	text_counts(r, out);
 	text_rules(r, out);
 	text_egress(r, out);
+	text_deps(r, out);
+	text_installed(r, out);
 
 	if (deny + alert) {
 		fprintf(out, "\nDenials and alerts:\n");

@@ -614,6 +614,7 @@ static void report_summary(struct report *r, const struct logrec *rec)
 	free(r->cwd);
 	r->cwd = report_dup(rec->cwd);
 	report_summary_egress(r, o);
+	report_deps_read(r, o);
 }
 
 static void report_bad_line(const char *name, size_t line, const char *why, void *arg)
@@ -770,6 +771,7 @@ void report_free(struct report *r)
 	free(r->cwd);
 	free(r->first_cwd);
 	report_egress_free(r);
+	report_deps_free(r);
 	for (size_t i = 0; i < r->n_evidence; i++) {
 		free(r->evidence[i].copy);
 		free(r->evidence[i].path);

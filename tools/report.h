@@ -111,6 +111,40 @@ struct report_dest {
 	long long allowed, denied;
 };
 
+/* One package of a dependency file's diff (the summary's "dependencies"). */
+struct report_dep {
+	char *name;             /* never NULL */
+	char *from, *to;        /* from NULL: added; to NULL: removed */
+};
+
+/* One dependency file the session created, removed or changed. */
+struct report_depfile {
+	char *path;             /* below the project's top; never NULL */
+	char *format;           /* never NULL */
+	char *status;           /* "added", "removed", "changed"; never NULL */
+	bool parsed;            /* false: changed, the packages not known */
+	long long added, removed, changed;
+	long long cut;          /* packages the summary left out */
+	struct report_dep *pkgs;
+	size_t n_pkgs;
+};
+
+/* One package the session installed (the summary's "installed"). */
+struct report_install {
+	char *ecosystem, *name, *version, *source; /* never NULL ("" when absent) */
+	char *url, *location;   /* may be NULL */
+	bool flagged;           /* from a URL, git, or a path outside the project */
+	bool install_script;
+};
+
+/* One install script that ran. */
+struct report_script {
+	char *ecosystem;        /* never NULL */
+	char *package;          /* may be NULL: a source build */
+	char *command;          /* never NULL */
+	char *cwd;              /* may be NULL */
+};
+
 /* A copy of a script or program the session kept (--evidence), from the
  * exec records and alerts that name it; one entry per copy. */
 struct report_evidence {
@@ -164,6 +198,20 @@ struct report {
 	struct report_evidence *evidence;
 	size_t n_evidence;
 
+	/* The summary's dependencies, when it has them (report-deps.c). */
+	bool has_deps;
+	char *deps_root;        /* the top the files' paths are below; may be NULL */
+	struct report_depfile *depfiles;
+	size_t n_depfiles;
+	long long deps_added, deps_removed, deps_changed;
+	bool deps_truncated;
+	/* ... and what it installed. */
+	struct report_install *installs;
+	size_t n_installs;
+	struct report_script *scripts;
+	size_t n_scripts;
+	long long installs_flagged;
+
 	/* Not from the log: where the SARIF report places results (main). */
 	char *workspace;        /* --root, else GITHUB_WORKSPACE, else the run's directory */
 	char *workflow;         /* the workflow file of GITHUB_WORKFLOW_REF, relative */
@@ -188,6 +236,13 @@ int report_build(struct report *r, const char *log, char *err, size_t err_size);
 void report_free(struct report *r);
 
 const char *report_kind_name(enum report_kind k);
+
+/* The summary's "dependencies" into r (report-deps.c); none freed. */
+struct json_t;
+void report_deps_read(struct report *r, const struct json_t *summary);
+void report_deps_free(struct report *r);
+/* A package's change: "added", "removed" or "changed". */
+const char *report_dep_change(const struct report_dep *d);
 
 /* Output formats: 0, or -1 after a write error (errno set). */
 int report_text(const struct report *r, FILE *out);

@@ -80,6 +80,27 @@ static void doctor_kernel(int landlock, int cg_version, const char *controllers,
 		    probe_openat2() ? "" : " (Linux 5.6; paths are resolved a component at a time)");
 }
 
+/* What mask_setup() would make: the same probe, and for a user that is
+ * not root the same try of a user namespace the child would make.  What
+ * only the child's mounts find out (a container without CAP_SYS_ADMIN)
+ * the session says in its summary. */
+static void doctor_masks(void)
+{
+	bool user = geteuid() != 0;
+	const char *why = NULL;
+	int r = probe_mask_namespace(user, &why);
+
+	if (r == 0 && user)
+		r = probe_userns();
+	if (r == 0)
+		doctor_line("masks (--mask auto)", "%s: what the policy denies is masked in the "
+			    "command's view", user ? "a user namespace (others' files show as "
+			    "nobody)" : "a mount namespace");
+	else
+		doctor_line("masks (--mask auto)", "none, %s: the supervisor's checks alone "
+			    "(--mask on exits 125)", why ? why : strerror(-r));
+}
+
 static void doctor_session(int landlock, int ptrace_err)
 {
 	struct cgroup_session cg = { 0 };
@@ -121,6 +142,7 @@ static void doctor_session(int landlock, int ptrace_err)
 		doctor_line("--max-memory, --max-cpu", "for each process (RLIMIT_AS, RLIMIT_CPU): "
 			    "no usable cgroup (%s)", strerror(-r));
 	}
+	doctor_masks();
 	if (geteuid() == 0) {
 		doctor_line("--private-tmp", "a private /tmp and a fresh TMPDIR");
 		doctor_line("--user", "available (agenttrace runs as root)");

@@ -12,6 +12,7 @@
 #include "lib/syscall-open.h"
 #include "rules/suggest.h"
 #include "tracer/inspect/elfinfo.h"
+#include "tracer/inspect/pyframes.h"
 #include "tracer/inspect/script.h"
 #include "tracer/judge.h"
 #include "tracer/record/record.h"
@@ -142,7 +143,11 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 	judge_names(s, c);
 	judge_identity(c);
 	evs = judge_events(c, judged);
-	rules_decide_call(s->policy, evs, c->n_events, c->explicit_deny_only, &cv);
+	if (c->content_aside)
+		rules_decide_call_beside_content(s->policy, evs, c->n_events, c->explicit_deny_only,
+						 &cv);
+	else
+		rules_decide_call(s->policy, evs, c->n_events, c->explicit_deny_only, &cv);
 	if (c->n_events == 1 && cv.rule &&
 	    cv.rule == rules_rule_at(s->policy, s->policy->fallback[RULES_KIND_EXEC]))
 		rules_decide_exec_alias(s->policy, &evs[0], judge_exec_alias(&evs[0], link), &cv);
@@ -297,10 +302,12 @@ static const char *judge_allowed_event(const struct judge_call *c, const struct 
 
 /* The calling code's frames, for an alert: a stopped task is unwound
  * while it is still in its stop, bounded in depth and time
- * (tracer/inspect/backtrace.h). */
+ * (tracer/inspect/backtrace.h), and a CPython's Python frames read
+ * (tracer/inspect/pyframes.h). */
 static void judge_frames(struct session *s, struct record *r, const struct judge_who *w)
 {
 	static struct bt_frame frames[BACKTRACE_DEPTH];
+	static struct py_frame py[PYFRAMES_DEPTH];
 	int n;
 
 	if (w->frames && w->n_frames > 0) {
@@ -316,6 +323,11 @@ static void judge_frames(struct session *s, struct record *r, const struct judge
 	if (n > 0) {
 		r->frames = frames;
 		r->n_frames = n;
+	}
+	n = pyframes_take(w->pid, w->stopped_tid, py, PYFRAMES_DEPTH);
+	if (n > 0) {
+		r->py_frames = py;
+		r->n_py_frames = n;
 	}
 }
 
@@ -364,6 +376,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	if (ev)
 		judge_object(&r, c, v->event, addr, sizeof(addr));
 	r.rule = v->rule ? rules_string(s->policy, v->rule->id) : v->rule_id;
+	r.content = v->content;
 
 	if (v->effective == RULES_ACTION_ALLOW && v->action == RULES_ACTION_ALLOW) {
 		if (!s->record_all || !ev ||
@@ -378,7 +391,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	r.event = "alert";
 	r.action = rules_action_name(v->effective);
 	r.err = v->err;
-	r.why = v->rule ? rules_string(s->policy, v->rule->why) : v->why;
+	r.why = v->why ? v->why : v->rule ? rules_string(s->policy, v->rule->why) : NULL;
 	/* Every alert of a policy rule suggests the layer that admits its
 	 * event, and the option that does the same (for an alert rule: the
 	 * allow-list entry a strict policy would need); an exec as the

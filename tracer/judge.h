@@ -74,6 +74,9 @@ struct judge_call {
 	bool id_ready;
 	pid_t view_pid;
 	const struct identity_caller *caller;
+	/* Decide with the deny rules that judge content set aside: what the
+	 * rest of the policy says (tracer/confine/content.h). */
+	bool content_aside;
 };
 
 /* Record kinds beyond the policy's four (enum session_kind). */
@@ -84,8 +87,12 @@ struct judge_verdict {
 	size_t event;                   /* the event that decided (its object is recorded) */
 	const struct rules_rule *rule;  /* the policy's rule; NULL: rule_id/why below */
 	const char *rule_id;            /* the supervisor's own rules, "engine.error" */
-	const char *why;
+	const char *why;                /* with a rule: said instead of the rule's why */
 	int err;                        /* errno the call fails with; 0: it goes on */
+	/* A replacement the supervisor made itself after its bytes passed
+	 * this content check (rules_content_name(), tracer/confine/content.h):
+	 * recorded, so that a replay or learn decides it as it was. */
+	const char *content;
 	/* Refused with the kernel's own answer, nothing to record: an exec
 	 * of a name that does not exist (execvp's PATH search), an open
 	 * without O_CREAT of one (a missing ~/.npmrc), a mkdir of a name

@@ -10,6 +10,7 @@
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
+#include "rules/load.h"
 #include "rules/rules.h"
 #include "tracer/confine/caps.h"
 #include "tracer/options.h"
@@ -32,6 +33,7 @@ enum {
 	OPT_KEEP_CAPS,
 	OPT_PRIVATE_TMP,
 	OPT_LANDLOCK,
+	OPT_MASK,
 	OPT_ENGINE,
 	OPT_EXPLAIN,
 	OPT_DOCTOR,
@@ -62,6 +64,7 @@ static const struct option options_table[] = {
 	{ "keep-caps", required_argument, NULL, OPT_KEEP_CAPS },
 	{ "private-tmp", no_argument, NULL, OPT_PRIVATE_TMP },
 	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
+	{ "mask", required_argument, NULL, OPT_MASK },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "doctor", no_argument, NULL, OPT_DOCTOR },
@@ -112,7 +115,7 @@ static void options_usage(FILE *f)
 	      "      --syslog              send alerts to syslog as well\n"
 	      "      --timeout SEC         stop the command after SEC seconds\n"
 	      "      --max-procs N         at most N live processes\n"
-	      "      --max-memory SIZE     memory of the whole session (K, M, G, T suffixes)\n"
+	      "      --max-memory SIZE     memory of the whole session (512M, 2G, 75%)\n"
 	      "      --max-cpu SEC         CPU seconds of the whole session\n"
 	      "      --user USER[:GROUP]   run the command as USER (agenttrace run as root)\n"
 	      "      --keep-caps LIST|all  capabilities a root command keeps beyond the\n"
@@ -120,6 +123,9 @@ static void options_usage(FILE *f)
 	      "      --private-tmp         a fresh TMPDIR for the command, removed at the end\n"
 	      "      --landlock auto|on|off  kernel backstop (Landlock) for the write roots;\n"
 	      "                            on: fail (125) where the kernel lacks it\n"
+	      "      --mask auto|on|off    hide denied credentials and bind protected project\n"
+	      "                            files read-only in the command's own mount\n"
+	      "                            namespace; on: fail (125) where none can be made\n"
 	      "      --explain             print the effective policy and exit\n"
 	      "      --doctor              print which kernel features this machine has and\n"
 	      "                            what a session here uses, and exit\n"
@@ -195,37 +201,6 @@ static int options_parse_uint(const char *s, uint64_t *out)
 	if (*end)
 		return -EINVAL;
 	*out = v;
-	return 0;
-}
-
-int options_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mult = 1;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	switch (*end) {
-	case 'k': case 'K': mult = 1ull << 10; end++; break;
-	case 'm': case 'M': mult = 1ull << 20; end++; break;
-	case 'g': case 'G': mult = 1ull << 30; end++; break;
-	case 't': case 'T': mult = 1ull << 40; end++; break;
-	default: break;
-	}
-	if (mult > 1 && *end == 'i')
-		end++;
-	if (*end == 'B' || (*end == 'b' && mult > 1))
-		end++;
-	if (*end)
-		return -EINVAL;
-	if (v > UINT64_MAX / mult)
-		return -ERANGE;
-	*out = v * mult;
 	return 0;
 }
 
@@ -347,9 +322,8 @@ int options_parse(int argc, char **argv, struct options *o)
 			o->max_procs = n;
 			break;
 		case OPT_MAX_MEMORY:
-			if (options_parse_size(optarg, &n) < 0 || n == 0)
-				return options_bad("invalid --max-memory '%s' (e.g. 512M, 2G)", optarg);
-			o->max_memory = n;
+			if (rules_parse_memory(optarg, &o->max_memory, &o->max_memory_percent) < 0)
+				return options_bad("invalid --max-memory '%s' (e.g. 512M, 2G, 75%%)", optarg);
 			break;
 		case OPT_MAX_CPU:
 			if (options_parse_uint(optarg, &n) < 0 || n == 0)
@@ -384,6 +358,16 @@ int options_parse(int argc, char **argv, struct options *o)
 				o->landlock = OPTIONS_LANDLOCK_OFF;
 			else
 				return options_bad("invalid --landlock '%s' (auto, on or off)", optarg);
+			break;
+		case OPT_MASK:
+			if (strcmp(optarg, "auto") == 0)
+				o->mask = OPTIONS_MASK_AUTO;
+			else if (strcmp(optarg, "on") == 0)
+				o->mask = OPTIONS_MASK_ON;
+			else if (strcmp(optarg, "off") == 0)
+				o->mask = OPTIONS_MASK_OFF;
+			else
+				return options_bad("invalid --mask '%s' (auto, on or off)", optarg);
 			break;
 		case OPT_ENGINE:
 			if (strcmp(optarg, "auto") == 0)

@@ -29,6 +29,13 @@ enum options_landlock {
 	OPTIONS_LANDLOCK_OFF,
 };
 
+/* --mask: the command's own mount namespace (tracer/confine/mask.h). */
+enum options_mask {
+	OPTIONS_MASK_AUTO = 0,
+	OPTIONS_MASK_ON,
+	OPTIONS_MASK_OFF,
+};
+
 /* One repeatable option's values, in command-line order. */
 struct options_list {
 	const char **v;
@@ -52,11 +59,13 @@ struct options {
 	uint64_t timeout_ms;             /* 0 = unset */
 	uint64_t max_procs;
 	uint64_t max_memory;             /* bytes */
+	uint32_t max_memory_percent;     /* of the machine's memory, instead */
 	uint64_t max_cpu;                /* seconds */
 	const char *user;
 	uint64_t keep_caps;              /* --keep-caps: 0 = the default set (caps.h) */
 	bool private_tmp;
 	enum options_landlock landlock;
+	enum options_mask mask;
 	bool explain;
 	bool doctor;                     /* --doctor: the machine's report, no command */
 	bool no_project_policy;          /* --no-project-policy */
@@ -73,10 +82,6 @@ struct options {
 int options_parse(int argc, char **argv, struct options *o);
 
 void options_free(struct options *o);
-
-/* "512M" -> bytes; K M G T suffixes (powers of 1024), optional "B" or
- * "iB".  Returns 0 or -EINVAL / -ERANGE. */
-int options_parse_size(const char *s, uint64_t *out);
 
 /* The --context default (context.c): $AGENTTRACE_CONTEXT, else the CI job
  * (GitHub Actions: "$GITHUB_WORKFLOW/$GITHUB_JOB", GitLab: "$CI_JOB_NAME"),

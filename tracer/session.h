@@ -10,6 +10,8 @@
 
 #include "rules/generalise.h"
 #include "rules/rules.h"
+#include "tracer/deps/installed.h"
+#include "tracer/deps/snapshot.h"
 #include "tracer/record/egress.h"
 #include "tracer/record/evidence.h"
 #include "tracer/record/notify.h"
@@ -22,6 +24,7 @@ struct stop_answer;
 struct unotify_call;
 struct privtmp;
 struct landlock;
+struct mask;
 struct survive;
 
 /* Record kinds: the policy's four plus the supervisor's own two. */
@@ -82,10 +85,13 @@ struct session {
 	char *private_tmp;
 	struct privtmp *privtmp;  /* privtmp.c: its parent fd, private /tmp */
 	struct landlock *landlock; /* landlock.c: the backstop, NULL: none */
+	struct mask *mask;        /* mask.c: the command's masks, NULL: not wanted */
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
 	struct egress egress;     /* egress.h: the destinations connects and sends were judged for */
 	struct evidence evidence; /* evidence.h: --evidence DIR, and what the session wrote */
+	struct depsnap deps_before; /* snapshot.h: the project's dependency files at the start */
+	struct installs installs; /* installed.h: package dirs written, install scripts run */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */
@@ -97,6 +103,7 @@ struct session {
 	uint64_t max_procs;
 	uint64_t timeout_ms;
 	uint64_t max_memory;
+	uint32_t max_memory_percent; /* max_memory is this share of the machine's */
 	uint64_t max_cpu;
 	struct timespec started;  /* CLOCK_MONOTONIC */
 	struct timespec started_real;

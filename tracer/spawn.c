@@ -5,7 +5,9 @@
  * child avoids any stop/continue dance):
  *
  *   parent                               child
- *   fork ------------------------------> blocks in read(sync)
+ *   fork ------------------------------> the masks' namespace and mounts
+ *   read(mask report) <----------------- (when there are masks)
+ *                                        blocks in read(sync)
  *   PTRACE_SEIZE(child, options)
  *   write(sync, 1 byte) ---------------> env.drop, NO_NEW_PRIVS,
  *                                        filter_install(), filter_canary()
@@ -42,6 +44,7 @@
 #include "tracer/confine/caps.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
+#include "tracer/confine/mask.h"
 #include "tracer/ptrace/loop.h"
 #include "tracer/shim/preload-mode.h"
 #include "tracer/spawn.h"
@@ -205,6 +208,9 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd, int liste
 	int r, e;
 
 	signals_child_reset();
+	/* Before the seize, so that the supervisor waits on an untraced
+	 * child, and before the filter, which refuses mount and unshare. */
+	mask_child_apply(s);
 	do
 		n = read(sync_fd, &b, 1);
 	while (n < 0 && errno == EINTR);
@@ -347,6 +353,17 @@ int spawn_command(struct session *s)
 			return AT_EXIT_FAILURE;
 		}
 	}
+	e = mask_spawn_prepare(s);
+	if (e < 0) {
+		error_msg("cannot create the masks' pipe: %s", strerror(-e));
+		close(sync_fds[0]);
+		close(sync_fds[1]);
+		close(report_fds[0]);
+		close(report_fds[1]);
+		if (listener_sock >= 0)
+			close(listener_sock);
+		return AT_EXIT_FAILURE;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -372,6 +389,19 @@ int spawn_command(struct session *s)
 		close(listener_sock);
 	s->child_pipe = report_fds[0];
 
+	e = mask_child_report(s);
+	if (e != AT_GO_ON) {
+		kill(pid, SIGKILL);
+		close(sync_fds[1]);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(s->child_pipe);
+		s->child_pipe = -1;
+		if (e != AT_MASK_RETRY)
+			return e;
+		unotify_close(s);
+		return spawn_command(s);
+	}
 	if (!s->preload_only && ptrace(PTRACE_SEIZE, pid, 0L, (long)SPAWN_PTRACE_OPTIONS) < 0) {
 		bool fallback;
 

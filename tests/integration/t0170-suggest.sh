@@ -144,6 +144,31 @@ for B in auto preload; do
 	assert_eq "${BK}under the layer, default is no exec allow-list: sudo is still denied (EACCES)" \
 		"$EACCES" $?
 
+	# The fix is a fix with the masks too (agenttrace(1) --mask): what it
+	# admits is not masked, so the very bytes are read (an empty mask
+	# would open as well) and a protected file is written.
+	mkdir -p "$HOME/.ssh"
+	printf 'SECRET-KEY\n' >"$HOME/.ssh/id_rsa"
+	bk_q -- cat "$HOME/.ssh/id_rsa"
+	assert_ne "${BK}cat ~/.ssh/id_rsa: denied first" 0 $?
+	layer=$(rec_field "event == 'alert' and action == 'deny' and rule_id == 'read.ssh-keys'" suggest)
+	opt=$(rec_field "event == 'alert' and action == 'deny' and rule_id == 'read.ssh-keys'" suggest_option)
+	printf '%s\n' "$layer" >"$SANDBOX/fix.json"
+	bk_q --policy "$SANDBOX/fix.json" -- cat "$HOME/.ssh/id_rsa"
+	assert_eq "${BK}cat ~/.ssh/id_rsa under the suggested layer: the key's bytes" SECRET-KEY "$(cat "$OUT")"
+	eval "set -- $opt"
+	bk_q "$@" -- cat "$HOME/.ssh/id_rsa"
+	assert_eq "${BK}cat ~/.ssh/id_rsa with $opt: the key's bytes" SECRET-KEY "$(cat "$OUT")"
+	bk_q -- sh -c 'cat "$HOME/.ssh/id_rsa"; true'
+	assert_eq "${BK}cat ~/.ssh/id_rsa without the fix: nothing" "" "$(cat "$OUT")"
+	rm -rf "$HOME/.ssh"
+	mkdir -p "$ROOT/.github/workflows"
+	bk_q --allow-write '${ROOT}/.github/workflows/ci.yml' -- sh -c 'echo on: push > .github/workflows/ci.yml'
+	assert_eq "${BK}--allow-write of a file in a protected tree: written" 0 $?
+	assert_file_content "${BK}--allow-write of a file in a protected tree: its content" \
+		"$ROOT/.github/workflows/ci.yml" "on: push"
+	rm -rf "$ROOT/.github"
+
 	# agenttrace's own protections admit no suggestion.
 	bk_q -- "$TRY" open-write "$LOG"
 	assert_rec "${BK}a write of the log is denied" "event == 'alert' and action == 'deny' and rule_id == 'write.agenttrace-log'"

@@ -25,6 +25,24 @@ for p in "$ROOT" "$TMPDIR" /tmp /dev/null; do
 done
 assert_match "stderr: the summary lines name it" "changed outside the project and temp dirs: .*$HOME/.cache/pip" "$(cat "$ERR")"
 
+# What changed, not what was allowed: mkdir -p of directories that exist,
+# a file opened for writing and left as it was, a file made and removed
+# again leave nothing; a file changed in place is listed.
+mkdir -p "$HOME/.cache/kept"
+printf 'old' >"$HOME/.cache/kept/same"
+printf 'old' >"$HOME/.cache/kept/edited"
+at_q -- sh -c 'mkdir -p "$HOME/.cache/kept" && : >>"$HOME/.cache/kept/same" &&
+	echo new >>"$HOME/.cache/kept/edited" && echo t >"$HOME/.cache/gone" && rm "$HOME/.cache/gone"'
+assert_eq "no-op writes: exit 0" 0 $?
+changed=$(rec_field "event == 'summary'" changed_outside)
+assert_eq "summary: only the edited file is listed" "[\"$HOME/.cache/kept/edited\"]" "$changed"
+for p in "$(dirname "$HOME")" "$HOME" "$HOME/.cache"; do
+	case $changed in
+	*"\"$p\""*) not_ok "summary: an existing directory ($p) mkdir -p made again is not listed" "$changed" ;;
+	*) ok "summary: an existing directory ($p) mkdir -p made again is not listed" ;;
+	esac
+done
+
 # Many paths: collapsed to directories, bounded.
 at_q -- sh -c 'mkdir -p "$HOME/.cache/many/a" "$HOME/.cache/many/b"; i=0
 	while [ $i -lt 300 ]; do : > "$HOME/.cache/many/a/f$i"; : > "$HOME/.cache/many/b/g$i"; i=$((i+1)); done'

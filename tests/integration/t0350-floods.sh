@@ -8,12 +8,9 @@
 need_agenttrace
 
 # --- a fork bomb against --max-procs -------------------------------------------------
-t0=$(now_ms)
 at --max-procs 40 --timeout 30 -- sh -c 'bomb() { bomb | bomb & }; bomb; sleep 1; exit 0' >"$OUT" 2>"$ERR"
 st=$?
-el=$(( $(now_ms) - t0 ))
 assert_eq "fork bomb under --max-procs 40: the command's status" 0 $st
-if [ $el -lt 25000 ]; then ok "fork bomb: over without the timeout (${el} ms)"; else not_ok "fork bomb: over without the timeout" "${el} ms"; fi
 assert_rec "fork bomb: limit.max-procs records" "kind == 'limit' and rule_id == 'limit.max-procs'"
 assert_rec "fork bomb: the summary counts every refusal" "event == 'summary' and counts['limit']['deny'] >= 10"
 assert_no_rec "fork bomb: no timeout needed" "rule_id == 'limit.timeout'"
@@ -112,11 +109,8 @@ os.waitpid(pid, 0)
 print("zombies", sum(1 for k in kids if open("/proc/%d/stat" % k).read().split()[2] == "Z"))
 os._exit(0)                          # exit with them unreaped
 PY
-t0=$(now_ms)
 at --max-procs 20 -- "$PYTHON" zombies.py >"$OUT" 2>"$ERR"
 st=$?
-el=$(( $(now_ms) - t0 ))
 assert_eq "zombies: exit 0" 0 $st
 assert_eq "zombies: 50 zombies existed and did not count against --max-procs" "zombies 50" "$(cat "$OUT")"
 assert_rec "zombies: summary, nothing left running" "event == 'summary' and left_running == []"
-if [ $el -lt 10000 ]; then ok "zombies: prompt end (${el} ms)"; else not_ok "zombies: prompt end" "${el} ms"; fi

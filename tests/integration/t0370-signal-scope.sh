@@ -194,3 +194,4 @@ new_outsider
 bk_escapes "kill -9 of a process outside" 0 -- kill -9 "$OUTSIDER"
 wait "$OUTSIDER" 2>/dev/null
 alive "$OUTSIDER" && not_ok "${BK}the outsider was killed (known limit)" || ok "${BK}the outsider was killed (known limit)"
+assert_rec "${BK}its summary says signals are not judged" "event == 'summary' and 'signals, pidfds' in note"

@@ -365,6 +365,22 @@ static int op_mount(char **argv)
 	return try_errno_of(mount("agenttrace-test", argv[0], "tmpfs", 0, "size=64k"));
 }
 
+/* umount PATH: detach what is mounted there (the command's masks). */
+static int op_umount(char **argv)
+{
+	return try_errno_of(umount2(argv[0], MNT_DETACH));
+}
+
+/* move-mount PATH: move the mount at PATH away with the new mount API. */
+static int op_move_mount(char **argv)
+{
+	int fd = open_tree(AT_FDCWD, argv[0], OPEN_TREE_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	return try_errno_of(move_mount(fd, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH));
+}
+
 static int op_unshare_net(char **argv)
 {
 	return try_errno_of(unshare(CLONE_NEWNET));
@@ -880,6 +896,8 @@ static const struct try_op {
 	{ "unshare-mount", 0, op_unshare_mount },
 	{ "unshare-net", 0, op_unshare_net },
 	{ "mount", 1, op_mount },
+	{ "umount", 1, op_umount },
+	{ "move-mount", 1, op_move_mount },
 	{ "clone-untraced", 0, op_clone_untraced },
 	{ "clone3", 0, op_clone3 },
 	{ "thread-write", 1, op_thread_write },

@@ -356,6 +356,116 @@ START_TEST(test_write_root_ancestor)
 }
 END_TEST
 
+/* Deny rules that judge content: set aside, the rest of the policy
+ * decides (rules_decide_beside_content); the directories on the way to
+ * what they name (rules_content_on_the_way). */
+START_TEST(test_content)
+{
+	static const struct bb_rule rules[] = {
+		{ W, ALLOW, "/r/**", "write.root", { NULL } },
+		{ W, DENY, "/r/**/.git/hooks/**", "write.git-hooks", { NULL } },
+		{ W, DENY, "/r/**/.git/config", "write.git-config", { "/r/**/node_modules/**" } },
+		{ W, DENY, "/r/**/.git/modules/**/config", "write.git-config-modules",
+		  { "/r/**/.git/modules/**/refs/**", "/r/**/node_modules/**" } },
+		{ W, DENY, "/r/**/.git/worktrees/*/config.worktree", "write.git-config-wt",
+		  { "/r/**/node_modules/**" } },
+		{ W, DENY, "/r/**/.gitmodules", "write.gitmodules", { "/r/**/node_modules/**" } },
+		{ W, DENY, "/r/lit/.git-literal", "write.git-literal", { NULL } },
+	};
+	static const struct { const char *path; const char *plain, *beside; } decide[] = {
+		{ "/r/.git/config", "write.git-config", "write.root" },
+		{ "/r/sub/.git/config", "write.git-config", "write.root" },
+		{ "/r/.git/modules/sm/config", "write.git-config-modules", "write.root" },
+		{ "/r/.git/hooks/pre-commit", "write.git-hooks", "write.git-hooks" },
+		{ "/r/.git/config.lock", "write.root", "write.root" },
+		{ "/elsewhere/.git/config", "write.fallback", "write.fallback" },
+	};
+	static const struct { const char *path; const char *rule; } way[] = {
+		{ "/r/.git", "write.git-config" },
+		{ "/r/.git/", "write.git-config" },
+		{ "/r/a/b/.git", "write.git-config" },
+		{ "/r/node_modules/p/.git", NULL },
+		{ "/r/.git/modules", "write.git-config-modules" },
+		{ "/r/.git/modules/sm", "write.git-config-modules" },
+		{ "/r/.git/modules/a/modules/b", "write.git-config-modules" },
+		{ "/r/.git/modules/sm/refs", NULL },
+		{ "/r/.git/worktrees", "write.git-config-wt" },
+		{ "/r/.git/worktrees/wt1", "write.git-config-wt" },
+		/* .gitmodules lies in any directory: renaming one moves it from
+		 * one judged place to another */
+		{ "/r/x", NULL },
+		/* a literal pattern: each directory above it */
+		{ "/r/lit", "write.git-literal" }, { "/r", "write.git-literal" },
+		{ "/r/sub", NULL }, { "/r/.gitx", NULL }, { "/r/.git/hooks", NULL },
+		{ "/", NULL }, { "/elsewhere/.git", NULL }, { "relative/.git", NULL },
+	};
+	static const struct { const char *path; const char *rule; } named[] = {
+		{ "/r/sub/.git", "write.git-config" },
+		{ "/r/.git/modules", "write.git-config-modules" },
+		{ "/r/.git/modules/sm", NULL },
+		{ "/r/.git/modules/sm/tXYZ", NULL },
+		{ "/r/.git/worktrees", "write.git-config-wt" },
+		{ "/r/.git/worktrees/wt1", NULL },
+		{ "/r/lit", "write.git-literal" },
+		{ "/r/other", NULL },
+	};
+	struct bb_policy def = { .rules = rules, .n_rules = N(rules) };
+	struct rules_policy *p = bb_build(&def, NULL);
+	struct rules_event rename[2] = { { .kind = W, .path = "/r/.git/config.lock" },
+					 { .kind = W, .path = "/r/.git/config" } };
+	struct rules_call_verdict cv;
+
+	/* blockbuild makes plain rules: the git ones judge content */
+	for (uint32_t i = 0; i < p->rules_count; i++) {
+		struct rules_rule *r = (struct rules_rule *)rules_rule_at(p, i);
+
+		if (!strncmp(rules_string(p, r->id), "write.git", 9) &&
+		    strcmp(rules_string(p, r->id), "write.git-hooks"))
+			r->content = RULES_CONTENT_GIT_CONFIG;
+	}
+	for (size_t i = 0; i < N(decide); i++) {
+		struct rules_event ev = { .kind = W, .path = decide[i].path };
+		struct rules_verdict v;
+
+		ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+		ck_assert_str_eq(rules_string(p, v.rule->id), decide[i].plain);
+		ck_assert_int_eq(rules_decide_beside_content(p, &ev, &v), 0);
+		ck_assert_str_eq(rules_string(p, v.rule->id), decide[i].beside);
+	}
+	for (size_t i = 0; i < N(way); i++) {
+		const struct rules_rule *r = rules_content_on_the_way(p, way[i].path, false);
+
+		ck_assert_msg((r != NULL) == (way[i].rule != NULL), "%s: %s", way[i].path,
+			      r ? rules_string(p, r->id) : "none");
+		if (r)
+			ck_assert_str_eq(rules_string(p, r->id), way[i].rule);
+	}
+	ck_assert_ptr_null(rules_content_on_the_way(p, NULL, false));
+	/* NAMED: only a name the pattern has literally (a symlink called
+	 * .git, not any link somewhere under .git/modules) */
+	for (size_t i = 0; i < N(named); i++) {
+		const struct rules_rule *r = rules_content_on_the_way(p, named[i].path, true);
+
+		ck_assert_msg((r != NULL) == (named[i].rule != NULL), "named %s: %s",
+			      named[i].path, r ? rules_string(p, r->id) : "none");
+	}
+	/* What a directory could bring to be judged: anywhere under /r but
+	 * node_modules */
+	ck_assert_ptr_nonnull(rules_content_reach(p, "/r/x"));
+	ck_assert_ptr_nonnull(rules_content_reach(p, "/r"));
+	ck_assert_ptr_null(rules_content_reach(p, "/r/node_modules/pkg"));
+	ck_assert_ptr_null(rules_content_reach(p, "/tmp/made"));
+	rules_decide_call(p, rename, 2, NULL, &cv);
+	ck_assert_int_eq(cv.action, DENY);
+	ck_assert_uint_eq(cv.event, 1);
+	rules_decide_call_beside_content(p, rename, 2, NULL, &cv);
+	ck_assert_int_eq(cv.action, ALLOW);
+	ck_assert_str_eq(rules_content_name(RULES_CONTENT_GIT_CONFIG), "git-config");
+	ck_assert_ptr_null(rules_content_name(RULES_CONTENT_NONE));
+	free(p);
+}
+END_TEST
+
 START_TEST(test_bad_event)
 {
 	struct rules_policy *p = test_policy(RULES_MODE_ENFORCE, NULL);
@@ -663,6 +773,7 @@ static Suite *decide_suite(void)
 	tcase_add_loop_test(tc, test_exec_identity, 0, (int)N(id_cases));
 	tcase_add_test(tc, test_exec_alias);
 	tcase_add_test(tc, test_write_root_ancestor);
+	tcase_add_test(tc, test_content);
 	tcase_add_test(tc, test_bad_event);
 	tcase_add_test(tc, test_mode);
 	tcase_add_loop_test(tc, test_env_drop, 0, (int)N(env_cases));

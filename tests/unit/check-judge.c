@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rules/generalise.h"
 #include "rules/load.h"
 #include "tracer/judge.h"
 #include "tracer/options.h"
@@ -226,6 +227,32 @@ START_TEST(write_denied_same_under_both)
 }
 END_TEST
 
+/* A cache-like name above the session's own directories (distcheck's
+ * "_build") is no cache: the suggestion stays the path itself. */
+START_TEST(generalise_skips_caches_holding_the_session)
+{
+	struct rules_anchors a;
+	struct rules_event ev = { .kind = RULES_KIND_WRITE };
+	char *g;
+
+	ck_assert_int_eq(rules_anchors_set(&a, "/w/_build/sub/t/root", "/w/_build/sub/t/tmp",
+					   "/w/_build/sub/t/home"), 0);
+	ev.path = "/w/_build/sub/t/outside/x";
+	g = rules_generalise(&a, RULES_KIND_WRITE, &ev);
+	ck_assert_str_eq(g, "/w/_build/sub/t/outside/x");
+	free(g);
+	ev.path = "/w/_build/sub/t/outside/.cache/pip/x";
+	g = rules_generalise(&a, RULES_KIND_WRITE, &ev);
+	ck_assert_str_eq(g, "/w/_build/sub/t/outside/.cache/pip/**");
+	free(g);
+	ev.path = "/w/_build/sub/t/home/.gradle/caches/x/y";
+	g = rules_generalise(&a, RULES_KIND_WRITE, &ev);
+	ck_assert_str_eq(g, "${HOME}/.gradle/caches/**");
+	free(g);
+	rules_anchors_free(&a);
+}
+END_TEST
+
 START_TEST(rename_two_paths_same_under_both)
 {
 	char from[2 * PATH_MAX], to[2 * PATH_MAX];
@@ -416,6 +443,7 @@ static Suite *judge_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, write_denied_same_under_both);
 	tcase_add_test(tc, rename_two_paths_same_under_both);
+	tcase_add_test(tc, generalise_skips_caches_holding_the_session);
 	tcase_add_test(tc, read_denied_same_under_both);
 	tcase_add_test(tc, net_denied_same_under_both);
 	tcase_add_test(tc, exec_alert_same_under_both);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -227,15 +228,39 @@ void limits_prepare(struct session *s)
 	cg = xcalloc(1, sizeof(*cg));
 	r = cgroup_open(cg, s->max_memory, s->max_cpu != 0);
 	if (r < 0) {
+		free(cg);
+		/* An address-space limit per process is no share of the
+		 * machine's memory, and breaks programs that reserve address
+		 * space (sanitizers, V8, JVMs): a share is the session's or
+		 * nothing. */
+		if (s->max_memory_percent) {
+			info_msg("limits: no usable cgroup (%s): the memory ceiling of %u%% of the "
+				 "machine's memory is not applied%s", strerror(-r),
+				 (unsigned)s->max_memory_percent,
+				 s->max_cpu ? "; --max-cpu applies to each process (RLIMIT_CPU)" : "");
+			s->max_memory = 0;
+			return;
+		}
 		info_msg("limits: no usable cgroup (%s): --max-memory and --max-cpu apply to "
 			 "each process (rlimits), not to the session", strerror(-r));
-		free(cg);
 		return;
 	}
 	info_msg("limits: the session's cgroup (v%d): %s%s%s", cg->version,
 		 cg->mem_dir ? cg->mem_dir : "", cg->mem_dir && cg->cpu_dir ? " " : "",
 		 cg->cpu_dir && (!cg->mem_dir || strcmp(cg->cpu_dir, cg->mem_dir)) ? cg->cpu_dir : "");
 	s->cgroup = cg;
+}
+
+uint64_t limits_machine_share(uint32_t percent)
+{
+	struct sysinfo si;
+
+	if (sysinfo(&si) < 0 || !si.totalram) {
+		warn_msg("limits: cannot read the machine's memory size (%s): no memory ceiling",
+			 strerror(errno));
+		return 0;
+	}
+	return (uint64_t)si.totalram * si.mem_unit / 100 * percent;
 }
 
 int limits_attach(struct session *s, pid_t pid)

@@ -26,8 +26,13 @@ void limits_check(struct session *s);
 bool limits_spawn_allowed(struct session *s, struct tracee *t, const struct call *c);
 
 /* Before the command is forked: the session's cgroup for --max-memory and
- * --max-cpu, when one can be made (else rlimits apply, -v says so). */
+ * --max-cpu, when one can be made (else rlimits apply, -v says so; a
+ * memory ceiling given as a share of the machine's is then dropped). */
 void limits_prepare(struct session *s);
+
+/* PERCENT of the machine's physical memory, in bytes; 0 (and a warning)
+ * when its size cannot be read. */
+uint64_t limits_machine_share(uint32_t percent);
 
 /* PID, the command not yet exec'd, into the session's cgroup.  0 or -errno. */
 int limits_attach(struct session *s, pid_t pid);

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/hash.h"
 #include "lib/xalloc.h"
@@ -100,6 +101,46 @@ static void survive_collapse(struct survive *sv)
 	sv->collapsed = true;
 }
 
+static void survive_state_of(const char *path, struct survive_state *st)
+{
+	struct stat sb;
+
+	memset(st, 0, sizeof(*st));
+	if (lstat(path, &sb) < 0)
+		return;
+	*st = (struct survive_state){
+		.exists = true, .mode = sb.st_mode, .dev = sb.st_dev, .ino = sb.st_ino,
+		.uid = sb.st_uid, .gid = sb.st_gid, .size = sb.st_size,
+		.mtime = sb.st_mtim, .ctime = sb.st_ctim,
+	};
+}
+
+static bool survive_same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+static bool survive_changed(const struct survive_entry *e)
+{
+	struct survive_state now;
+	const struct survive_state *b = &e->before;
+
+	if (e->dir)
+		return true;
+	survive_state_of(e->path, &now);
+	if (now.exists != b->exists)
+		return true;
+	if (!now.exists)
+		return false;
+	if (now.dev != b->dev || now.ino != b->ino || now.mode != b->mode ||
+	    now.uid != b->uid || now.gid != b->gid)
+		return true;
+	if (S_ISDIR(now.mode))
+		return false;
+	return now.size != b->size || !survive_same_time(now.mtime, b->mtime) ||
+	       !survive_same_time(now.ctime, b->ctime);
+}
+
 bool survive_counts(const struct survive *sv, const char *path)
 {
 	if (!sv || !path || path[0] != '/')
@@ -133,6 +174,7 @@ void survive_note(struct survive *sv, const char *path)
 	}
 	sv->v[sv->n].path = xstrdup(path);
 	sv->v[sv->n].dir = false;
+	survive_state_of(path, &sv->v[sv->n].before);
 	sv->n++;
 }
 
@@ -207,6 +249,7 @@ static int survive_cmp(const void *a, const void *b)
 char **survive_list(const struct survive *sv, size_t *n)
 {
 	char **out;
+	size_t k = 0;
 
 	*n = 0;
 	if (!sv || !sv->n)
@@ -216,10 +259,16 @@ char **survive_list(const struct survive *sv, size_t *n)
 		const char *p = sv->v[i].path;
 		bool slash = sv->v[i].dir && strcmp(p, "/") != 0;
 
-		out[i] = slash ? xasprintf("%s/", p) : xstrdup(p);
+		if (!survive_changed(&sv->v[i]))
+			continue;
+		out[k++] = slash ? xasprintf("%s/", p) : xstrdup(p);
 	}
-	qsort(out, sv->n, sizeof(char *), survive_cmp);
-	*n = sv->n;
+	if (!k) {
+		free(out);
+		return NULL;
+	}
+	qsort(out, k, sizeof(char *), survive_cmp);
+	*n = k;
 	return out;
 }
 

@@ -10,12 +10,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #define SURVIVE_MAX 64
+
+/* What a path was when the session first wrote to it (lstat before the
+ * call ran), to tell at the end whether it changed. */
+struct survive_state {
+	bool exists;
+	mode_t mode;
+	dev_t dev;
+	ino_t ino;
+	uid_t uid;
+	gid_t gid;
+	off_t size;
+	struct timespec mtime, ctime;
+};
 
 struct survive_entry {
 	char *path;
 	bool dir;        /* collapsed: something beneath path */
+	struct survive_state before;
 };
 
 /* An agent's own state (the policy's write.agent-state.NAME rules): the
@@ -48,7 +64,7 @@ struct survive *survive_new(const char *const *exclude, size_t n);
 /* Whether a write of PATH would count: outside the excluded dirs. */
 bool survive_counts(const struct survive *sv, const char *path);
 
-/* One allowed write of PATH (resolved, absolute). */
+/* One allowed write of PATH (resolved, absolute), before it runs. */
 void survive_note(struct survive *sv, const char *path);
 
 /* One allowed write of PATH in the state of agent NAME (its first LEN
@@ -62,8 +78,13 @@ size_t survive_n_agents(const struct survive *sv);
 const char *survive_agent_name(const struct survive *sv, size_t i);
 uint64_t survive_agent_paths(const struct survive *sv, size_t i);
 
-/* The entries sorted, directories with a trailing '/'; a malloc'ed
- * array of malloc'ed strings (*n entries), freed with survive_list_free. */
+/* The entries that changed, sorted, collapsed directories with a trailing
+ * '/'; a malloc'ed array of malloc'ed strings (*n entries), freed with
+ * survive_list_free.  An entry changed when what is at its path now
+ * differs from what was there at its first write: it was created,
+ * removed or replaced, a file's size or times moved, a directory's owner
+ * or mode.  A directory's times are not compared: others may add to a
+ * shared one, and what the session added there has entries of its own. */
 char **survive_list(const struct survive *sv, size_t *n);
 void survive_list_free(char **list, size_t n);
 

@@ -429,3 +429,76 @@ int elfinfo_symbol(const char *object, uint64_t file_offset, char *sym, size_t n
 	}
 	return -ENOENT;
 }
+
+/* Virtual address -> file offset through the PT_LOAD whose file bytes
+ * hold it (not the zero-filled rest of a segment). */
+static int elfinfo_file_offset(Elf *elf, uint64_t vaddr, uint64_t *file_offset)
+{
+	size_t nph = 0;
+
+	if (elfinfo_lib.elf_getphdrnum(elf, &nph) != 0)
+		return -ENOEXEC;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (elfinfo_lib.gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*file_offset = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Names of NAMES still UINT64_MAX in OFFSETS, looked up in one table. */
+static size_t elfinfo_find_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+				 const char *const *names, size_t n, uint64_t *offsets)
+{
+	Elf_Data *data = elfinfo_lib.elf_getdata(scn, NULL);
+	size_t count, found = 0;
+
+	if (data == NULL || sh->sh_entsize == 0)
+		return 0;
+	count = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (elfinfo_lib.gelf_getsym(data, (int)i, &s) == NULL)
+			break;
+		if (s.st_shndx == SHN_UNDEF || s.st_name == 0)
+			continue;
+		name = elfinfo_lib.elf_strptr(elf, sh->sh_link, s.st_name);
+		if (name == NULL)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (offsets[k] == UINT64_MAX && strcmp(name, names[k]) == 0 &&
+			    elfinfo_file_offset(elf, s.st_value, &offsets[k]) == 0)
+				found++;
+	}
+	return found;
+}
+
+int elfinfo_symbol_offsets(const char *object, const char *const *names, size_t n,
+			   uint64_t *offsets)
+{
+	struct elfinfo_obj *o = NULL;
+	Elf_Scn *scn = NULL;
+	size_t found = 0;
+	int ret;
+
+	for (size_t k = 0; k < n; k++)
+		offsets[k] = UINT64_MAX;
+	ret = elfinfo_obj_get(object, &o);
+	if (ret < 0)
+		return ret;
+	while ((scn = elfinfo_lib.elf_nextscn(o->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (elfinfo_lib.gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM)
+			continue;
+		found += elfinfo_find_names(o->elf, scn, &sh, names, n, offsets);
+	}
+	return (int)found;
+}

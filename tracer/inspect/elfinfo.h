@@ -52,6 +52,17 @@ int elfinfo_read_fd(int fd, struct elf_facts *out);
 int elfinfo_symbol(const char *object, uint64_t file_offset, char *sym, size_t n,
 		   uint64_t *offset);
 
+/* Where the symbols NAMES[0..N-1] of OBJECT lie in the file: for each,
+ * the file offset of its value (through the PT_LOAD segment whose file
+ * bytes hold it, as /proc/PID/maps maps them) into OFFSETS[I], or
+ * UINT64_MAX when OBJECT has no such defined symbol or its bytes are not
+ * in the file (.bss).  Exported symbols only (.dynsym, what a program
+ * shares with the libraries it loads): one pass over a table that is
+ * small, also for a big unstripped program that has none of them.
+ * Returns the number found, or -errno as elfinfo_symbol(). */
+int elfinfo_symbol_offsets(const char *object, const char *const *names, size_t n,
+			   uint64_t *offsets);
+
 /* Drop the symbol cache (closes its descriptors). */
 void elfinfo_forget_all(void);
 

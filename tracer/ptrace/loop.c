@@ -48,6 +48,7 @@
 #include "tracer/shim/hosts.h"
 #include "tracer/shim/resolver.h"
 #include "tracer/inspect/proc.h"
+#include "tracer/inspect/pyframes.h"
 #include "tracer/record/record.h"
 
 #ifndef PTRACE_EVENT_STOP
@@ -290,8 +291,11 @@ static void loop_exec(struct session *s, struct tracee *t)
 
 	/* A new address space: the unwinder's view of the old one is stale. */
 	backtrace_forget(t->pid);
-	if (former)
+	pyframes_forget(t->pid);
+	if (former) {
 		backtrace_forget(former);
+		pyframes_forget(former);
+	}
 	/* With --evidence, the exec of a script or of a program the session
 	 * wrote is recorded for its copy even without --record. */
 	if (s->record_all || (s->evidence.dir_fd >= 0 && t->info &&
@@ -355,8 +359,10 @@ static void loop_exited(struct session *s, pid_t pid, int status)
 		r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		record_emit(s, &r);
 	}
-	if (t->pid == t->tgid)
+	if (t->pid == t->tgid) {
 		backtrace_forget(pid);
+		pyframes_forget(pid);
+	}
 	tracee_remove(&s->tasks, pid);
 }
 

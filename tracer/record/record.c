@@ -291,6 +291,21 @@ static json_t *record_backtrace(const struct bt_frame *f, int n)
 	return a;
 }
 
+static json_t *record_python(const struct py_frame *f, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "file", record_jstr(f[i].file));
+		json_object_set_new(o, "line", f[i].line > 0 ? json_integer(f[i].line) : json_null());
+		json_object_set_new(o, "function", record_jstr(f[i].function));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 /* script_size, script_sha256; program_written, program_size,
  * program_sha256; evidence: the copies kept. */
 static void record_set_evidence(json_t *o, const struct record *r)
@@ -411,6 +426,7 @@ void record_emit(struct session *s, const struct record *r)
 		json_object_set_new(o, "why", r->why && *r->why ? record_jstr(r->why) : json_null());
 	record_set_str(o, "suggest", r->suggest);
 	record_set_str(o, "suggest_option", r->suggest_option);
+	record_set_str(o, "content", r->content);
 	if (r->has_exit) {
 		json_object_set_new(o, "exit_code",
 				    r->exit_code >= 0 ? json_integer(r->exit_code) : json_null());
@@ -427,6 +443,8 @@ void record_emit(struct session *s, const struct record *r)
 		json_object_set_new(o, "elf", record_elf(r->elf));
 	if (r->frames && r->n_frames > 0)
 		json_object_set_new(o, "backtrace", record_backtrace(r->frames, r->n_frames));
+	if (r->n_py_frames > 0)
+		json_object_set_new(o, "python", record_python(r->py_frames, r->n_py_frames));
 	record_dump(s, o);
 	json_decref(o);
 }

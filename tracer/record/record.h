@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/pyframes.h"
 #include "tracer/inspect/elfinfo.h"
 #include "tracer/session.h"
 
@@ -46,6 +47,7 @@ struct record {
 	const char *why;
 	const char *suggest;     /* the policy layer that admits the event (rules/suggest.h) */
 	const char *suggest_option; /* the command-line option that does the same */
+	const char *content;     /* a replacement the supervisor made: the check it passed */
 	const char *script;
 	size_t script_len;
 
@@ -58,6 +60,9 @@ struct record {
 	/* The calling code (alerts of the ptrace backend), frames 0..n-1. */
 	const struct bt_frame *frames;
 	int n_frames;
+	/* Its Python-level frames (a CPython caller), 0..n-1. */
+	const struct py_frame *py_frames;
+	int n_py_frames;
 	/* ELF facts of the program run (exec records and exec alerts). */
 	const struct elf_facts *elf;
 
@@ -99,6 +104,15 @@ struct summary_facts {
 	bool as_root;
 	int landlock_abi;             /* 0: no Landlock */
 	const char *private_tmp;      /* NULL: none */
+	/* The command's masks (tracer/confine/mask.h): wanted (not --mask
+	 * off, not audit), the namespace made (NULL: none), how many of each
+	 * kind were planned and how many are in force, why none or not all
+	 * are (NULL), and the human line when the races stay open (NULL). */
+	bool masks_wanted;
+	const char *masks_ns;
+	unsigned masks_read, masks_write, masks_in_force;
+	const char *masks_why;
+	const char *masks_note;
 	const char *preload_note;     /* preload-only: what the shim cannot see; NULL: ptrace */
 	const char *engine;           /* the supervisor's engine: "notify", "ptrace" */
 	char *const *unseen;          /* preload-only: static programs run unseen */
@@ -107,6 +121,9 @@ struct summary_facts {
 	const char *project_policy;   /* the project's policy in force; NULL: none */
 	bool project_policy_trusted;  /* ... with --trust-project-policy */
 	const struct evidence *evidence; /* --evidence; NULL: none */
+	const struct depsnap_changes *deps; /* the dependency files changed (snapshot.h) */
+	const struct install_list *installed; /* the packages installed (installed.h) */
+	const struct installs *installs;      /* ... and the install scripts run */
 };
 
 /* The last record: counts, exit status, what survived, processes left

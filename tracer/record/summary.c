@@ -12,6 +12,22 @@
 #include "tracer/record/record.h"
 #include "tracer/record/writer.h"
 
+/* "masks": null when not wanted, else what was planned and what holds. */
+static json_t *summary_masks(const struct summary_facts *f)
+{
+	json_t *m;
+
+	if (!f->masks_wanted)
+		return json_null();
+	m = json_object();
+	json_object_set_new(m, "namespace", f->masks_ns ? json_string(f->masks_ns) : json_null());
+	json_object_set_new(m, "read", json_integer(f->masks_read));
+	json_object_set_new(m, "write", json_integer(f->masks_write));
+	json_object_set_new(m, "in_force", json_integer(f->masks_in_force));
+	json_object_set_new(m, "why", f->masks_why ? record_jstr(f->masks_why) : json_null());
+	return m;
+}
+
 /* What survives the session, and how it ran.  O NULL: the human lines
  * on stderr. */
 static void summary_hardening(struct session *s, const struct summary_facts *f, json_t *o)
@@ -54,6 +70,8 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 				s->own_sandbox_refused == 1 ? "" : "s");
 		if (as_root && !s->preload_only)
 			out_msg("the command ran as root (no --user)");
+		if (f->masks_note)
+			out_msg("%s", f->masks_note);
 	} else {
 		json_t *a = json_array();
 
@@ -72,6 +90,7 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 						   json_null());
 		json_object_set_new(o, "private_tmp", f->private_tmp ? record_jstr(f->private_tmp) :
 						      json_null());
+		json_object_set_new(o, "masks", summary_masks(f));
 	}
 }
 
@@ -99,6 +118,110 @@ static void summary_egress(const struct egress *e, json_t *o)
 	json_object_set_new(o, "egress_other",
 			    json_pack("{s:I,s:I}", "allowed", (json_int_t)(e ? e->other_allowed : 0),
 				      "denied", (json_int_t)(e ? e->other_denied : 0)));
+}
+
+/* At most this many packages are listed in the record, over the files;
+ * the counts are always whole. */
+#define SUMMARY_DEPS_LISTED 500
+
+/* "dependencies": the dependency files the session created, removed or
+ * changed, and per file the packages added, removed and changed.  O
+ * NULL: the human lines. */
+static void summary_deps(const struct depsnap_changes *c, json_t *o)
+{
+	size_t budget = SUMMARY_DEPS_LISTED;
+	json_t *files, *d;
+
+	if (!o) {
+		for (size_t i = 0; c && i < c->n; i++) {
+			const struct depsnap_change *x = &c->v[i];
+
+			if (!x->parsed)
+				out_msg("dependency file %s %s (not parsed)", x->rel, x->status);
+			else
+				out_msg("dependency file %s %s: %zu added, %zu removed, %zu changed",
+					x->rel, x->status, x->diff.added, x->diff.removed,
+					x->diff.changed);
+		}
+		return;
+	}
+	files = json_array();
+	for (size_t i = 0; c && i < c->n; i++) {
+		const struct depsnap_change *x = &c->v[i];
+		json_t *pk = json_array();
+		size_t listed = 0;
+
+		for (; x->parsed && listed < x->diff.n && listed < budget; listed++) {
+			const struct depchange *p = &x->diff.v[listed];
+
+			json_array_append_new(pk, json_pack("{s:o,s:o,s:o}", "name",
+							    record_jstr(p->name), "from",
+							    record_jstr(p->from), "to",
+							    record_jstr(p->to)));
+		}
+		budget -= listed;
+		json_array_append_new(files, json_pack("{s:o,s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:I}",
+						       "path", record_jstr(x->rel),
+						       "format", depfile_format_name(x->format),
+						       "status", x->status, "parsed", x->parsed,
+						       "added", (json_int_t)x->diff.added,
+						       "removed", (json_int_t)x->diff.removed,
+						       "changed", (json_int_t)x->diff.changed,
+						       "packages", pk,
+						       "packages_cut",
+						       (json_int_t)(x->diff.n - listed)));
+	}
+	d = json_pack("{s:o,s:o,s:I,s:I,s:I,s:b}", "root", record_jstr(c ? c->root : NULL),
+		      "files", files,
+		      "added", (json_int_t)(c ? c->added : 0),
+		      "removed", (json_int_t)(c ? c->removed : 0),
+		      "changed", (json_int_t)(c ? c->changed : 0),
+		      "truncated", c && c->truncated);
+	json_object_set_new(o, "dependencies", d);
+}
+
+/* "installed": the packages the session installed, where from, flagged
+ * when not from a registry nor from a path in the project, and the
+ * install scripts run.  O NULL: the human lines. */
+static void summary_installed(const struct install_list *l, const struct installs *in, json_t *o)
+{
+	json_t *pk, *sc;
+
+	if (!o) {
+		for (size_t i = 0; l && i < l->n; i++)
+			if (l->v[i].flagged)
+				out_msg("installed %s %s %s from %s (%s)", l->v[i].ecosystem,
+					l->v[i].name, l->v[i].version ? l->v[i].version : "",
+					l->v[i].url ? l->v[i].url : "?", l->v[i].source);
+		for (size_t i = 0; in && i < in->n_scripts; i++)
+			out_msg("install script of %s %s ran: %s", in->scripts[i].ecosystem,
+				in->scripts[i].package ? in->scripts[i].package : "(a source build)",
+				in->scripts[i].command);
+		return;
+	}
+	pk = json_array();
+	for (size_t i = 0; l && i < l->n; i++) {
+		const struct install *x = &l->v[i];
+		json_t *p = json_pack("{s:s,s:o,s:o,s:s,s:o,s:o,s:b}", "ecosystem", x->ecosystem,
+				      "name", record_jstr(x->name), "version", record_jstr(x->version),
+				      "source", x->source, "url", record_jstr(x->url),
+				      "location", record_jstr(x->location), "flagged", x->flagged);
+
+		if (!strcmp(x->ecosystem, "npm"))
+			json_object_set_new(p, "install_script", json_boolean(x->install_script));
+		json_array_append_new(pk, p);
+	}
+	sc = json_array();
+	for (size_t i = 0; in && i < in->n_scripts; i++)
+		json_array_append_new(sc, json_pack("{s:o,s:o,s:o,s:o}",
+						    "ecosystem", record_jstr(in->scripts[i].ecosystem),
+						    "package", record_jstr(in->scripts[i].package),
+						    "command", record_jstr(in->scripts[i].command),
+						    "cwd", record_jstr(in->scripts[i].cwd)));
+	json_object_set_new(o, "installed",
+			    json_pack("{s:o,s:o,s:I,s:b}", "packages", pk, "scripts", sc,
+				      "flagged", (json_int_t)(l ? l->flagged : 0), "truncated",
+				      (l && l->truncated) || (in && in->truncated)));
 }
 
 /* The CI job's step summary (GITHUB_STEP_SUMMARY), when there is one. */
@@ -152,6 +275,8 @@ void record_summary(struct session *s, const struct summary_facts *f)
 		out_msg("%" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d",
 			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
 		summary_hardening(s, f, NULL);
+		summary_deps(f->deps, NULL);
+		summary_installed(f->installed, f->installs, NULL);
 		if (f->preload_note) {
 			out_msg("%s", f->preload_note);
 			for (size_t i = 0; i < f->n_unseen; i++)
@@ -189,6 +314,8 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	json_object_set_new(o, "left_running", l);
 	summary_egress(f->egress, o);
 	summary_hardening(s, f, o);
+	summary_deps(f->deps, o);
+	summary_installed(f->installed, f->installs, o);
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
 	json_object_set_new(o, "lost", json_integer((json_int_t)s->lost));
 	json_object_set_new(o, "backend", json_string(f->preload_note ? "preload" : "ptrace"));

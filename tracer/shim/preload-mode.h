@@ -23,7 +23,9 @@ void preload_mode_event(struct session *s, const struct channel_msg *m);
 #define PRELOAD_MODE_NOTE                                                           \
 	"preload-only: decisions were taken inside the programs by an LD_PRELOAD "   \
 	"library, which static binaries, raw syscalls and libc-internal calls "      \
-	"bypass; use the ptrace backend for enforcement"
+	"bypass; signals, pidfds and the machine's calls (TIOCSTI, raw sockets, "     \
+	"device nodes, host name) are not judged; use the ptrace backend for "       \
+	"enforcement"
 
 /* The command's own exec, which agenttrace makes without the shim, decided
  * as the shim decides an exec.  -1 to go on, else the exit status (126)

@@ -8,7 +8,10 @@
  *
  * The tracee's root and mount namespace are taken to be the supervisor's:
  * chroot, pivot_root, mount, unshare and setns are denied by the syscall
- * table, so a session cannot change them (doc/SYSCALLS.md).
+ * table, so a session cannot change them (doc/SYSCALLS.md).  The
+ * command's masks (tracer/confine/mask.h) give it a mount namespace of
+ * its own, made before the filter, which differs from the supervisor's
+ * only on what the policy denies as a whole.
  *
  * No allocation: the stack holds two PATH_MAX-sized work buffers. */
 #ifndef AGENTTRACE_PATH_H

@@ -103,6 +103,47 @@ bool probe_notify_wait_killable(void)
 	return probe_notify() && probe_release() >= 5019;
 }
 
+/* A sysctl's number, -1 when the file is not there or holds none. */
+static long probe_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+int probe_mask_namespace(bool user, const char **why)
+{
+	*why = NULL;
+	if (test_knob("MASK_NS", 1, 0, 1) == 0) {
+		*why = "no namespace may be made here (AGENTTRACE_TEST_MASK_NS=0)";
+		return -EPERM;
+	}
+	if (!user)
+		return 0;
+	if (probe_sysctl("/proc/sys/user/max_user_namespaces") == 0) {
+		*why = "user namespaces are disabled (user.max_user_namespaces = 0)";
+		return -ENOSPC;
+	}
+	/* Debian's and Ubuntu's switches for unprivileged users. */
+	if (probe_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0) {
+		*why = "unprivileged user namespaces are disabled "
+		       "(kernel.unprivileged_userns_clone = 0)";
+		return -EPERM;
+	}
+	if (probe_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) {
+		*why = "AppArmor gives unprivileged user namespaces no capabilities "
+		       "(kernel.apparmor_restrict_unprivileged_userns = 1)";
+		return -EPERM;
+	}
+	return 0;
+}
+
 int probe_ptrace_scope(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");

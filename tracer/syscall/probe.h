@@ -47,6 +47,16 @@ bool probe_notify_wait_killable(void);
  * descriptor as the call's result. */
 bool probe_notify_addfd(void);
 
+/* Whether the command's masks (tracer/confine/mask.h) may try to make
+ * their namespace: a mount namespace (USER false: agenttrace is root), or
+ * a user namespace with one (USER true).  0, or -errno with *WHY saying
+ * why not: the switches of the kernel and the distributions that forbid
+ * it (user.max_user_namespaces, Debian's unprivileged_userns_clone,
+ * Ubuntu's apparmor_restrict_unprivileged_userns).  What no switch tells
+ * (a container's seccomp profile, no CAP_SYS_ADMIN) the child learns by
+ * trying, and reports.  Test knob MASK_NS=0: none may be made. */
+int probe_mask_namespace(bool user, const char **why);
+
 /* The rest is for agenttrace --doctor (tracer/doctor.c): facts of the
  * machine that the session finds out by doing, told in advance. */
 

@@ -16,6 +16,8 @@
 
 #include "lib/log.h"
 #include "lib/xalloc.h"
+#include "tracer/confine/mask.h"
+#include "tracer/inspect/creds.h"
 #include "tracer/inspect/proc.h"
 #include "tracer/ptrace/tracee.h"
 #include "tracer/session.h"
@@ -31,106 +33,29 @@
 #define SYS_pidfd_getfd 438
 #endif
 
-#define EMULATE_GROUPS 64
-
-/* Who the caller is to the file system. */
-struct emulate_creds {
-	uid_t fsuid;
-	gid_t fsgid;
-	gid_t groups[EMULATE_GROUPS];
-	int n_groups;
-	mode_t umask;
-};
-
 bool emulate_needed(const struct session *s, const struct tracee *t)
 {
 	(void)s;
 	return t->shares_mm || (t->group && t->group->tasks > 1);
 }
 
-/* The 4th number of a "Uid:" or "Gid:" line: the fs id. */
-static bool emulate_fs_id(const char *text, const char *key, unsigned long *out)
-{
-	const char *p = strstr(text, key);
-	char *end;
-
-	if (!p)
-		return false;
-	p += strlen(key);
-	for (int i = 0; i < 3; i++) {
-		strtoul(p, &end, 10);
-		if (end == p)
-			return false;
-		p = end;
-	}
-	*out = strtoul(p, &end, 10);
-	return end != p;
-}
-
-static int emulate_read_creds(pid_t tid, struct emulate_creds *cr)
-{
-	char text[16384];
-	unsigned long uid, gid;
-	unsigned long long mask;
-	const char *g;
-
-	if (proc_read(tid, "status", text, sizeof(text)) < 0)
-		return -ESRCH;
-	if (!emulate_fs_id(text, "\nUid:", &uid) || !emulate_fs_id(text, "\nGid:", &gid) ||
-	    !proc_status_field(text, "\nUmask:", 8, &mask))
-		return -EPROTO;
-	cr->fsuid = (uid_t)uid;
-	cr->fsgid = (gid_t)gid;
-	cr->umask = (mode_t)mask;
-	cr->n_groups = 0;
-	g = strstr(text, "\nGroups:");
-	if (g) {
-		char *end;
-
-		g += strlen("\nGroups:");
-		while (*g != '\n' && *g && cr->n_groups < EMULATE_GROUPS) {
-			unsigned long v = strtoul(g, &end, 10);
-
-			if (end == g)
-				break;
-			cr->groups[cr->n_groups++] = (gid_t)v;
-			g = end;
-		}
-	}
-	return 0;
-}
-
-/* The calling thread (only it: raw system calls, not glibc's, which would
- * change every thread) takes the caller's file-system identity.  SAVED
- * holds ours to go back to. */
-static void emulate_become(const struct emulate_creds *cr, struct emulate_creds *saved)
-{
-	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
-	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
-	saved->n_groups = getgroups(EMULATE_GROUPS, saved->groups);
-	if (saved->n_groups < 0)
-		saved->n_groups = 0;
-	if (geteuid() == 0)
-		syscall(SYS_setgroups, (size_t)cr->n_groups, cr->groups);
-	syscall(SYS_setfsgid, cr->fsgid);
-	syscall(SYS_setfsuid, cr->fsuid);
-}
-
-static void emulate_restore(const struct emulate_creds *saved)
-{
-	syscall(SYS_setfsuid, saved->fsuid);
-	syscall(SYS_setfsgid, saved->fsgid);
-	if (geteuid() == 0)
-		syscall(SYS_setgroups, (size_t)saved->n_groups, saved->groups);
-}
-
 /* PATH, exactly: no symlink on the way (one there now appeared after the
- * check: ELOOP), as an O_PATH descriptor. */
-static int emulate_path_fd(const char *path, int extra)
+ * check: ELOOP), as an O_PATH descriptor.  Looked up in the caller's view
+ * (VIEW, its root: mask_view_fd()), so that the command's masks hold for
+ * what the supervisor opens for it too; AT_FDCWD: the views are one. */
+static int emulate_path_fd(int view, const char *path, int extra)
 {
 	struct open_how how = { .flags = (unsigned long long)(O_PATH | O_CLOEXEC | extra),
 				.resolve = RESOLVE_NO_SYMLINKS };
-	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	long fd;
+
+	if (view != AT_FDCWD) {
+		while (*path == '/')
+			path++;
+		if (!*path)
+			path = ".";
+	}
+	fd = syscall(SYS_openat2, view, path, &how, sizeof(how));
 
 	return fd < 0 ? -errno : (int)fd;
 }
@@ -170,17 +95,17 @@ struct emulate_fifo_job {
 	uint64_t id;
 	int fd0;
 	int flags;
-	struct emulate_creds creds;
+	struct creds creds;
 };
 
 static void *emulate_fifo_thread(void *arg)
 {
 	struct emulate_fifo_job *j = arg;
-	struct emulate_creds saved;
+	struct creds saved;
 	struct seccomp_notif_resp resp = { .id = j->id };
 	int fd;
 
-	emulate_become(&j->creds, &saved);
+	creds_become(&j->creds, &saved);
 	fd = emulate_reopen(j->fd0, j->flags);
 	close(j->fd0);
 	if (fd >= 0) {
@@ -204,7 +129,7 @@ static void *emulate_fifo_thread(void *arg)
 }
 
 static int emulate_fifo(struct session *s, const struct unotify_call *u, int fd0, int flags,
-			const struct emulate_creds *cr)
+			const struct creds *cr)
 {
 	struct emulate_fifo_job *j = xmalloc(sizeof(*j));
 	pthread_attr_t attr;
@@ -243,10 +168,10 @@ static bool emulate_terminal_of_caller(const struct stat *st, int flags)
 int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
 		 struct stop_answer *a)
 {
-	struct emulate_creds cr, saved;
+	struct creds cr, saved;
 	const char *path = c->path[0];
 	char proc[PATH_MAX];
-	int flags = c->flags, fd0, fd = -1, r;
+	int flags = c->flags, fd0, fd = -1, r, view;
 	struct stat st;
 
 	if (!c->is_open || c->n_events == 0 || !path[0] || c->open_resolve ||
@@ -263,11 +188,16 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 			return -ENOTSUP;
 		path = proc;
 	}
-	r = emulate_read_creds(u->tid, &cr);
+	/* Without the caller's view the kernel's own walk, which the masks
+	 * govern, is better than one in the supervisor's. */
+	view = mask_view_fd(s, u->tid);
+	if (view < 0 && view != AT_FDCWD)
+		return -ENOTSUP;
+	r = creds_of_task(u->tid, &cr);
 	if (r < 0)
 		return -ENOTSUP;
-	emulate_become(&cr, &saved);
-	fd0 = emulate_path_fd(path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+	creds_become(&cr, &saved);
+	fd0 = emulate_path_fd(view, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
 	if (fd0 >= 0) {
 		if (fstat(fd0, &st) < 0) {
 			r = -errno;
@@ -281,7 +211,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		} else if (emulate_terminal_of_caller(&st, flags)) {
 			r = -ENOTSUP;
 		} else if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
-			emulate_restore(&saved);
+			creds_restore(&saved);
 			return emulate_fifo(s, u, fd0, flags, &cr);
 		} else if ((flags & O_TMPFILE) == O_TMPFILE) {
 			mode_t old = umask(cr.umask);
@@ -306,7 +236,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		} else {
 			memcpy(dir, path, (size_t)(slash - path));
 			dir[slash - path] = '\0';
-			dfd = emulate_path_fd(dir[0] ? dir : "/", O_DIRECTORY);
+			dfd = emulate_path_fd(view, dir[0] ? dir : "/", O_DIRECTORY);
 			if (dfd < 0) {
 				r = dfd;
 			} else {
@@ -321,7 +251,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	} else {
 		r = fd0;
 	}
-	emulate_restore(&saved);
+	creds_restore(&saved);
 	if (r == -ENOTSUP)
 		return -ENOTSUP;
 	if (r < 0) {
@@ -350,19 +280,19 @@ struct emulate_connect_job {
 	int fd;
 	struct sockaddr_storage addr;
 	socklen_t len;
-	struct emulate_creds creds;
+	struct creds creds;
 };
 
 static void *emulate_connect_thread(void *arg)
 {
 	struct emulate_connect_job *j = arg;
-	struct emulate_creds saved;
+	struct creds saved;
 	struct seccomp_notif_resp resp = { .id = j->id };
 	int r;
 
 	/* A UNIX socket's connect checks write permission on its file, as
 	 * the caller. */
-	emulate_become(&j->creds, &saved);
+	creds_become(&j->creds, &saved);
 	do
 		r = connect(j->fd, (const struct sockaddr *)&j->addr, j->len);
 	while (r < 0 && errno == EINTR);
@@ -386,7 +316,7 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 	    c->sockaddr_len > sizeof(c->sockaddr))
 		return -ENOTSUP;
 	j = xmalloc(sizeof(*j));
-	if (emulate_read_creds(u->tid, &j->creds) < 0) {
+	if (creds_of_task(u->tid, &j->creds) < 0) {
 		free(j);
 		return -ENOTSUP;
 	}

@@ -1,0 +1,166 @@
+/* Rules that judge content (rules.h): their names, and the directories on
+ * the way to what they name. */
+#include <string.h>
+
+#include "rules/match-internal.h"
+#include "rules/rules.h"
+
+const char *rules_content_name(enum rules_content c)
+{
+	switch (c) {
+	case RULES_CONTENT_GIT_CONFIG:
+		return "git-config";
+	default:
+		return NULL;
+	}
+}
+
+/* The components of GLOB from START on, as one path that they match,
+ * appended to OUT (N bytes used of MATCH_PATH_MAX): "**" as no component,
+ * "*" as nothing (an empty component as "x"), "?" as "x", "\c" as c.
+ * False when it does not fit or holds a character class. */
+static bool content_tail(const char *start, char *out, size_t *n)
+{
+	const char *g = start;
+
+	while (*g) {
+		const char *end = strchr(g, '/');
+		size_t len = end ? (size_t)(end - g) : strlen(g);
+		size_t before = *n;
+
+		if (!(len == 2 && g[0] == '*' && g[1] == '*')) {
+			if (*n + 1 >= MATCH_PATH_MAX)
+				return false;
+			out[(*n)++] = '/';
+			before = *n;
+			for (size_t i = 0; i < len; i++) {
+				char c = g[i];
+
+				if (c == '[')
+					return false;
+				if (c == '*')
+					continue;
+				if (c == '?')
+					c = 'x';
+				else if (c == '\\' && i + 1 < len)
+					c = g[++i];
+				if (*n + 1 >= MATCH_PATH_MAX)
+					return false;
+				out[(*n)++] = c;
+			}
+			if (*n == before) {
+				if (*n + 1 >= MATCH_PATH_MAX)
+					return false;
+				out[(*n)++] = 'x';
+			}
+		}
+		g = end ? end + 1 : g + len;
+	}
+	out[*n] = '\0';
+	return true;
+}
+
+/* Whether rule R (a path rule) matches a path beneath PATH (N bytes) made
+ * of its pattern's last components.  Only tails that leave PATH below
+ * the pattern's first "**" and the component after it count: any
+ * directory under ${ROOT} can hold a .git, but renaming it moves no
+ * judged file that is not already judged where it lands. */
+enum content_how {
+	CONTENT_ON_THE_WAY,  /* tails after the first "**" and its next component */
+	CONTENT_NAMED,       /* ... whose component before is PATH's own name */
+	CONTENT_REACH,       /* every tail after the first "**" */
+};
+
+static bool content_beneath(const struct rules_policy *p, const struct rules_rule *r,
+			    const char *path, size_t n, enum content_how how)
+{
+	bool named = how == CONTENT_NAMED;
+	const char *base = memrchr(path, '/', n);
+	size_t base_len;
+	const char *text = rules_string(p, r->pat.text);
+	const char *comp[256];
+	size_t n_comp = 0, first = 0, first_ss = (size_t)-1;
+
+	if (text[0] != '/')
+		return false;
+	for (const char *g = text + 1; *g;) {
+		const char *end = strchr(g, '/');
+		size_t len = end ? (size_t)(end - g) : strlen(g);
+
+		if (n_comp == sizeof(comp) / sizeof(comp[0]))
+			return false;
+		comp[n_comp] = g;
+		if (first_ss == (size_t)-1 && len == 2 && g[0] == '*' && g[1] == '*')
+			first_ss = n_comp;
+		n_comp++;
+		if (!end)
+			break;
+		g = end + 1;
+	}
+	/* The candidate PATH must cover at least the first component after
+	 * the first "**" (without one: at least one component). */
+	first = first_ss == (size_t)-1 ? 1 : first_ss + (how == CONTENT_REACH ? 1 : 2);
+	base = base ? base + 1 : path;
+	base_len = n - (size_t)(base - path);
+	for (size_t j = n_comp; j-- > first;) {
+		/* NAMED: the component before the tail is PATH's own name. */
+		if (named) {
+			const char *c0 = comp[j - 1];
+			const char *e0 = strchr(c0, '/');
+			size_t l0 = e0 ? (size_t)(e0 - c0) : strlen(c0);
+
+			if (l0 != base_len || memcmp(c0, base, l0) != 0 ||
+			    match_glob_has_magic(c0, l0))
+				continue;
+		}
+		char cand[MATCH_PATH_MAX], buf[MATCH_PATH_MAX];
+		struct rules_event ev = { .kind = RULES_KIND_WRITE };
+		struct match_subject m;
+		size_t cn = n;
+
+		if (n >= sizeof(cand))
+			return false;
+		memcpy(cand, path, n);
+		if (!content_tail(comp[j], cand, &cn))
+			continue;
+		ev.path = cand;
+		match_subject_init(&m, &ev, buf);
+		if (match_rule(p, RULES_KIND_WRITE, r, &m))
+			return true;
+	}
+	return false;
+}
+
+static const struct rules_rule *content_find(const struct rules_policy *p, const char *path,
+					     enum content_how how)
+{
+	const struct rules_span *sp;
+	size_t n;
+
+	if (!p || !path || path[0] != '/')
+		return NULL;
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n == 1)
+		n = 0; /* "/": the tail starts with its own '/' */
+	sp = &p->span[RULES_KIND_WRITE][RULES_ACTION_DENY];
+	for (uint32_t i = 0; i < sp->count; i++) {
+		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+
+		if (r->content && content_beneath(p, r, path, n, how))
+			return r;
+	}
+	return NULL;
+}
+
+const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
+						  bool named)
+{
+	return content_find(p, path, named ? CONTENT_NAMED : CONTENT_ON_THE_WAY);
+}
+
+const struct rules_rule *rules_content_reach(const struct rules_policy *p, const char *path)
+{
+	return content_find(p, path, CONTENT_REACH);
+}

@@ -1,0 +1,194 @@
+#!/bin/bash
+# What the session installed (doc/RECORDS.md, "installed"): read from what
+# pip and npm leave behind (a dist-info an installer wrote, npm's hidden
+# lockfile), with where each package came from; an install from a URL, a
+# git repository or a path outside the project is flagged; npm's install
+# scripts and pip's builds of a source tree are listed with their
+# commands; a session that installs nothing shows nothing.  No registry is
+# reached: local wheels, a loopback web server, local npm tarballs.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+[ -n "$PYTHON" ] && "$PYTHON" -m pip --version >/dev/null 2>&1 && have_pip=1
+have npm && have_npm=1
+
+REPORT_BIN=$top_builddir/agenttrace-report
+# reports NAME: the five reports of $LOG as $SANDBOX/NAME.FORMAT.
+reports() {
+	local f
+	for f in text md html junit sarif; do
+		"$REPORT_BIN" -q --root "$ROOT" "$LOG" --format "$f" -o "$SANDBOX/$1.$f"
+	done
+}
+# sarif_own FILE: the results of the install rules, one a line.
+sarif_own() {
+	"$PYTHON" -c 'import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+for r in run["results"]:
+    if r["ruleId"].startswith("dependency.install"):
+        a = r["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert rules[r["ruleIndex"]] == r["ruleId"]
+        print(r["ruleId"], r["level"], r["properties"]["package"], a["uri"], a.get("uriBaseId"))' "$1"
+}
+
+# Nothing installed: nothing shown.
+at_q -- sh -c 'echo hello >notes.txt'
+assert_rec "nothing installed: the summary's installed lists nothing" \
+	"event == 'summary' and installed == {'packages': [], 'scripts': [], 'flagged': 0, 'truncated': False}"
+reports none
+assert_eq "nothing installed: no section in any report" "" \
+	"$(grep -l '^Installed:\|^### Installed\|id="installed"\|^installed:' "$SANDBOX"/none.*; sarif_own "$SANDBOX/none.sarif")"
+
+# A dist-info the session did not write, or one no installer marked, is not listed.
+mkdir -p "$ROOT/site/old-1.0.dist-info"
+echo pip >"$ROOT/site/old-1.0.dist-info/INSTALLER"
+printf 'Name: old\nVersion: 1.0\n\n' >"$ROOT/site/old-1.0.dist-info/METADATA"
+at_q -- sh -c 'mkdir -p build/lib/fake-2.0.dist-info && printf "Name: fake\nVersion: 2.0\n\n" >build/lib/fake-2.0.dist-info/METADATA'
+assert_rec "a dist-info not written in the session, or without INSTALLER: not listed" \
+	"event == 'summary' and installed['packages'] == []"
+
+# Hostile leftovers: a METADATA of junk, a direct_url.json that is no JSON,
+# a METADATA that is a FIFO, a dist-info that is a link: no crash, no hang.
+at_q -- sh -c '
+	d=site/junk-1.0.dist-info; mkdir -p $d; echo pip >$d/INSTALLER
+	head -c 3000 /dev/urandom >$d/METADATA; printf "{\"url\": " >$d/direct_url.json
+	d=site/fifo-1.0.dist-info; mkdir -p $d; echo pip >$d/INSTALLER; mkfifo $d/METADATA
+	ln -s old-1.0.dist-info site/link-1.0.dist-info'
+assert_rec "hostile dist-infos: the junk one listed by its dir's name, from the registry; a FIFO's and a link's not" \
+	"event == 'summary' and ('junk-1.0.dist-info', 'registry', None) in [(p['name'], p['source'], p['version']) for p in installed['packages']] and not [p for p in installed['packages'] if 'fifo' in p['location'] or 'link' in p['location']]"
+
+# wheel DIR NAME VERSION: a wheel made by hand (a zip with its dist-info).
+wheel() {
+	"$PYTHON" - "$@" <<'PY'
+import base64, hashlib, sys, zipfile
+d, name, ver = sys.argv[1:4]
+def rec(data):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+files = {name + "/__init__.py": b"X = 1\n",
+         "%s-%s.dist-info/METADATA" % (name, ver): ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n\n" % (name, ver)).encode(),
+         "%s-%s.dist-info/WHEEL" % (name, ver): b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+r = "".join("%s,%s,%d\n" % (k, rec(v), len(v)) for k, v in files.items()) + "%s-%s.dist-info/RECORD,,\n" % (name, ver)
+files["%s-%s.dist-info/RECORD" % (name, ver)] = r.encode()
+with zipfile.ZipFile("%s/%s-%s-py3-none-any.whl" % (d, name, ver), "w") as z:
+    for k, v in files.items():
+        z.writestr(k, v)
+PY
+}
+
+if [ -n "${have_pip:-}" ]; then
+	mkdir -p "$SANDBOX/outside" "$SANDBOX/srv" "$ROOT/wheels" "$ROOT/index"
+	wheel "$SANDBOX/outside" alpha 1.0
+	wheel "$ROOT/index" beta 2.0
+	wheel "$ROOT/wheels" epsilon 0.5
+	wheel "$SANDBOX/srv" zeta 3.0
+	mkdir -p "$ROOT/srcpkg"
+	printf 'from setuptools import setup\nsetup(name="delta", version="0.4", py_modules=[])\n' >"$ROOT/srcpkg/setup.py"
+	"$PYTHON" -c 'import http.server, os, sys
+os.chdir(sys.argv[1])
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+open(sys.argv[2] + ".tmp", "w").write(str(s.server_address[1]))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+s.serve_forever()' "$SANDBOX/srv" "$SANDBOX/port" 2>/dev/null &
+	bg_track $!
+	wait_file "$SANDBOX/port" 10
+	port=$(cat "$SANDBOX/port")
+	# pip's own configuration stays out: no index, no find-links, no cache.
+	pipenv="PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_FIND_LINKS="
+	pip="env $pipenv $PYTHON -m pip install -q --no-deps --prefix $ROOT/pfx"
+	at_q -- sh -c "
+		$pip $SANDBOX/outside/alpha-1.0-py3-none-any.whl &&
+		$pip --find-links $ROOT/index beta &&
+		$pip wheels/epsilon-0.5-py3-none-any.whl &&
+		$pip http://127.0.0.1:$port/zeta-3.0-py3-none-any.whl &&
+		{ $pip --no-build-isolation ./srcpkg >/dev/null 2>&1; true; }"
+	assert_eq "pip: the installs ran" 0 $?
+	pkg='[p for p in installed["packages"] if p["name"] == N][0]'
+	pkg() { echo "${pkg/N/\'$1\'}"; }
+	assert_rec "pip: a wheel from a path outside the project: flagged, with its URL" \
+		"event == 'summary' and $(pkg alpha)['version'] == '1.0' and $(pkg alpha)['source'] == 'path' and $(pkg alpha)['flagged'] and $(pkg alpha)['url'] == 'file://$SANDBOX/outside/alpha-1.0-py3-none-any.whl'"
+	assert_rec "pip: a package found in an index (--find-links): from the registry, not flagged" \
+		"event == 'summary' and $(pkg beta)['version'] == '2.0' and $(pkg beta)['source'] == 'registry' and not $(pkg beta)['flagged'] and $(pkg beta)['url'] is None"
+	assert_rec "pip: a wheel from a path in the project: not flagged" \
+		"event == 'summary' and $(pkg epsilon)['source'] == 'path' and not $(pkg epsilon)['flagged']"
+	assert_rec "pip: a wheel from a URL: flagged" \
+		"event == 'summary' and $(pkg zeta)['source'] == 'url' and $(pkg zeta)['flagged'] and $(pkg zeta)['url'] == 'http://127.0.0.1:$port/zeta-3.0-py3-none-any.whl'"
+	assert_rec "pip: where each was installed" \
+		"event == 'summary' and pre($(pkg beta)['location'], '$ROOT/pfx/') and $(pkg beta)['location'].endswith('/beta-2.0.dist-info') and $(pkg beta)['ecosystem'] == 'pypi'"
+	assert_rec "pip: the flagged count" "event == 'summary' and installed['flagged'] == 2 and len(installed['packages']) == 4"
+	assert_rec "pip: a build of a source tree is listed with its command" \
+		"event == 'summary' and [s for s in installed['scripts'] if s['ecosystem'] == 'pypi' and '_in_process.py' in s['command'] and s['cwd'] == '$ROOT/srcpkg']"
+	assert_match "pip: the human lines name the flagged installs" "installed pypi zeta 3.0 from http://127.0.0.1:$port/zeta-3.0-py3-none-any.whl \(url\)" "$(cat "$ERR")"
+else
+	skip "pip installs" "no pip for $PYTHON"
+fi
+
+if [ -n "${have_npm:-}" ]; then
+	# npm_pkg DIR NAME VERSION [SCRIPT]: a package dir and its tarball (npm pack, offline).
+	npm_pkg() {
+		mkdir -p "$1/$2"
+		if [ -n "${4:-}" ]; then
+			printf '{"name":"%s","version":"%s","scripts":{"postinstall":"%s"}}\n' "$2" "$3" "$4" >"$1/$2/package.json"
+		else
+			printf '{"name":"%s","version":"%s"}\n' "$2" "$3" >"$1/$2/package.json"
+		fi
+		(cd "$1/$2" && npm pack --offline --silent >/dev/null 2>&1)
+	}
+	npm_pkg "$SANDBOX/outside" gamma 3.1.4 "echo ran > postinstall-ran"
+	npm_pkg "$ROOT/vendored" kappa 0.0.1
+	mkdir -p "$ROOT/web"
+	printf '{"name":"web","version":"1.0.0"}\n' >"$ROOT/web/package.json"
+	at_q -- sh -c "cd web && npm install --offline --no-audit --no-fund $SANDBOX/outside/gamma/gamma-3.1.4.tgz ../vendored/kappa/kappa-0.0.1.tgz"
+	assert_eq "npm: the install ran" 0 $?
+	assert_file_present "npm: the postinstall script ran" "$ROOT/web/node_modules/gamma/postinstall-ran"
+	pkg='[p for p in installed["packages"] if p["name"] == N][0]'
+	pkg() { echo "${pkg/N/\'$1\'}"; }
+	assert_rec "npm: a tarball outside the project: flagged, its install script said" \
+		"event == 'summary' and $(pkg gamma)['ecosystem'] == 'npm' and $(pkg gamma)['version'] == '3.1.4' and $(pkg gamma)['source'] == 'path' and $(pkg gamma)['flagged'] and $(pkg gamma)['install_script'] and $(pkg gamma)['location'] == '$ROOT/web/node_modules/gamma'"
+	assert_rec "npm: a tarball in the project: not flagged" \
+		"event == 'summary' and $(pkg kappa)['source'] == 'path' and not $(pkg kappa)['flagged'] and not $(pkg kappa)['install_script']"
+	assert_rec "npm: the postinstall script is listed with its command" \
+		"event == 'summary' and {'ecosystem': 'npm', 'package': 'gamma', 'command': 'echo ran > postinstall-ran', 'cwd': '$ROOT/web/node_modules/gamma'} in installed['scripts']"
+	assert_rec "npm: the lockfile diff says the same" \
+		"event == 'summary' and [f for f in dependencies['files'] if f['path'] == 'web/package-lock.json' and f['added'] == 2]"
+	reports npm
+	assert_match "npm reports: markdown, the flagged install in the table" \
+		'^\| <code>gamma</code> \| <code>3.1.4</code> \| npm \| \*\*path\*\* \| <code>file:.*gamma-3.1.4.tgz</code> \| flagged, install scripts \|$' \
+		"$(cat "$SANDBOX/npm.md")"
+	assert_match "npm reports: markdown, the script with its command" \
+		'^\| npm <code>gamma</code> \| <code>echo ran &gt; postinstall-ran</code> \|$' "$(cat "$SANDBOX/npm.md")"
+	assert_match "npm reports: html, the section with the flagged row" \
+		'<section id="installed">.*<tr class="flagged"><td><code>gamma</code>' "$(tr '\n' ' ' <"$SANDBOX/npm.html")"
+	assert_match "npm reports: text and junit list them" "! npm gamma 3.1.4 \(path: file:.*gamma: echo ran > postinstall-ran" \
+		"$(grep -A20 '^Installed:' "$SANDBOX/npm.text" | tr '\n' ' ') $(grep -A6 '^installed:' "$SANDBOX/npm.junit" | tr '\n' ' ' | sed 's/&gt;/>/g')"
+	assert_eq "npm reports: sarif, a warning for the flagged install and a note for the script" \
+"dependency.install-source warning gamma web/node_modules/gamma/package.json %SRCROOT%
+dependency.install-script note gamma web/node_modules/gamma/package.json %SRCROOT%" "$(sarif_own "$SANDBOX/npm.sarif")"
+	# Installing again what is there: nothing new is listed.
+	at_q -- sh -c "cd web && npm install --offline --no-audit --no-fund"
+	assert_rec "npm: a second install of what node_modules holds lists nothing" \
+		"event == 'summary' and installed['packages'] == []"
+else
+	skip "npm installs" "npm not installed"
+fi
+
+# cargo install: the crates a root's .crates2.json lists that it did not
+# list before, from a path outside the project here (flagged).
+rustup_home=${RUSTUP_HOME:-}
+if have cargo && [ -z "$rustup_home" ]; then
+	rustup_home=$(cd "$(dirname "$(command -v cargo)")/../.." 2>/dev/null && pwd)/.rustup
+fi
+cargoenv="RUSTUP_HOME=$rustup_home CARGO_HOME=$SANDBOX/cargo-home CARGO_TARGET_DIR=$TMPDIR/target"
+if have cargo && env $cargoenv cargo --version >/dev/null 2>&1; then
+	mkdir -p "$SANDBOX/hello/src"
+	printf '[package]\nname = "hello"\nversion = "0.1.0"\nedition = "2021"\n' >"$SANDBOX/hello/Cargo.toml"
+	echo 'fn main() {}' >"$SANDBOX/hello/src/main.rs"
+	at_q -- env $cargoenv cargo install -q --offline --path "$SANDBOX/hello" --root "$ROOT/croot"
+	assert_eq "cargo: the install ran" 0 $?
+	assert_rec "cargo: the crate installed, from a path outside the project: flagged" \
+		"event == 'summary' and installed['packages'] == [{'ecosystem': 'crates', 'name': 'hello', 'version': '0.1.0', 'source': 'path', 'url': 'file://$SANDBOX/hello', 'location': '$ROOT/croot', 'flagged': True}]"
+	at_q -- env $cargoenv cargo install -q --offline --force --path "$SANDBOX/hello" --root "$ROOT/croot"
+	assert_rec "cargo: installing it again lists nothing new" "event == 'summary' and installed['packages'] == []"
+else
+	skip "cargo installs" "no cargo that runs here"
+fi

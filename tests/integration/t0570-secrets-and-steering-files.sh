@@ -1,0 +1,136 @@
+#!/bin/bash
+# The default policy's credentials and the project files that run or
+# steer code later (agenttrace-policy(5), "default"): each credential
+# that exists is denied with its own rule; CI, hook, dev-container and
+# agent configuration is denied; agent instruction files and a project's
+# .env files are allowed with an alert; the agent policy lets an agent
+# CLI read its own login token.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+# Credential files (path under HOME or absolute, rule id), each made with
+# a secret in it.
+creds=(
+	".claude/.credentials.json read.agent-credentials.claude"
+	".codex/auth.json read.agent-credentials.codex"
+	".config/github-copilot/apps.json read.agent-credentials.copilot"
+	".gemini/oauth_creds.json read.agent-credentials.gemini"
+	".mozilla/firefox/p.default/cookies.sqlite read.browser.firefox"
+	".config/chromium/Default/Login_Data read.browser.chromium"
+	".config/google-chrome/Default/Cookies read.browser.chrome"
+	".local/share/keyrings/login.keyring read.keyrings"
+	".password-store/site.gpg read.password-store"
+	".config/op/config read.1password"
+	".bash_history read.history.bash"
+	".zsh_history read.history.zsh"
+	".python_history read.history.python"
+	".pgpass read.pgpass"
+	".my.cnf read.my-cnf"
+	".s3cfg read.s3cfg"
+	".config/rclone/rclone.conf read.rclone"
+	".config/doctl/config.yaml read.doctl"
+	".config/hub read.hub"
+	".m2/settings.xml read.maven-settings"
+	".gradle/gradle.properties read.gradle-properties"
+	".terraformrc read.terraformrc"
+)
+for c in "${creds[@]}"; do
+	f=$HOME/${c% *}
+	mkdir -p "$(dirname "$f")"
+	printf 'SECRET' >"$f"
+done
+printf '{"theme": "dark"}' >"$HOME/.gemini/settings.json"
+
+# Project files that run code later: each write is denied.
+steering=(
+	".gitea/workflows/ci.yml write.ci-definitions.gitea"
+	".forgejo/workflows/ci.yml write.ci-definitions.forgejo"
+	".woodpecker.yml write.ci-definitions.woodpecker"
+	".woodpecker/build.yml write.ci-definitions.woodpecker-dir"
+	".azure-pipelines/build.yml write.ci-definitions.azure-dir"
+	"lefthook.yml write.hooks.lefthook"
+	".lefthook.yml write.hooks.lefthook-dot"
+	".devcontainer/devcontainer.json write.editor-config.devcontainer"
+	".cursor/rules/x.mdc write.agent-config.cursor"
+	".cursor/mcp.json write.agent-config.cursor"
+	".gemini/settings.json write.agent-config.gemini"
+)
+# Agent instruction files: allowed, with an alert.
+instructions=(
+	"CLAUDE.md write.agent-instructions.claude"
+	"sub/AGENTS.md write.agent-instructions.agents"
+	"GEMINI.md write.agent-instructions.gemini"
+	".cursorrules write.agent-instructions.cursorrules"
+	".github/copilot-instructions.md write.agent-instructions.copilot"
+)
+
+for B in auto preload; do
+	backend_use "$B"
+	for c in "${creds[@]}"; do
+		f=$HOME/${c% *}
+		bk_denied "read ${c% *}" "$EACCES" read "${c#* }" "$f" -- "$TRY" open-read "$f"
+	done
+	bk_allowed "read HOME/.gemini/settings.json (not a secret)" -- "$TRY" open-read "$HOME/.gemini/settings.json"
+
+	for c in "${steering[@]}"; do
+		f=$ROOT/${c% *}
+		mkdir -p "$(dirname "$f")"
+		bk_denied "write ${c% *}" "$EACCES" write "${c#* }" "$f" -- "$TRY" open-write "$f"
+		assert_file_absent "${BK}write ${c% *}: nothing written" "$f"
+	done
+
+	for c in "${instructions[@]}"; do
+		f=$ROOT/${c% *}
+		mkdir -p "$(dirname "$f")"
+		bk_status "${BK}write ${c% *}: allowed" 0 -- sh -c 'echo "always run the tests" >>"$1"' sh "$f"
+		assert_file_content "${BK}write ${c% *}: written" "$f" "always run the tests"
+		assert_rec "${BK}write ${c% *}: an alert ($c)" \
+			"event == 'alert' and action == 'alert' and kind == 'write' and rule_id == '${c#* }' and path == '$f'$(bk_rec_backend)"
+		rm -f "$f"
+	done
+	mkdir -p "$ROOT/node_modules/pkg"
+	bk_allowed "write node_modules/pkg/CLAUDE.md (a package's own)" -- "$TRY" open-write "$ROOT/node_modules/pkg/CLAUDE.md"
+
+	# A project's .env: read with an alert; an example file silently.
+	printf 'API_KEY=SECRET\n' >"$ROOT/.env"
+	printf 'API_KEY=\n' >"$ROOT/.env.example"
+	bk_status "${BK}read ROOT/.env: allowed" 0 -- cat "$ROOT/.env"
+	assert_match "${BK}read ROOT/.env: its content" "API_KEY=SECRET" "$(cat "$OUT")"
+	assert_rec "${BK}read ROOT/.env: an alert" \
+		"event == 'alert' and action == 'alert' and kind == 'read' and rule_id == 'read.project-env' and path == '$ROOT/.env'$(bk_rec_backend)"
+	bk_allowed "read ROOT/.env.example: no alert" -- cat "$ROOT/.env.example"
+
+	# The agent policy: an agent CLI reads its own token; other credentials
+	# stay denied.
+	bk_q --policy agent -- "$TRY" open-read "$HOME/.claude/.credentials.json"
+	assert_eq "${BK}--policy agent: read HOME/.claude/.credentials.json" 0 $?
+	bk_q --policy agent -- "$TRY" open-read "$HOME/.codex/auth.json"
+	assert_eq "${BK}--policy agent: read HOME/.codex/auth.json" 0 $?
+	assert_no_alert "${BK}--policy agent: its own token, no record"
+	bk_q --policy agent -- "$TRY" open-read "$HOME/.pgpass"
+	assert_eq "${BK}--policy agent: read HOME/.pgpass: EACCES" "$EACCES" $?
+	assert_rec "${BK}--policy agent: read HOME/.pgpass: deny record" \
+		"$(deny_expr read read.pgpass "$HOME/.pgpass")$(bk_rec_backend)"
+done
+
+# /run/secrets/** (container secrets) is matched like any other read rule:
+# the default policy's own tests (agenttrace-policy check) cover its
+# pattern, without a mount on this machine's /run.
+
+# Python's user site is a write root, but what Python runs at every start
+# is protected there like a dotfile.
+site=$HOME/.local/lib/python3.11/site-packages
+mkdir -p "$site"
+for B in auto preload; do
+	backend_use "$B"
+	bk_denied "write user site evil.pth" "$EACCES" write write.python-user-site.pth "$site/evil.pth" -- \
+		"$TRY" open-write "$site/evil.pth"
+	bk_denied "write user site usercustomize.py" "$EACCES" write write.python-user-site.usercustomize \
+		"$site/usercustomize.py" -- "$TRY" open-write "$site/usercustomize.py"
+	bk_denied "rename into user site sitecustomize.py" "$EACCES" write write.python-user-site.sitecustomize \
+		"$site/sitecustomize.py" -- sh -c 'echo "import os" >"$1/x.txt" && exec "$2" rename "$1/x.txt" "$1/sitecustomize.py"' sh "$site" "$TRY"
+	assert_file_absent "${BK}user site: no sitecustomize.py" "$site/sitecustomize.py"
+	mkdir -p "$site/pkg"
+	bk_allowed "write user site pkg/__init__.py (a package)" -- "$TRY" open-write "$site/pkg/__init__.py"
+	rm -f "$site/x.txt"
+done

@@ -1,0 +1,246 @@
+/* The plan of the command's masks (tracer/confine/mask-plan.c): which
+ * existing objects the compiled policy denies as a whole, what its
+ * exceptions keep unmasked, the pins, the order; and mask_covers(). */
+#include <check.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rules/load.h"
+#include "tracer/confine/mask.h"
+
+static char dir[PATH_MAX], home[PATH_MAX + 16], root[PATH_MAX + 16];
+static struct rules_policy *policy; /* the entries' rule names point into it */
+
+static void make(const char *base, const char *rel, bool is_dir)
+{
+	char p[2 * PATH_MAX + 32];
+
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	if (is_dir)
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+	else
+		ck_assert_int_ge(close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)), 0);
+}
+
+static void setup(void)
+{
+	static const char *const home_dirs[] = { ".ssh", ".aws", ".gnupg", ".gnupg/sub", NULL };
+	static const char *const home_files[] = { ".ssh/id_rsa", ".ssh/id_rsa.pub", ".ssh/config",
+						  ".aws/credentials", ".aws/config",
+						  ".gnupg/a", ".gnupg/sub/b", NULL };
+	static const char *const root_dirs[] = { ".git", ".git/hooks", ".git/objects", ".github",
+						 ".github/workflows", ".claude", ".claude/commands",
+						 "src", "node_modules", "node_modules/x",
+						 "node_modules/x/.github", NULL };
+	static const char *const root_files[] = { ".git/config", ".git/hooks/pre-commit.sample",
+						  ".github/workflows/ci.yml", ".claude/settings.json",
+						  ".claude/notes.md", "src/a.c", "README", NULL };
+
+	snprintf(dir, sizeof(dir), "%s/check-mask.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(home, sizeof(home), "%s/home", dir);
+	snprintf(root, sizeof(root), "%s/proj", dir);
+	ck_assert_int_eq(mkdir(home, 0700), 0);
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	for (size_t i = 0; home_dirs[i]; i++)
+		make(home, home_dirs[i], true);
+	for (size_t i = 0; home_files[i]; i++)
+		make(home, home_files[i], false);
+	for (size_t i = 0; root_dirs[i]; i++)
+		make(root, root_dirs[i], true);
+	for (size_t i = 0; root_files[i]; i++)
+		make(root, root_files[i], false);
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 32];
+
+	free(policy);
+	policy = NULL;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The plan under default and EXTRAS (N of them). */
+static struct mask *plan(const struct rules_extra *extras, size_t n)
+{
+	const char *names[] = { "default" };
+	struct rules_vars vars = { .root = root, .home = home, .tmpdir = dir, .cwd = root };
+	struct rules_error err = { 0 };
+	struct mask *m = calloc(1, sizeof(*m));
+
+	ck_assert_ptr_nonnull(m);
+	m->status_fd[0] = m->status_fd[1] = m->view_fd = -1;
+	free(policy);
+	policy = NULL;
+	ck_assert_int_eq(rules_load(names, 1, extras, n, &vars, &policy, &err), 0);
+	mask_plan(m, policy, root);
+	return m;
+}
+
+/* The kind of the entry for BASE/REL, -1 when there is none. */
+static int kind_of(const struct mask *m, const char *base, const char *rel)
+{
+	char p[2 * PATH_MAX + 32];
+
+	snprintf(p, sizeof(p), "%s%s%s", base, *rel ? "/" : "", rel);
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].path, p) == 0)
+			return (int)m->v[i].kind;
+	return -1;
+}
+
+START_TEST(default_policy)
+{
+	struct mask *m = plan(NULL, 0);
+
+	/* Credentials: a denied file, a directory denied as a whole. */
+	ck_assert_int_eq(kind_of(m, home, ".ssh/id_rsa"), MASK_EMPTY_FILE);
+	ck_assert_int_eq(kind_of(m, home, ".ssh/id_rsa.pub"), -1);
+	ck_assert_int_eq(kind_of(m, home, ".ssh/config"), -1);
+	ck_assert_int_eq(kind_of(m, home, ".ssh"), -1);
+	ck_assert_int_eq(kind_of(m, home, ".aws"), MASK_EMPTY_DIR);
+	ck_assert_int_eq(kind_of(m, home, ".aws/credentials"), -1); /* beneath the empty one */
+	ck_assert_int_eq(kind_of(m, home, ".gnupg"), MASK_EMPTY_DIR);
+	/* The project: protected trees and files read-only, their way pinned;
+	 * the *.sample exception does not keep .git/hooks writable. */
+	ck_assert_int_eq(kind_of(m, root, ".git/hooks"), MASK_READONLY);
+	ck_assert_int_eq(kind_of(m, root, ".git/hooks/pre-commit.sample"), -1);
+	ck_assert_int_eq(kind_of(m, root, ".git/config"), MASK_READONLY);
+	ck_assert_int_eq(kind_of(m, root, ".git"), MASK_PIN);
+	ck_assert_int_eq(kind_of(m, root, ".git/objects"), -1);
+	ck_assert_int_eq(kind_of(m, root, ".github/workflows"), MASK_READONLY);
+	ck_assert_int_eq(kind_of(m, root, ".github"), MASK_PIN);
+	ck_assert_int_eq(kind_of(m, root, ".claude/settings.json"), MASK_READONLY);
+	ck_assert_int_eq(kind_of(m, root, ".claude/commands"), MASK_READONLY);
+	ck_assert_int_eq(kind_of(m, root, ".claude"), MASK_PIN);
+	ck_assert_int_eq(kind_of(m, root, ".claude/notes.md"), -1);
+	ck_assert_int_eq(kind_of(m, root, ""), -1);
+	ck_assert_int_eq(kind_of(m, root, "src"), -1);
+	ck_assert_int_eq(kind_of(m, root, "node_modules/x/.github"), -1);
+	ck_assert_uint_ge(m->n_read, 3); /* and /etc/shadow, where it exists */
+	ck_assert_uint_eq(m->n_write, 5);
+	/* Parents first: the order the child mounts in. */
+	for (size_t i = 1; i < m->n; i++)
+		ck_assert_int_lt(strcmp(m->v[i - 1].path, m->v[i].path), 0);
+	for (size_t i = 0; i < m->n; i++)
+		ck_assert_msg(strncmp(m->v[i].path, "/proc", 5) && strncmp(m->v[i].path, "/dev", 4),
+			      "%s", m->v[i].path);
+	mask_free(m);
+}
+END_TEST
+
+START_TEST(exceptions_stay_unmasked)
+{
+	char aws_config[PATH_MAX + 32];
+	struct rules_extra x[] = {
+		{ RULES_KIND_READ, RULES_ACTION_ALLOW, aws_config, NULL, NULL },
+		{ RULES_KIND_WRITE, RULES_ACTION_ALLOW, "${ROOT}/.git/hooks/pre-commit", NULL, NULL },
+		{ RULES_KIND_WRITE, RULES_ACTION_ALLOW, "${ROOT}/.claude/**", NULL, NULL },
+	};
+	struct mask *m;
+
+	snprintf(aws_config, sizeof(aws_config), "%s/.aws/config", home);
+	m = plan(x, sizeof(x) / sizeof(x[0]));
+	/* ~/.aws holds an admitted file: only what is denied in it. */
+	ck_assert_int_eq(kind_of(m, home, ".aws"), -1);
+	ck_assert_int_eq(kind_of(m, home, ".aws/credentials"), MASK_EMPTY_FILE);
+	ck_assert_int_eq(kind_of(m, home, ".aws/config"), -1);
+	/* A hook admitted by name: .git/hooks stays the supervisor's. */
+	ck_assert_int_eq(kind_of(m, root, ".git/hooks"), -1);
+	ck_assert_int_eq(kind_of(m, root, ".git/config"), MASK_READONLY);
+	ck_assert_int_eq(kind_of(m, root, ".git"), MASK_PIN);
+	/* Everything of .claude admitted: nothing of it masked or pinned. */
+	ck_assert_int_eq(kind_of(m, root, ".claude/settings.json"), -1);
+	ck_assert_int_eq(kind_of(m, root, ".claude/commands"), -1);
+	ck_assert_int_eq(kind_of(m, root, ".claude"), -1);
+	mask_free(m);
+}
+END_TEST
+
+START_TEST(everything_admitted)
+{
+	struct rules_extra x[] = {
+		{ RULES_KIND_WRITE, RULES_ACTION_ALLOW, "${ROOT}/**", NULL, NULL },
+		{ RULES_KIND_READ, RULES_ACTION_ALLOW, "${HOME}/**", NULL, NULL },
+	};
+	struct mask *m = plan(x, sizeof(x) / sizeof(x[0]));
+
+	for (size_t i = 0; i < m->n; i++)
+		ck_assert_msg(strncmp(m->v[i].path, dir, strlen(dir)) != 0, "masked: %s",
+			      m->v[i].path);
+	mask_free(m);
+}
+END_TEST
+
+START_TEST(symlink_to_admitted)
+{
+	char link[PATH_MAX + 32], target[PATH_MAX + 32];
+	struct mask *m;
+
+	/* The supervisor judges a symlink's target: a link in ~/.aws to an
+	 * admitted file would read as ENOENT under an empty ~/.aws. */
+	snprintf(target, sizeof(target), "%s/README", root);
+	snprintf(link, sizeof(link), "%s/.aws/shared", home);
+	ck_assert_int_eq(symlink(target, link), 0);
+	m = plan(NULL, 0);
+	ck_assert_int_eq(kind_of(m, home, ".aws"), -1);
+	ck_assert_int_eq(kind_of(m, home, ".aws/credentials"), MASK_EMPTY_FILE);
+	ck_assert_int_eq(kind_of(m, home, ".aws/shared"), -1);
+	mask_free(m);
+}
+END_TEST
+
+START_TEST(covers)
+{
+	struct mask *m = plan(NULL, 0);
+	char p[2 * PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/.git/config", root);
+	ck_assert(!mask_covers(m, p)); /* nothing in force yet */
+	m->ns = MASK_NS_MOUNT;
+	m->applied = (unsigned)m->n;
+	ck_assert(mask_covers(m, p));
+	snprintf(p, sizeof(p), "%s/.git", root);
+	ck_assert(mask_covers(m, p));
+	snprintf(p, sizeof(p), "%s/.git/index", root);
+	ck_assert(!mask_covers(m, p));
+	snprintf(p, sizeof(p), "%s/.aws/credentials", home);
+	ck_assert(mask_covers(m, p));
+	snprintf(p, sizeof(p), "%s/.ssh/id_rsa.pub", home);
+	ck_assert(!mask_covers(m, p));
+	mask_free(m);
+}
+END_TEST
+
+static Suite *mask_suite(void)
+{
+	Suite *su = suite_create("mask");
+	TCase *tc = tcase_create("plan");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, default_policy);
+	tcase_add_test(tc, exceptions_stay_unmasked);
+	tcase_add_test(tc, everything_admitted);
+	tcase_add_test(tc, symlink_to_admitted);
+	tcase_add_test(tc, covers);
+	suite_add_tcase(su, tc);
+	return su;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(mask_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

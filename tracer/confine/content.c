@@ -1,0 +1,439 @@
+/* Calls that rules judging content decide (tracer/confine/content.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "rules/rules.h"
+#include "tracer/confine/content.h"
+#include "tracer/confine/landlock.h"
+#include "tracer/confine/replace.h"
+#include "tracer/confine/survive.h"
+#include "tracer/judge.h"
+#include "tracer/session.h"
+#include "tracer/stop.h"
+#include "tracer/syscall/call.h"
+
+#define CONTENT_LOCK_SUFFIX ".lock"
+
+/* The why of the last refusal (records are written before the next). */
+static char content_why[2 * PATH_MAX + 256];
+
+static bool content_is(const char *name, const char *a, const char *b, const char *c)
+{
+	return name && (!strcmp(name, a) || !strcmp(name, b) || (c && !strcmp(name, c)));
+}
+
+static bool content_is_rename(const char *name)
+{
+	return content_is(name, "rename", "renameat", "renameat2");
+}
+
+/* How content_verdict() records. */
+#define CONTENT_FRAMES 0x1  /* with the caller's backtrace: never after the
+			     * supervisor changed anything (the notify engine
+			     * may have the caller make the call again to
+			     * unwind it) */
+#define CONTENT_NO_SUGGEST 0x2 /* no layer admits it by naming its object */
+
+/* A verdict of content rule R on event EVENT of C, for WHY, under the
+ * mode (audit: an alert, the call goes on), recorded as HOW says. */
+static void content_verdict(struct session *s, struct tracee *t, const struct call *c,
+			    struct judge_call *jc, struct judge_verdict *v,
+			    struct stop_answer *a, const struct rules_rule *r, size_t event,
+			    const char *why, unsigned how)
+{
+	enum rules_action eff = rules_effective(s->policy, RULES_ACTION_DENY);
+	struct judge_who w;
+
+	memset(v, 0, sizeof(*v));
+	v->action = RULES_ACTION_DENY;
+	v->effective = eff;
+	v->kind = RULES_KIND_WRITE;
+	v->event = event;
+	/* A suggestion names the event's own path, which would exempt that
+	 * path, not the files beneath it that put it on the way. */
+	if (how & CONTENT_NO_SUGGEST)
+		v->rule_id = rules_string(s->policy, r->id);
+	else
+		v->rule = r;
+	v->why = why;
+	v->err = eff == RULES_ACTION_DENY ? c->deny_errno : 0;
+	if (v->err) {
+		a->how = STOP_RETURN;
+		a->ret = -(long)v->err;
+	}
+	judge_who_of_task(&w, t);
+	if (!(how & CONTENT_FRAMES))
+		w.stopped_tid = 0;
+	judge_record(s, &w, jc, v);
+}
+
+/* What PATH is now, without following it: 'd' a directory, 'l' a
+ * symbolic link, 'f' anything else, 0 none. */
+static char content_type(const char *path)
+{
+	struct stat st;
+
+	if (!path || lstat(path, &st) < 0)
+		return 0;
+	return S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : 'f';
+}
+
+/* The content rule event I's path is on the way to (rules.h,
+ * rules_content_on_the_way), as a directory (TYPE 'd') or as a symbolic
+ * link at a name the rule's pattern names ('l'). */
+static const struct rules_rule *content_way_of(const struct session *s, const struct call *c,
+					       size_t i, char type)
+{
+	if (i >= c->n_events || c->events[i].kind != RULES_KIND_WRITE || !c->events[i].path)
+		return NULL;
+	return rules_content_on_the_way(s->policy, c->events[i].path, type == 'l');
+}
+
+/* ---- a directory renamed into a rule's reach ---- */
+
+/* Bounds of the look into a directory renamed into a content rule's
+ * reach: beyond them, what it holds is not known, and it is refused. */
+#define CONTENT_WALK_ENTRIES 100000
+#define CONTENT_WALK_DEPTH 64
+
+struct content_walk {
+	const struct rules_policy *p;
+	char path[PATH_MAX];          /* where the entry would be: the destination + its name */
+	size_t n;
+	size_t entries;
+	const struct rules_rule *rule; /* the content rule that would judge it */
+	const char *unknown;          /* why the tree cannot be told */
+};
+
+static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+
+	if (!d) {
+		close(dfd);
+		w->unknown = "a directory in it cannot be read";
+		return;
+	}
+	while (!w->rule && !w->unknown && (e = readdir(d))) {
+		size_t len = strlen(e->d_name), at = w->n;
+		unsigned char type = e->d_type;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (++w->entries > CONTENT_WALK_ENTRIES) {
+			w->unknown = "it holds more entries than the check looks at";
+			break;
+		}
+		if (at + 1 + len >= sizeof(w->path)) {
+			w->unknown = "a path in it is too long";
+			break;
+		}
+		w->path[at] = '/';
+		memcpy(w->path + at + 1, e->d_name, len + 1);
+		w->n = at + 1 + len;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				type = DT_REG;
+			else
+				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		}
+		if (type == DT_DIR) {
+			int fd;
+
+			if (depth + 1 >= CONTENT_WALK_DEPTH) {
+				w->unknown = "it is deeper than the check looks";
+			} else if ((fd = openat(dirfd(d), e->d_name,
+						O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+				w->unknown = "a directory in it cannot be read";
+			} else {
+				content_walk_dir(w, fd, depth + 1);
+			}
+		} else if (type == DT_LNK) {
+			w->rule = rules_content_on_the_way(w->p, w->path, true);
+		} else {
+			struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = w->path };
+			struct rules_verdict v;
+
+			if (rules_decide(w->p, &ev, &v) == 0 && v.rule && v.rule->content &&
+			    v.action == RULES_ACTION_DENY)
+				w->rule = v.rule;
+		}
+		if (!w->rule)
+			w->n = at;
+		w->path[w->n] = '\0';
+	}
+	closedir(d);
+}
+
+/* FROM, a directory renamed to TO where a content rule could judge what
+ * it holds but not where it was: the first thing in it that rule would
+ * judge at TO (W->path), or why its content cannot be told.  True when
+ * it is refused. */
+static bool content_import(const struct session *s, const char *from, const char *to,
+			   struct content_walk *w)
+{
+	size_t n = strlen(to);
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->p = s->policy;
+	if (rules_content_reach(s->policy, from) || !rules_content_reach(s->policy, to))
+		return false;
+	if (n >= sizeof(w->path))
+		return false;
+	memcpy(w->path, to, n + 1);
+	w->n = n;
+	fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false; /* the kernel's answer to the rename */
+	content_walk_dir(w, fd, 0);
+	return w->rule || w->unknown;
+}
+
+/* A directory renamed from outside every content rule's reach into one's
+ * (a tree made in /tmp or under node_modules, holding a .git): refused,
+ * with a record, when it holds a file such a rule would judge there. */
+static bool content_imports(struct session *s, struct tracee *t, const struct call *c,
+			    struct judge_call *jc, struct judge_verdict *v, struct stop_answer *a,
+			    char t0, char t1)
+{
+	static struct content_walk w;
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *from = c->events[i].path, *to = c->events[1 - i].path;
+		const struct rules_rule *r;
+
+		if ((i == 0 ? t0 : t1) != 'd' || !content_import(s, from, to, &w))
+			continue;
+		r = w.rule ? w.rule : rules_content_reach(s->policy, to);
+		if (w.rule)
+			snprintf(content_why, sizeof(content_why),
+				 "%s would bring %s, which no check of its content saw, to where %s "
+				 "judges it", from, w.path, rules_string(s->policy, r->id));
+		else
+			snprintf(content_why, sizeof(content_why),
+				 "%s goes where %s judges what it holds, but %s", from,
+				 rules_string(s->policy, r->id), w.unknown);
+		content_verdict(s, t, c, jc, v, a, r, 1 - i, content_why,
+				CONTENT_FRAMES | CONTENT_NO_SUGGEST);
+		return true;
+	}
+	return false;
+}
+
+/* A rename that moves a directory (or a symbolic link) from or to a place
+ * on the way to what a content rule names, or a symlink made at such a
+ * name: it would move judged files from under the check of their content.
+ * Moving such a directory from one such place to another keeps them
+ * judged (git mv of a submodule's worktree, say). */
+static bool content_on_the_way(struct session *s, struct tracee *t, const struct call *c,
+			       struct judge_call *jc, struct judge_verdict *v,
+			       struct stop_answer *a)
+{
+	const struct rules_rule *r0 = NULL, *r1 = NULL;
+	size_t at = 0;
+	char t0, t1;
+
+	if (content_is(c->name, "symlink", "symlinkat", NULL)) {
+		/* The link is event 0 (the target is not written). */
+		if (c->n_events < 1 || c->events[0].path != c->path[0])
+			return false;
+		r0 = content_way_of(s, c, 0, 'l');
+	} else if (content_is_rename(c->name) && c->n_events == 2) {
+		t0 = content_type(c->events[0].path);
+		/* RENAME_EXCHANGE moves the destination to the source's name too. */
+		t1 = (c->flags & RENAME_EXCHANGE) ? content_type(c->events[1].path) : 0;
+		if (t0 == 'd' || t0 == 'l' || t1 == 'd' || t1 == 'l') {
+			char type = t0 == 'd' || t1 == 'd' ? 'd' : 'l';
+
+			r0 = content_way_of(s, c, 0, type);
+			r1 = content_way_of(s, c, 1, type);
+			if (r0 && r1)
+				return false;
+			if (r1)
+				at = 1;
+			if (!r0 && !r1 && content_imports(s, t, c, jc, v, a, t0, t1))
+				return true;
+		}
+	} else {
+		return false;
+	}
+	if (!r0 && !r1)
+		return false;
+	snprintf(content_why, sizeof(content_why),
+		 "%s is on the way to what %s names: a %s there would move those files from "
+		 "under the check of their content",
+		 c->events[at].path, rules_string(s->policy, (r0 ? r0 : r1)->id),
+		 content_is_rename(c->name) ? "rename" : "symbolic link");
+	content_verdict(s, t, c, jc, v, a, r0 ? r0 : r1, at, content_why,
+			CONTENT_FRAMES | CONTENT_NO_SUGGEST);
+	return true;
+}
+
+/* PATH's directory into DIR and its base name's offset; false when it
+ * has none or is too long. */
+static bool content_split(const char *path, char *dir, size_t size, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n;
+
+	if (!slash || !slash[1])
+		return false;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= size)
+		return false;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	*base = slash + 1;
+	return true;
+}
+
+/* LOCK is TARGET's own lock: TARGET".lock", the same directory. */
+static bool content_own_lock(const char *lock, const char *target)
+{
+	size_t n = strlen(target);
+
+	return strlen(lock) == n + strlen(CONTENT_LOCK_SUFFIX) && !strncmp(lock, target, n) &&
+	       !strcmp(lock + n, CONTENT_LOCK_SUFFIX);
+}
+
+/* The rename of C's lock onto its target (event 1), which content rule
+ * R refused as a plain write. */
+static bool content_replace(struct session *s, struct tracee *t, const struct call *c,
+			    struct judge_call *jc, struct judge_verdict *v, struct stop_answer *a)
+{
+	const struct rules_rule *r = v->rule;
+	const char *lock = c->path[0], *target = c->path[1], *lock_base, *target_base;
+	char dir[PATH_MAX], temp[PATH_MAX], token[17];
+	struct rules_event tev = { .kind = RULES_KIND_WRITE };
+	struct rules_verdict tv;
+	struct judge_verdict rest;
+	struct replace_result res;
+	struct judge_who w;
+	bool force = rules_effective(s->policy, RULES_ACTION_DENY) != RULES_ACTION_DENY;
+	int out;
+
+	if (c->n_events != 2 || v->event != 1 || c->events[0].path != lock ||
+	    c->events[1].path != target)
+		return false;
+	if (c->flags && !strcmp(c->name, "renameat2")) {
+		snprintf(content_why, sizeof(content_why),
+			 "renameat2 with flags onto %s, whose content is judged: only a plain "
+			 "rename of its lock replaces it", target);
+		content_verdict(s, t, c, jc, v, a, r, 1, content_why, CONTENT_FRAMES);
+		return true;
+	}
+	if (!content_own_lock(lock, target) || !content_split(target, dir, sizeof(dir), &target_base))
+		return false; /* the rule's plain deny */
+	lock_base = lock + (target_base - target);
+
+	/* What the rest of the policy says of both names. */
+	jc->content_aside = true;
+	judge_decide(s, jc, &rest);
+	jc->content_aside = false;
+	if (rest.effective == RULES_ACTION_DENY || rest.action == RULES_ACTION_DENY) {
+		*v = rest;
+		return false;
+	}
+	/* The supervisor is not bound by Landlock: it writes only where the
+	 * kernel would have let the caller. */
+	out = landlock_uncovered(s, c);
+	if (out >= 0) {
+		judge_own(v, SESSION_KIND_WRITE, (size_t)out, RULES_ACTION_DENY,
+			  LANDLOCK_UNCOVERED_RULE, LANDLOCK_UNCOVERED_WHY, EACCES);
+		return false;
+	}
+	/* Its own file: a name nobody can have asked for before. */
+	session_token(token);
+	if ((size_t)snprintf(temp, sizeof(temp), "%s/%s.agenttrace-%s", dir, target_base, token) >=
+	    sizeof(temp)) {
+		a->how = STOP_RETURN;
+		a->ret = -ENAMETOOLONG;
+		return true;
+	}
+	tev.path = temp;
+	if (rules_decide(s->policy, &tev, &tv) < 0 || tv.action == RULES_ACTION_DENY) {
+		snprintf(content_why, sizeof(content_why),
+			 "the replacement of %s needs a file of the supervisor's beside it, %s, "
+			 "which the policy does not let the caller write", target, temp);
+		content_verdict(s, t, c, jc, v, a, r, 1, content_why, CONTENT_FRAMES);
+		return true;
+	}
+
+	replace_from_lock(t->pid, dir, lock_base, target_base, temp + strlen(dir) + 1, force,
+			  &res);
+	switch (res.outcome) {
+	case REPLACE_DONE:
+		a->how = STOP_RETURN;
+		a->ret = 0;
+		survive_note(s->survive, lock);
+		survive_note(s->survive, target);
+		judge_who_of_task(&w, t);
+		w.stopped_tid = 0;
+		if (res.check.outcome == GITCONFIG_CLEAN) {
+			*v = rest;
+			v->content = rules_content_name((enum rules_content)r->content);
+			judge_record(s, &w, jc, v);
+			return true;
+		}
+		break; /* audit: the bytes landed, the alert says what they set */
+	case REPLACE_REFUSED:
+		break;
+	case REPLACE_BAD_LOCK:
+		snprintf(content_why, sizeof(content_why),
+			 "%s cannot replace %s, whose content is judged: %s", lock, target, res.why);
+		content_verdict(s, t, c, jc, v, a, r, 1, content_why, CONTENT_FRAMES);
+		return true;
+	case REPLACE_FAILED:
+		/* The kernel's own answer to the caller's rename (no lock, no
+		 * permission): nothing happened, nothing to record. */
+		a->how = STOP_RETURN;
+		a->ret = -(long)res.err;
+		return true;
+	}
+	if (res.check.outcome == GITCONFIG_RUNS)
+		snprintf(content_why, sizeof(content_why), "the new %s sets %s (line %u): %s",
+			 target, res.check.name, res.check.line, res.check.what);
+	else
+		snprintf(content_why, sizeof(content_why),
+			 "the new %s is not git configuration this check reads as git would "
+			 "(line %u: %s)", target, res.check.line, res.check.what);
+	content_verdict(s, t, c, jc, v, a, r, 1, content_why,
+			res.outcome == REPLACE_REFUSED ? CONTENT_FRAMES : 0);
+	if (res.outcome == REPLACE_DONE) {
+		a->how = STOP_RETURN;
+		a->ret = 0;
+	}
+	return true;
+}
+
+bool content_stop(struct session *s, struct tracee *t, const struct call *c,
+		  struct judge_call *jc, struct judge_verdict *v, struct stop_answer *a)
+{
+	if (v->quiet || !c->name)
+		return false;
+	if (v->action != RULES_ACTION_DENY)
+		return content_on_the_way(s, t, c, jc, v, a);
+	if (!v->rule || !v->rule->content)
+		return false;
+	if (c->n_events == 1 && content_is(c->name, "chmod", "fchmodat", "fchmodat2")) {
+		/* No byte of the file changes. */
+		jc->content_aside = true;
+		judge_decide(s, jc, v);
+		jc->content_aside = false;
+		return false;
+	}
+	if (content_is_rename(c->name))
+		return content_replace(s, t, c, jc, v, a);
+	return false;
+}

@@ -1,0 +1,515 @@
+/* What the command's masks cover (mask.h, mask_plan): the existing
+ * objects that the policy's read and write deny rules name, found by
+ * walking each rule's pattern over the file system, and kept only where
+ * the compiled policy (its exceptions, --allow-read, --allow-write and
+ * the layers' "overrides" included) denies them as a whole.
+ *
+ * The walk follows a pattern's components: a literal one is looked up, a
+ * glob one lists its directory, a trailing "**" names the directory
+ * itself as a tree.  A "**" before more components is taken as zero
+ * levels (write.git-hooks finds ${ROOT}/.git/hooks, not a nested
+ * project's hooks): a walk of the whole project at every start would cost
+ * more than the supervisor's whole start.  /proc, /sys and /dev are never
+ * masked (their entries are per process or devices), and no symlink is
+ * followed: the supervisor judges a symlink's target, which its own
+ * rules name where they deny it. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "tracer/confine/mask.h"
+
+/* Bounds: the masks are mounts made at every start. */
+#define MASK_MAX 256         /* entries */
+#define MASK_MAX_LISTED 4096 /* directory entries looked at, all rules together */
+#define MASK_MAX_DEPTH 8     /* levels below a credential directory looked into */
+
+/* A name no rule is expected to name: a write or read of it inside a
+ * directory tells what the policy says of a new name there. */
+#define MASK_PROBE_NAME ".agenttrace-mask-probe"
+
+struct plan {
+	struct mask *m;
+	const struct rules_policy *p;
+	const char *root;
+	size_t root_len;
+	unsigned listed;
+};
+
+/* Denied by a deny rule (not by the section's fallback: outside the
+ * write roots everything is, which is Landlock's to enforce). */
+static const char *plan_denied(const struct plan *pl, enum rules_kind kind, const char *path)
+{
+	struct rules_event ev = { .kind = kind, .path = path };
+	struct rules_verdict v;
+
+	if (rules_decide(pl->p, &ev, &v) < 0 || v.action != RULES_ACTION_DENY ||
+	    v.rule == rules_rule_at(pl->p, pl->p->fallback[kind]))
+		return NULL;
+	return rules_string(pl->p, v.rule->id);
+}
+
+static bool plan_pseudo(const char *path)
+{
+	static const char *const pseudo[] = { "/proc", "/sys", "/dev" };
+
+	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
+		size_t n = strlen(pseudo[i]);
+
+		if (strncmp(path, pseudo[i], n) == 0 && (path[n] == '/' || path[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+static bool plan_beneath(const char *path, const char *dir, size_t n)
+{
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+static void plan_add(struct plan *pl, enum mask_kind kind, const char *path, const char *rule)
+{
+	struct mask *m = pl->m;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].path, path) == 0) {
+			/* The stronger mask wins: empty over read-only over pin. */
+			if (kind > m->v[i].kind) {
+				m->v[i].kind = kind;
+				m->v[i].rule = rule;
+			}
+			return;
+		}
+	if (m->n >= MASK_MAX) {
+		m->truncated = true;
+		return;
+	}
+	m->v = xrealloc(m->v, (m->n + 1) * sizeof(*m->v));
+	m->v[m->n++] = (struct mask_entry){ kind, xstrdup(path), rule };
+}
+
+/* Whether N bytes of a pattern hold a glob or an escape character. */
+static bool plan_magic(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
+			return true;
+	return false;
+}
+
+/* PATH + "/" + NAME into OUT; false when it does not fit. */
+static bool plan_join(char *out, const char *path, const char *name)
+{
+	return (size_t)snprintf(out, PATH_MAX, "%s/%s", strcmp(path, "/") == 0 ? "" : path, name) <
+	       PATH_MAX;
+}
+
+/* The last K components of GLOB (K >= 1), unescaped, into OUT, when none
+ * of them is a glob and the component before them is literal too; the
+ * glob before them into PREFIX.  False otherwise.  An exception that
+ * names a file this way beneath a directory matching PREFIX
+ * (`${ROOT}/.git/hooks/pre-commit`) names one of that directory; one
+ * whose tail comes after a "**" (the unless `.git/hooks` of write.git-hooks, the directory
+ * itself) would name a deeper copy of it, no file of this one. */
+static bool plan_literal_tail(const char *glob, unsigned k, char *out, char *prefix)
+{
+	const char *start = glob + strlen(glob);
+	size_t o = 0;
+
+	for (unsigned i = 0; i < k; i++) {
+		if (start == glob)
+			return false;
+		do
+			start--;
+		while (start > glob && *start != '/');
+		if (*start != '/')
+			return false;
+	}
+	{
+		const char *before = start;
+		size_t pl = (size_t)(start - glob);
+
+		while (before > glob && before[-1] != '/')
+			before--;
+		if (pl == 0 || pl >= PATH_MAX || plan_magic(before, (size_t)(start - before)))
+			return false;
+		memcpy(prefix, glob, pl);
+		prefix[pl] = '\0';
+	}
+	for (const char *c = start + 1; *c; c++) {
+		if (*c == '*' || *c == '?' || *c == '[')
+			return false;
+		if (*c == '\\' && c[1])
+			c++;
+		if (o + 1 >= PATH_MAX)
+			return false;
+		out[o++] = *c;
+	}
+	out[o] = '\0';
+	return o > 0;
+}
+
+static bool plan_wholly_entries(struct plan *pl, enum rules_kind kind, const char *dir,
+				int depth, unsigned *seen);
+
+/* Whether the policy denies everything of directory DIR (KIND rules):
+ * a new name in it, and the names its deny rules' exceptions spell out
+ * (`--allow-read '${HOME}/.aws/config'` keeps ~/.aws unmasked).  For
+ * reads also every entry that exists beneath it: an exception by a glob
+ * (unless "*.pub") may admit one.  Writes do not look at the entries: a
+ * protected tree's own exceptions by glob (the *.sample files of .git/hooks) admit
+ * files that git writes only into a new repository, and binding the tree
+ * read-only is what keeps a hook from being planted in an existing one. */
+static bool plan_wholly(struct plan *pl, enum rules_kind kind, const char *dir)
+{
+	const struct rules_span *sp = &pl->p->span[kind][RULES_ACTION_DENY];
+	const struct rules_pattern *pats =
+		(const struct rules_pattern *)((const char *)pl->p + pl->p->patterns_off);
+	char path[PATH_MAX], tail[PATH_MAX], prefix[PATH_MAX];
+	unsigned seen = 0;
+
+	if (!plan_join(path, dir, MASK_PROBE_NAME) || !plan_denied(pl, kind, path))
+		return false;
+	for (uint32_t i = 0; i < sp->count; i++) {
+		const struct rules_rule *r = rules_rule_at(pl->p, sp->first + i);
+
+		for (uint32_t u = 0; u < r->unless_count; u++) {
+			const char *text = rules_string(pl->p, pats[r->unless_first + u].text);
+
+			for (unsigned k = 1; k <= 4; k++)
+				if (plan_literal_tail(text, k, tail, prefix) && match_path(prefix, dir) &&
+				    plan_join(path, dir, tail) && !plan_denied(pl, kind, path))
+					return false;
+			/* A literal exception beneath DIR, whatever its depth. */
+			if (!plan_magic(text, strlen(text)) && plan_beneath(text, dir, strlen(dir)) &&
+			    !plan_denied(pl, kind, text))
+				return false;
+		}
+	}
+	return kind == RULES_KIND_WRITE || plan_wholly_entries(pl, kind, dir, 0, &seen);
+}
+
+static bool plan_wholly_entries(struct plan *pl, enum rules_kind kind, const char *dir,
+				int depth, unsigned *seen)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	bool all = true;
+	DIR *d;
+
+	if (depth > MASK_MAX_DEPTH)
+		return false;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT;
+	while (all && (de = readdir(d))) {
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++*seen > MASK_MAX_LISTED / 16 || !plan_join(path, dir, de->d_name) ||
+		    lstat(path, &st) < 0) {
+			all = false;
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			/* The supervisor judges what it names: an allowed target
+			 * would be a read the mask turned into ENOENT. */
+			char *real = realpath(path, NULL);
+
+			all = !real || plan_denied(pl, kind, real);
+			free(real);
+		} else {
+			all = plan_denied(pl, kind, path) &&
+			      (!S_ISDIR(st.st_mode) ||
+			       plan_wholly_entries(pl, kind, path, depth + 1, seen));
+		}
+	}
+	closedir(d);
+	return all;
+}
+
+/* The directories between ROOT and PATH, each bound onto itself. */
+static void plan_pins(struct plan *pl, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) > pl->root_len) {
+		*slash = '\0';
+		plan_add(pl, MASK_PIN, dir, "");
+	}
+}
+
+static void plan_read_entries(struct plan *pl, const char *dir, int depth);
+
+/* Whether the kernel already refuses ACCESS (R_OK, W_OK) of PATH to a
+ * command that runs as agenttrace's own user, not root: then a mask adds
+ * nothing (that command has no capability to pass it), and a session in
+ * a user namespace is made only for what it guards (/etc/shadow is no
+ * unprivileged user's to read anyway).  A root agenttrace plans for any
+ * --user. */
+static bool plan_refused_anyway(const char *path, int access)
+{
+	return geteuid() != 0 && faccessat(AT_FDCWD, path, access, AT_EACCESS) < 0 &&
+	       errno == EACCES;
+}
+
+/* Whether PATH exists and is no symlink.  A mount is made on the object
+ * the path names, and the child looks it up refusing symlinks: the walk
+ * never descends through one (each directory it enters was lstat()ed,
+ * its start was looked up refusing them), so none is on the way. */
+static bool plan_exists(const char *path, struct stat *st)
+{
+	return !plan_pseudo(path) && lstat(path, st) == 0 && !S_ISLNK(st->st_mode);
+}
+
+/* DIR, which a KIND deny rule names as a tree (a trailing "**"): what
+ * decides is what the policy says of the names in it, not of the
+ * directory itself, which an exception may admit (a mkdir of .git/hooks). */
+static void plan_tree(struct plan *pl, enum rules_kind kind, const char *dir)
+{
+	char probe[PATH_MAX];
+	const char *rule;
+	struct stat st;
+
+	if (!plan_exists(dir, &st) || !S_ISDIR(st.st_mode) || !plan_join(probe, dir, MASK_PROBE_NAME))
+		return;
+	rule = plan_denied(pl, kind, probe);
+	if (!rule || plan_refused_anyway(dir, kind == RULES_KIND_READ ? R_OK | X_OK : W_OK | X_OK))
+		return;
+	if (kind == RULES_KIND_READ) {
+		if (plan_wholly(pl, kind, dir))
+			plan_add(pl, MASK_EMPTY_DIR, dir, rule);
+		else
+			plan_read_entries(pl, dir, 0);
+	} else if (plan_beneath(dir, pl->root, pl->root_len) && plan_wholly(pl, kind, dir)) {
+		plan_add(pl, MASK_READONLY, dir, rule);
+		plan_pins(pl, dir);
+	}
+}
+
+/* PATH, an existing object that a KIND deny rule's pattern reaches. */
+static void plan_candidate(struct plan *pl, enum rules_kind kind, const char *path)
+{
+	const char *rule;
+	struct stat st;
+
+	if (!plan_exists(path, &st))
+		return;
+	rule = plan_denied(pl, kind, path);
+	if (!rule || plan_refused_anyway(path, kind == RULES_KIND_READ ? R_OK : W_OK))
+		return;
+	if (kind == RULES_KIND_READ) {
+		if (S_ISREG(st.st_mode)) {
+			plan_add(pl, MASK_EMPTY_FILE, path, rule);
+		} else if (S_ISDIR(st.st_mode)) {
+			if (plan_wholly(pl, kind, path))
+				plan_add(pl, MASK_EMPTY_DIR, path, rule);
+			else
+				plan_read_entries(pl, path, 0);
+		}
+		return;
+	}
+	/* Writes: inside the project only (Landlock keeps the rest out of
+	 * the write roots), files and whole trees. */
+	if (!plan_beneath(path, pl->root, pl->root_len) ||
+	    !(S_ISREG(st.st_mode) || (S_ISDIR(st.st_mode) && plan_wholly(pl, kind, path))))
+		return;
+	plan_add(pl, MASK_READONLY, path, rule);
+	plan_pins(pl, path);
+}
+
+/* A credential directory that is not denied as a whole: its denied
+ * entries one by one. */
+static void plan_read_entries(struct plan *pl, const char *dir, int depth)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (depth >= MASK_MAX_DEPTH || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++pl->listed > MASK_MAX_LISTED) {
+			pl->m->truncated = true;
+			break;
+		}
+		if (plan_join(path, dir, de->d_name))
+			plan_candidate(pl, RULES_KIND_READ, path);
+	}
+	closedir(d);
+}
+
+/* The rest of pattern REST (after a '/') below the existing directory
+ * DIR. */
+static void plan_walk(struct plan *pl, enum rules_kind kind, const char *dir, const char *rest)
+{
+	const char *slash = strchr(rest, '/');
+	size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
+	char comp[NAME_MAX + 1], path[PATH_MAX];
+	struct stat st;
+
+	if (n == 0 || n > NAME_MAX) {
+		if (n == 0 && !slash)
+			plan_candidate(pl, kind, dir); /* a trailing '/' */
+		return;
+	}
+	if (n == 2 && rest[0] == '*' && rest[1] == '*') {
+		if (!slash)
+			plan_tree(pl, kind, dir);
+		else
+			plan_walk(pl, kind, dir, slash + 1); /* zero levels (above) */
+		return;
+	}
+	if (plan_magic(rest, n)) {
+		struct dirent *de;
+		DIR *d = opendir(dir);
+
+		if (!d)
+			return;
+		memcpy(comp, rest, n);
+		comp[n] = '\0';
+		while ((de = readdir(d))) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (++pl->listed > MASK_MAX_LISTED) {
+				pl->m->truncated = true;
+				break;
+			}
+			if (!match_glob(comp, de->d_name) ||
+			    !plan_join(path, dir, de->d_name))
+				continue;
+			if (!slash)
+				plan_candidate(pl, kind, path);
+			else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+				plan_walk(pl, kind, path, slash + 1);
+		}
+		closedir(d);
+		return;
+	}
+	memcpy(comp, rest, n);
+	comp[n] = '\0';
+	if (!plan_join(path, dir, comp))
+		return;
+	if (!slash)
+		plan_candidate(pl, kind, path);
+	else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		plan_walk(pl, kind, path, slash + 1);
+}
+
+static int plan_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct mask_entry *)a)->path, ((const struct mask_entry *)b)->path);
+}
+
+/* Parents before what lies beneath them (the order the child mounts
+ * in), and nothing beneath an empty mask or inside a read-only tree but
+ * the empty masks (a credential inside a protected tree). */
+static void plan_normalize(struct mask *m)
+{
+	size_t w = 0;
+
+	qsort(m->v, m->n, sizeof(*m->v), plan_cmp);
+	for (size_t i = 0; i < m->n; i++) {
+		struct mask_entry *e = &m->v[i];
+		bool drop = false;
+
+		for (size_t j = 0; j < w && !drop; j++) {
+			const struct mask_entry *up = &m->v[j];
+
+			if (!plan_beneath(e->path, up->path, strlen(up->path)))
+				continue;
+			drop = up->kind == MASK_EMPTY_DIR || up->kind == MASK_EMPTY_FILE ||
+			       (up->kind == MASK_READONLY && e->kind <= MASK_READONLY);
+		}
+		if (drop) {
+			free(e->path);
+			continue;
+		}
+		m->v[w++] = *e;
+	}
+	m->n = w;
+	m->n_read = m->n_write = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->v[i].kind == MASK_READONLY)
+			m->n_write++;
+		else if (m->v[i].kind != MASK_PIN)
+			m->n_read++;
+	}
+}
+
+/* Where the walk of pattern TEXT starts: its leading literal directories
+ * (${HOME}/.ssh of ${HOME}/.ssh/id_*), into DIR, when they exist with no
+ * symlink in them; the rest of the pattern from *REST.  One lookup for
+ * what would be an lstat() per component, and none for a directory the
+ * rule before started from too (rules come in runs: ${ROOT}/..., ${HOME}/...). */
+static bool plan_start(const char *text, char *dir, const char **rest, char *last_ok)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS };
+	size_t magic = 0, cut;
+	long fd;
+
+	while (text[magic] && !plan_magic(text + magic, 1))
+		magic++;
+	cut = magic;
+	while (cut > 0 && text[cut] != '/')
+		cut--;
+	if (cut == 0 || cut >= PATH_MAX) {
+		strcpy(dir, "/");
+		*rest = text + 1;
+		return true;
+	}
+	memcpy(dir, text, cut);
+	dir[cut] = '\0';
+	*rest = text + cut + 1;
+	if (strcmp(dir, last_ok) == 0)
+		return true;
+	if (plan_pseudo(dir))
+		return false;
+	fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	strcpy(last_ok, dir);
+	return true;
+}
+
+void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
+{
+	static const enum rules_kind kinds[] = { RULES_KIND_READ, RULES_KIND_WRITE };
+	struct plan pl = { .m = m, .p = p, .root = root, .root_len = strlen(root) };
+	char dir[PATH_MAX], last_ok[PATH_MAX] = "";
+	const char *rest;
+
+	/* ROOT "/" would make every write rule's object "inside the project". */
+	if (pl.root_len < 2 || root[0] != '/')
+		pl.root_len = 0;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		const struct rules_span *sp = &p->span[kinds[k]][RULES_ACTION_DENY];
+
+		if (kinds[k] == RULES_KIND_WRITE && !pl.root_len)
+			continue;
+		for (uint32_t i = 0; i < sp->count; i++) {
+			const char *text = rules_string(p, rules_rule_at(p, sp->first + i)->pat.text);
+
+			if (text[0] == '/' && !plan_pseudo(text) &&
+			    plan_start(text, dir, &rest, last_ok))
+				plan_walk(&pl, kinds[k], dir, rest);
+		}
+	}
+	plan_normalize(m);
+}

@@ -1,0 +1,589 @@
+/* What the session installed (tracer/deps/installed.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "tracer/deps/installed.h"
+
+#define INSTALLS_META_MAX (1u << 20)
+
+static bool remembered(const struct installs *in, const char *dir, size_t len)
+{
+	/* From the last: a package's files are written one after another. */
+	for (size_t i = in->n_dirs; i-- > 0;)
+		if (strncmp(in->dirs[i], dir, len) == 0 && in->dirs[i][len] == 0)
+			return true;
+	return false;
+}
+
+static void cargo_read(const char *dir, struct deplist *out);
+
+static void remember(struct installs *in, const char *dir, size_t len, enum install_dir kind)
+{
+	if (remembered(in, dir, len))
+		return;
+	if (in->n_dirs == INSTALLS_DIRS) {
+		in->truncated = true;
+		return;
+	}
+	if (!in->dirs) {
+		in->dirs = xcalloc(INSTALLS_DIRS, sizeof(*in->dirs));
+		in->kind = xcalloc(INSTALLS_DIRS, sizeof(*in->kind));
+		in->before = xcalloc(INSTALLS_DIRS, sizeof(*in->before));
+	}
+	in->dirs[in->n_dirs] = xstrndup(dir, len);
+	in->kind[in->n_dirs] = kind;
+	/* The write is stopped, not yet made: what the root lists now is
+	 * what it listed before the session's install. */
+	if (kind == INSTALL_DIR_CARGO) {
+		in->before[in->n_dirs] = xcalloc(1, sizeof(struct deplist));
+		cargo_read(in->dirs[in->n_dirs], in->before[in->n_dirs]);
+	}
+	in->n_dirs++;
+}
+
+void installs_note_write(struct installs *in, const char *path)
+{
+	const char *p, *hidden;
+
+	if (!in || !path)
+		return;
+	/* ".../name-1.0.dist-info" or a file in it. */
+	for (p = strstr(path, ".dist-info"); p; p = strstr(p + 1, ".dist-info")) {
+		const char *end = p + strlen(".dist-info");
+
+		if (*end == '/' || *end == 0) {
+			remember(in, path, (size_t)(end - path), INSTALL_DIR_PYTHON);
+			break;
+		}
+	}
+	hidden = strstr(path, "/node_modules/.package-lock.json");
+	if (hidden && hidden[strlen("/node_modules/.package-lock.json")] == 0)
+		remember(in, path, (size_t)(hidden - path) + strlen("/node_modules"), INSTALL_DIR_NPM);
+	p = strrchr(path, '/');
+	if (p && p > path && strcmp(p, "/.crates2.json") == 0)
+		remember(in, path, (size_t)(p - path), INSTALL_DIR_CARGO);
+}
+
+static const char *base_of(const char *s)
+{
+	const char *b = strrchr(s, '/');
+
+	return b ? b + 1 : s;
+}
+
+static char *joined(const char *const *argv, size_t argc)
+{
+	size_t cap = 1, w = 0;
+	char *s;
+
+	for (size_t i = 0; i < argc && argv[i]; i++)
+		cap += strlen(argv[i]) + 1;
+	cap = cap > 4096 ? 4096 : cap;
+	s = xmalloc(cap);
+	for (size_t i = 0; i < argc && argv[i] && w + 1 < cap; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (i)
+			s[w++] = ' ';
+		n = n < cap - 1 - w ? n : cap - 1 - w;
+		memcpy(s + w, argv[i], n);
+		w += n;
+	}
+	s[w] = 0;
+	return s;
+}
+
+static void script_add(struct installs *in, const char *ecosystem, const char *package,
+		       size_t package_len, char *command, const char *cwd)
+{
+	struct install_script *x;
+
+	/* A call handled twice (the notify engine's withdrawn and repeated
+	 * notification) is one script run. */
+	for (size_t i = 0; i < in->n_scripts; i++)
+		if (strcmp(in->scripts[i].command, command) == 0 && strcmp(in->scripts[i].cwd, cwd) == 0 &&
+		    strcmp(in->scripts[i].ecosystem, ecosystem) == 0) {
+			free(command);
+			return;
+		}
+	if (in->n_scripts == INSTALLS_SCRIPTS) {
+		in->truncated = true;
+		free(command);
+		return;
+	}
+	x = &in->scripts[in->n_scripts++];
+	x->ecosystem = xstrdup(ecosystem);
+	x->package = package ? xstrndup(package, package_len) : NULL;
+	x->command = command;
+	x->cwd = xstrdup(cwd);
+}
+
+void installs_note_exec(struct installs *in, pid_t pid, const char *const *caller_argv,
+			size_t caller_argc, const char *const *argv, size_t argc)
+{
+	char link[64], cwd[PATH_MAX];
+	bool by_npm = false, by_pip = false;
+	ssize_t n;
+
+	if (!in || !argv || !argc || !argv[0])
+		return;
+	for (size_t i = 0; caller_argv && i < caller_argc && i < 4 && caller_argv[i]; i++) {
+		const char *b = base_of(caller_argv[i]);
+
+		by_npm |= strcmp(b, "npm-cli.js") == 0 || strcmp(b, "npm") == 0;
+		by_pip |= strcmp(b, "pip") == 0 || strncmp(b, "pip3", 4) == 0 ||
+			  (i > 0 && strcmp(caller_argv[i - 1], "-m") == 0 && strcmp(b, "pip") == 0);
+	}
+	if (!by_npm && !by_pip)
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+	n = readlink(link, cwd, sizeof(cwd) - 1);
+	if (n <= 0)
+		return;
+	cwd[n] = 0;
+	if (by_npm && argc >= 3 && strcmp(argv[1], "-c") == 0) {
+		/* A lifecycle script runs in its package's dir: the name is
+		 * what follows the last node_modules/ ("@scope/name"). */
+		const char *nm = NULL, *q;
+
+		for (q = strstr(cwd, "/node_modules/"); q; q = strstr(q + 1, "/node_modules/"))
+			nm = q + strlen("/node_modules/");
+		if (nm && *nm)
+			script_add(in, "npm", nm, strlen(nm), xstrdup(argv[2]), cwd);
+		return;
+	}
+	/* pip's build of a source distribution: the PEP 517 hooks run in
+	 * a fresh interpreter (_in_process.py), or setup.py. */
+	if (by_pip) {
+		for (size_t i = 1; i < argc && i < 4 && argv[i]; i++) {
+			const char *b = base_of(argv[i]);
+
+			if (strcmp(b, "_in_process.py") == 0 || strstr(argv[i], "setup.py")) {
+				script_add(in, "pypi", NULL, 0, joined(argv, argc), cwd);
+				return;
+			}
+		}
+	}
+}
+
+/* ---- collecting ---- */
+
+static char *read_small(int dir, const char *name, size_t max, size_t *len)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > max) {
+		close(fd);
+		return NULL;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = 0;
+	*len = got;
+	return buf;
+}
+
+/* A header of METADATA (RFC 822 style, up to the first blank line). */
+static char *meta_field(const char *text, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = text; *p && *p != '\n';) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (len > k + 1 && strncmp(p, key, k) == 0 && p[k] == ':') {
+			const char *v = p + k + 1;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			len -= (size_t)(v - p);
+			while (len && (v[len - 1] == '\r' || v[len - 1] == ' '))
+				len--;
+			return xstrndup(v, len < 200 ? len : 200);
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return NULL;
+}
+
+/* Whether PATH (absolute) is ROOT or beneath it. */
+static bool inside(const char *root, const char *path)
+{
+	size_t n = root ? strlen(root) : 0;
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	return n && strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == 0);
+}
+
+/* A local path's place: resolved (the target itself may be gone). */
+static bool local_outside(const char *root, const char *path)
+{
+	char *real = realpath(path, NULL);
+	bool out;
+
+	if (!real) {
+		/* Resolve its directory instead. */
+		char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+
+		if (slash && slash != dir)
+			*slash = 0;
+		real = realpath(dir, NULL);
+		free(dir);
+	}
+	out = !real || !inside(root, real);
+	free(real);
+	return out;
+}
+
+/* "file:///a%20b" -> "/a b". */
+static char *file_url_path(const char *url)
+{
+	const char *p = url + strlen("file://");
+	char *out = xmalloc(strlen(p) + 1), *w = out;
+
+	while (*p) {
+		unsigned hi, lo;
+
+		if (*p == '%' && sscanf(p + 1, "%1x%1x", &hi, &lo) == 2) {
+			*w++ = (char)(hi * 16 + lo);
+			p += 3;
+		} else {
+			*w++ = *p++;
+		}
+	}
+	*w = 0;
+	return out;
+}
+
+static struct install *list_add(struct install_list *l)
+{
+	struct install *x;
+
+	if (l->n == INSTALLS_LISTED) {
+		l->truncated = true;
+		return NULL;
+	}
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	x = &l->v[l->n++];
+	memset(x, 0, sizeof(*x));
+	return x;
+}
+
+static void collect_python(const char *dir, const char *root, struct install_list *l)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char *meta, *du, *installer;
+	size_t len;
+	struct install *x;
+
+	if (fd < 0)
+		return;
+	/* Only what an installer put in place (a build dir has dist-info too). */
+	installer = read_small(fd, "INSTALLER", 4096, &len);
+	meta = installer ? read_small(fd, "METADATA", INSTALLS_META_MAX, &len) : NULL;
+	if (!meta || !(x = list_add(l))) {
+		free(installer);
+		free(meta);
+		close(fd);
+		return;
+	}
+	x->ecosystem = "pypi";
+	x->name = meta_field(meta, "Name");
+	x->version = meta_field(meta, "Version");
+	x->location = xstrdup(dir);
+	x->source = "registry";
+	if (!x->name)
+		x->name = xstrdup(base_of(dir));
+	du = read_small(fd, "direct_url.json", 65536, &len);
+	if (du) {
+		json_error_t err;
+		json_t *j = json_loadb(du, len, 0, &err);
+		const char *url = json_string_value(json_object_get(j, "url"));
+
+		if (url) {
+			x->url = xstrndup(url, 1024);
+			if (json_is_object(json_object_get(j, "vcs_info"))) {
+				x->source = "git";
+			} else if (strncmp(url, "file://", 7) == 0) {
+				char *p = file_url_path(url);
+
+				x->source = "path";
+				x->flagged = local_outside(root, p);
+				free(p);
+			} else {
+				x->source = "url";
+			}
+			if (strcmp(x->source, "path") != 0)
+				x->flagged = true;
+		}
+		json_decref(j);
+		free(du);
+	}
+	free(installer);
+	free(meta);
+	close(fd);
+}
+
+/* Whether LIST (sorted by name, then version) has NAME at VERSION. */
+static bool listed(const struct deplist *list, const char *name, const char *version)
+{
+	size_t lo = 0, hi = list ? list->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(list->v[mid].name, name);
+
+		if (!c)
+			c = strcmp(list->v[mid].version, version);
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int dep_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dep *)a)->name, ((const struct dep *)b)->name);
+}
+
+/* npm's "resolved": the registry's tarball (".../name/-/name-1.0.0.tgz"),
+ * a git repository, a local path (relative to the project's dir) or a URL. */
+static void npm_source(struct install *x, const char *resolved, bool link, const char *project,
+		       const char *root)
+{
+	x->source = "registry";
+	if (!resolved)
+		return;
+	x->url = xstrndup(resolved, 1024);
+	if (link || strncmp(resolved, "file:", 5) == 0 || resolved[0] == '.' || resolved[0] == '/') {
+		const char *p = strncmp(resolved, "file:", 5) == 0 ? resolved + 5 : resolved;
+		char *abs = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", project, p);
+
+		x->source = "path";
+		x->flagged = local_outside(root, abs);
+		free(abs);
+	} else if (strncmp(resolved, "git", 3) == 0 || strstr(resolved, "github:") == resolved ||
+		   strstr(resolved, ".git#")) {
+		x->source = "git";
+		x->flagged = true;
+	} else if (!strstr(resolved, "/-/")) {
+		x->source = "url";
+		x->flagged = true;
+	}
+}
+
+static const struct deplist *hidden_before(const struct depsnap *before, const char *dir)
+{
+	const char *root = before ? before->root : NULL;
+	size_t n = root ? strlen(root) : 0;
+	char rel[4096];
+
+	if (!n || strncmp(dir, root, n) != 0 || dir[n] != '/')
+		return NULL;
+	snprintf(rel, sizeof(rel), "%s/.package-lock.json", dir + n + 1);
+	for (size_t i = 0; i < before->n; i++)
+		if (strcmp(before->v[i].rel, rel) == 0 && before->v[i].parse_rc == 0)
+			return &before->v[i].deps;
+	return NULL;
+}
+
+static void collect_npm(const char *dir, const char *root, const struct depsnap *before,
+			struct install_list *l)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	const struct deplist *was = hidden_before(before, dir);
+	char *text, *project;
+	json_t *j, *pk, *v;
+	const char *k;
+	size_t len;
+
+	if (fd < 0)
+		return;
+	text = read_small(fd, ".package-lock.json", DEPFILE_MAX_BYTES, &len);
+	close(fd);
+	if (!text)
+		return;
+	j = json_loadb(text, len, 0, NULL);
+	free(text);
+	pk = json_object_get(j, "packages");
+	project = xstrndup(dir, strlen(dir) - strlen("/node_modules"));
+	json_object_foreach(pk, k, v) {
+		const char *name = k, *nm, *version = json_string_value(json_object_get(v, "version"));
+		struct install *x;
+
+		while ((nm = strstr(name, "node_modules/")))
+			name = nm + strlen("node_modules/");
+		if (name == k || !json_is_object(v))
+			continue;
+		if (!version)
+			version = "";
+		if (listed(was, name, version))
+			continue;
+		if (!(x = list_add(l)))
+			break;
+		x->ecosystem = "npm";
+		x->name = xstrndup(name, 200);
+		x->version = xstrndup(version, 200);
+		x->location = xasprintf("%s/%s", project, k);
+		x->install_script = json_is_true(json_object_get(v, "hasInstallScript"));
+		npm_source(x, json_string_value(json_object_get(v, "resolved")),
+			   json_is_true(json_object_get(v, "link")), project, root);
+	}
+	free(project);
+	json_decref(j);
+}
+
+/* The keys of DIR/.crates2.json's "installs" ("name 1.0.0 (source)"),
+ * as names of OUT, sorted. */
+static void cargo_read(const char *dir, struct deplist *out)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	json_t *j, *v;
+	const char *k;
+	char *text;
+	size_t len;
+
+	if (fd < 0)
+		return;
+	text = read_small(fd, ".crates2.json", DEPFILE_MAX_BYTES, &len);
+	close(fd);
+	if (!text)
+		return;
+	j = json_loadb(text, len, 0, NULL);
+	free(text);
+	json_object_foreach(json_object_get(j, "installs"), k, v) {
+		if (out->n == out->cap) {
+			out->cap = out->cap ? out->cap * 2 : 16;
+			out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+		}
+		if (out->n == DEPLIST_MAX)
+			break;
+		out->v[out->n].name = xstrndup(k, 1024);
+		out->v[out->n++].version = xstrdup("");
+	}
+	json_decref(j);
+	qsort(out->v, out->n, sizeof(*out->v), dep_name_cmp);
+}
+
+/* "name 1.0.0 (registry+https://...)": a crate and where it came from. */
+static void collect_cargo(const char *dir, const struct deplist *was, const char *root,
+			  struct install_list *l)
+{
+	struct deplist now = { 0 };
+
+	cargo_read(dir, &now);
+	for (size_t i = 0; i < now.n; i++) {
+		const char *key = now.v[i].name, *sp = strchr(key, ' '), *open, *src;
+		struct install *x;
+
+		if (listed(was, key, "") || !sp || !(x = list_add(l)))
+			continue;
+		open = strstr(sp + 1, " (");
+		x->ecosystem = "crates";
+		x->name = xstrndup(key, (size_t)(sp - key));
+		x->version = open ? xstrndup(sp + 1, (size_t)(open - sp - 1)) : xstrdup(sp + 1);
+		x->location = xstrdup(dir);
+		x->source = "registry";
+		src = open ? open + 2 : "";
+		if (strncmp(src, "registry+", 9) == 0 || strncmp(src, "sparse+", 7) == 0) {
+			x->url = xstrndup(strchr(src, '+') + 1, strcspn(strchr(src, '+') + 1, ")"));
+		} else if (strncmp(src, "git+", 4) == 0) {
+			x->source = "git";
+			x->url = xstrndup(src + 4, strcspn(src + 4, ")"));
+			x->flagged = true;
+		} else if (strncmp(src, "path+file://", 12) == 0) {
+			char *p;
+
+			x->source = "path";
+			x->url = xstrndup(src + 5, strcspn(src + 5, ")"));
+			p = file_url_path(x->url);
+			x->flagged = local_outside(root, p);
+			free(p);
+		}
+	}
+	deplist_free(&now);
+}
+
+void installs_collect(const struct installs *in, const char *root, const struct depsnap *before,
+		      struct install_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; in && i < in->n_dirs; i++) {
+		if (in->kind[i] == INSTALL_DIR_NPM)
+			collect_npm(in->dirs[i], root, before, out);
+		else if (in->kind[i] == INSTALL_DIR_CARGO)
+			collect_cargo(in->dirs[i], in->before[i], root, out);
+		else
+			collect_python(in->dirs[i], root, out);
+	}
+	for (size_t i = 0; i < out->n; i++)
+		out->flagged += out->v[i].flagged;
+	out->truncated |= in && in->truncated;
+}
+
+void install_list_free(struct install_list *l)
+{
+	for (size_t i = 0; l && i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].version);
+		free(l->v[i].url);
+		free(l->v[i].location);
+	}
+	if (l) {
+		free(l->v);
+		memset(l, 0, sizeof(*l));
+	}
+}
+
+void installs_free(struct installs *in)
+{
+	for (size_t i = 0; in && i < in->n_dirs; i++) {
+		free(in->dirs[i]);
+		if (in->before[i]) {
+			deplist_free(in->before[i]);
+			free(in->before[i]);
+		}
+	}
+	for (size_t i = 0; in && i < in->n_scripts; i++) {
+		free(in->scripts[i].ecosystem);
+		free(in->scripts[i].package);
+		free(in->scripts[i].command);
+		free(in->scripts[i].cwd);
+	}
+	if (in) {
+		free(in->dirs);
+		free(in->kind);
+		free(in->before);
+		memset(in, 0, sizeof(*in));
+	}
+}

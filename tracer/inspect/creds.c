@@ -1,0 +1,83 @@
+/* A task's file-system identity, and taking it (tracer/inspect/creds.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tracer/inspect/creds.h"
+#include "tracer/inspect/proc.h"
+
+/* The 4th number of a "Uid:" or "Gid:" line: the fs id. */
+static bool creds_fs_id(const char *text, const char *key, unsigned long *out)
+{
+	const char *p = strstr(text, key);
+	char *end;
+
+	if (!p)
+		return false;
+	p += strlen(key);
+	for (int i = 0; i < 3; i++) {
+		strtoul(p, &end, 10);
+		if (end == p)
+			return false;
+		p = end;
+	}
+	*out = strtoul(p, &end, 10);
+	return end != p;
+}
+
+int creds_of_task(pid_t tid, struct creds *cr)
+{
+	char text[16384];
+	unsigned long uid, gid;
+	unsigned long long mask;
+	const char *g;
+
+	if (proc_read(tid, "status", text, sizeof(text)) < 0)
+		return -ESRCH;
+	if (!creds_fs_id(text, "\nUid:", &uid) || !creds_fs_id(text, "\nGid:", &gid) ||
+	    !proc_status_field(text, "\nUmask:", 8, &mask))
+		return -EPROTO;
+	cr->fsuid = (uid_t)uid;
+	cr->fsgid = (gid_t)gid;
+	cr->umask = (mode_t)mask;
+	cr->n_groups = 0;
+	g = strstr(text, "\nGroups:");
+	if (g) {
+		char *end;
+
+		g += strlen("\nGroups:");
+		while (*g != '\n' && *g && cr->n_groups < CREDS_GROUPS) {
+			unsigned long v = strtoul(g, &end, 10);
+
+			if (end == g)
+				break;
+			cr->groups[cr->n_groups++] = (gid_t)v;
+			g = end;
+		}
+	}
+	return 0;
+}
+
+void creds_become(const struct creds *cr, struct creds *saved)
+{
+	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
+	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
+	saved->n_groups = getgroups(CREDS_GROUPS, saved->groups);
+	if (saved->n_groups < 0)
+		saved->n_groups = 0;
+	if (geteuid() == 0)
+		syscall(SYS_setgroups, (size_t)cr->n_groups, cr->groups);
+	syscall(SYS_setfsgid, cr->fsgid);
+	syscall(SYS_setfsuid, cr->fsuid);
+}
+
+void creds_restore(const struct creds *saved)
+{
+	syscall(SYS_setfsuid, saved->fsuid);
+	syscall(SYS_setfsgid, saved->fsgid);
+	if (geteuid() == 0)
+		syscall(SYS_setgroups, (size_t)saved->n_groups, saved->groups);
+}

@@ -1,0 +1,33 @@
+/* Who a task is to the file system, and the supervisor's thread taking
+ * that identity for a call it makes in the task's stead: the notify
+ * engine's opens of racing callers (tracer/unotify/emulate.h), the
+ * replacements of files whose content is judged (tracer/confine/replace.h).
+ * What the kernel would check for the caller (permissions, the owner and
+ * group of a new file) it then checks for the supervisor. */
+#ifndef AGENTTRACE_CREDS_H
+#define AGENTTRACE_CREDS_H
+
+#include <sys/types.h>
+
+#define CREDS_GROUPS 64
+
+struct creds {
+	uid_t fsuid;
+	gid_t fsgid;
+	gid_t groups[CREDS_GROUPS];
+	int n_groups;
+	mode_t umask;
+};
+
+/* Task TID's fs uid and gid, supplementary groups and umask, from
+ * /proc/TID/status.  0, -ESRCH (gone) or -EPROTO (unreadable). */
+int creds_of_task(pid_t tid, struct creds *cr);
+
+/* The calling thread (only it: raw system calls, not glibc's, which
+ * would change every thread of the supervisor) takes CR's file-system
+ * identity; SAVED holds its own to go back to with creds_restore().  The
+ * groups change only where the supervisor may change them (root). */
+void creds_become(const struct creds *cr, struct creds *saved);
+void creds_restore(const struct creds *saved);
+
+#endif
