@@ -7,15 +7,15 @@
 
 #include "rules/rules.h"
 
-void rules_proc_self(char *path, size_t size, pid_t pid, bool (*in_session)(pid_t, void *),
-		    void *arg)
+pid_t rules_proc_self(char *path, size_t size, pid_t pid, bool (*in_session)(pid_t, void *),
+		     void *arg)
 {
 	const char *p, *e;
 	long n = 0;
 	size_t dl, tail;
 
 	if (strncmp(path, "/proc/", 6) != 0)
-		return;
+		return 0;
 	p = path + 6;
 	e = p;
 	while (*e >= '0' && *e <= '9') {
@@ -25,12 +25,13 @@ void rules_proc_self(char *path, size_t size, pid_t pid, bool (*in_session)(pid_
 	}
 	dl = (size_t)(e - p);
 	if (dl == 0 || (*e != '/' && *e != '\0'))
-		return;
+		return 0;
 	tail = strlen(e);
 	if (6 + 4 + tail >= size)
-		return;
+		return 0;
 	if (in_session ? !in_session((pid_t)n, arg) : (pid_t)n != pid)
-		return;
+		return 0;
 	memmove(path + 6 + 4, e, tail + 1);
 	memcpy(path + 6, "self", 4);
+	return (pid_t)n;
 }

@@ -414,9 +414,11 @@ void rules_unix_abstract_text(const unsigned char *name, size_t n, char *out, si
  * Read rules on /proc/[0-9]*&#47;environ and the like are about processes
  * outside the session; a session's own entries are its "self".  The
  * supervisor knows every process of the session, the preload shim only
- * the calling one (agenttrace(1), BACKENDS).  SIZE is PATH's buffer. */
-void rules_proc_self(char *path, size_t size, pid_t pid, bool (*in_session)(pid_t, void *),
-		     void *arg);
+ * the calling one (agenttrace(1), BACKENDS).  SIZE is PATH's buffer.
+ * Returns N when it renamed, else 0: an engine that opens the path itself
+ * must open N's entry, not its own "self". */
+pid_t rules_proc_self(char *path, size_t size, pid_t pid, bool (*in_session)(pid_t, void *),
+		      void *arg);
 
 /* The action to apply after the mode: in audit mode a deny becomes an
  * alert. */

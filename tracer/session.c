@@ -69,6 +69,15 @@ void session_count(struct session *s, int kind, enum rules_action action, const 
 		s->fail_on_hit = true;
 }
 
+void session_note_own_sandbox(struct session *s, const char *rule, const char *prog)
+{
+	if (!rule || (strcmp(rule, "syscall.namespace") != 0 &&
+		      strcmp(rule, "syscall.seccomp_listener") != 0))
+		return;
+	if (!s->own_sandbox_refused++)
+		snprintf(s->own_sandbox_by, sizeof(s->own_sandbox_by), "%s", prog ? prog : "?");
+}
+
 int session_exit_status(const struct session *s)
 {
 	int code;

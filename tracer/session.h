@@ -196,12 +196,22 @@ struct session {
 	uint64_t denials;
 	uint64_t alerts;
 	bool fail_on_hit;         /* a record --fail-on-alert fails the run on */
+	/* A program's own sandbox refused (a new namespace, a seccomp
+	 * listener): the calls, and the first program that made one. */
+	uint64_t own_sandbox_refused;
+	char own_sandbox_by[32];
 };
 
 /* One alert record of KIND (enum session_kind) and ACTION under rule id
  * RULE, written or only counted (the ceilings' and the race detector's
  * later refusals): the summary's counters, and --fail-on-alert. */
 void session_count(struct session *s, int kind, enum rules_action action, const char *rule);
+
+/* A denial under RULE of a call of program PROG (its base name): when
+ * RULE refuses what a program's own sandbox needs (syscall.namespace,
+ * syscall.seccomp_listener), counted for the summary's line that says
+ * a sandbox cannot nest here. */
+void session_note_own_sandbox(struct session *s, const char *rule, const char *prog);
 
 /* The exit status of agenttrace after the command ended (agenttrace(1), EXIT STATUS). */
 int session_exit_status(const struct session *s);

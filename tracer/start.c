@@ -571,6 +571,7 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.left = left,
 		.n_left = n_left,
 		.changed_outside_collapsed = survive_collapsed(s->survive),
+		.state = s->survive,
 		.as_root = s->switch_user ? s->uid == 0 : geteuid() == 0,
 		.landlock_abi = landlock_abi_in_force(s->landlock),
 		.private_tmp = s->private_tmp,

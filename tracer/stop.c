@@ -1,8 +1,10 @@
 /* The engine-neutral handling of a call the filter sent (tracer/stop.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "lib/log.h"
 #include "tracer/confine/endpoints.h"
@@ -11,6 +13,7 @@
 #include "tracer/confine/limits.h"
 #include "tracer/confine/signal-scope.h"
 #include "tracer/confine/survive.h"
+#include "tracer/inspect/proc.h"
 #include "tracer/judge.h"
 #include "tracer/ptrace/tracee.h"
 #include "tracer/session.h"
@@ -19,11 +22,36 @@
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
 
+/* PID's parent, from /proc/PID/stat (past the name, which may hold any
+ * byte); 0 when it cannot be read. */
+static pid_t stop_parent_of(pid_t pid)
+{
+	char text[512], *p;
+	long ppid;
+
+	if (proc_read(pid, "stat", text, sizeof(text)) < 0)
+		return 0;
+	p = strrchr(text, ')');
+	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		return 0;
+	return (pid_t)ppid;
+}
+
+/* A task of the table, or a child of one that the table no longer holds
+ * (or not yet): one that has exited and waits, a zombie, for its parent
+ * to reap it (the supervisor saw its end first: a runtime that spawns a
+ * short command opens a pidfd of it afterwards), or one whose creation
+ * event is still to come.  Every child of a session task is the
+ * session's: nothing outside can become one. */
 bool stop_in_session(pid_t pid, void *arg)
 {
 	struct session *s = arg;
+	pid_t parent;
 
-	return tracee_find(&s->tasks, pid) != NULL;
+	if (tracee_find(&s->tasks, pid))
+		return true;
+	parent = pid > 0 ? stop_parent_of(pid) : 0;
+	return parent > 0 && tracee_find(&s->tasks, parent) != NULL;
 }
 
 static void stop_fail(struct stop_answer *a, int err)
@@ -140,6 +168,36 @@ static void stop_listen(struct tracee *t, struct call *c)
 	if (endpoints_listen_event(copy, &c->events[0]) == 1)
 		c->n_events = 1;
 	close(copy);
+/* An allowed write, to what survives the session (survive.h): a path the
+ * policy admits by a rule named write.agent-state.NAME[.MORE] is that
+ * agent's own state (agenttrace-policy(5), AGENT STATE), counted apart
+ * from the user's files.  The event's own rule: the call's verdict names
+ * only the one that decided it. */
+#define STOP_STATE_PREFIX "write.agent-state."
+
+static void stop_survive(struct session *s, const struct call *c, const struct rules_event *ev)
+{
+	struct rules_verdict rv;
+	const char *id, *name;
+	struct stat st;
+
+	if (!survive_counts(s->survive, ev->path))
+		return;
+	/* mkdir -p makes every ancestor again: EEXIST, nothing changed. */
+	if ((strncmp(c->name, "mkdir", 5) == 0 || strncmp(c->name, "mknod", 5) == 0) &&
+	    lstat(ev->path, &st) == 0)
+		return;
+	if (rules_decide(s->policy, ev, &rv) == 0 && rv.action == RULES_ACTION_ALLOW) {
+		id = rules_string(s->policy, rv.rule->id);
+		if (strncmp(id, STOP_STATE_PREFIX, strlen(STOP_STATE_PREFIX)) == 0) {
+			name = id + strlen(STOP_STATE_PREFIX);
+			if (*name && *name != '.') {
+				survive_note_state(s->survive, name, strcspn(name, "."), ev->path);
+				return;
+			}
+		}
+	}
+	survive_note(s->survive, ev->path);
 }
 
 static void stop_decide(struct session *s, struct tracee *t, struct call *c,
@@ -194,9 +252,11 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			judge_own(&v, SESSION_KIND_WRITE, (size_t)out, RULES_ACTION_DENY,
 				  LANDLOCK_UNCOVERED_RULE, LANDLOCK_UNCOVERED_WHY, EACCES);
 		} else {
+			/* A symlink's target is named, not written. */
 			for (size_t i = 0; i < jc.n_events; i++)
 				if (c->events[i].kind == RULES_KIND_WRITE) {
-					survive_note(s->survive, c->events[i].path);
+					if (!c->explicit_deny_only[i])
+						stop_survive(s, c, &c->events[i]);
 					installs_note_write(&s->installs, c->events[i].path);
 				}
 			a->race_watch = true;

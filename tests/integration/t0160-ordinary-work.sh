@@ -3,7 +3,8 @@
 # passing test suite, an editor or a package manager does under the shipped
 # policies is neither denied nor reported.  Each case was a false positive:
 # anonymous temporary files (O_TMPFILE), pseudo-terminals, programs that
-# Debian's alternatives name, and directories that appeared in HOME.
+# Debian's alternatives name, directories that appeared in HOME, and the
+# kernel's trace marker that a JavaScriptCore runtime opens.
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
@@ -149,3 +150,40 @@ except OSError as e:
 		"$(printf '%s\n' . $made | sort)" "$(cd "$HOME" && find . | sort)"
 	sandbox_reset
 done
+
+# --- the kernel's trace marker ------------------------------------------------
+# A JavaScriptCore runtime (Bun's single-file programs: Claude Code) opens
+# the trace marker for writing at every start when tracefs is mounted.  A
+# write there is a line in a kernel trace, no file: allowed, no record, not
+# in changed_outside.  The files that change what the kernel traces stay
+# refused.  tracefs is mounted in a mount namespace of the test's own, with
+# agenttrace inside it (agenttrace refuses mounts to the command).
+at_in_tracefs() {
+	rm -f "$LOG"
+	# Either may be mounted already (it often is): then it stays.
+	(cd "$ROOT" && exec unshare -m --propagation private sh -c '
+		[ -e /sys/kernel/debug/tracing/trace_marker ] ||
+			mount -t debugfs none /sys/kernel/debug 2>/dev/null || exit 97
+		[ -e /sys/kernel/tracing/trace_marker ] ||
+			mount -t tracefs none /sys/kernel/tracing 2>/dev/null || exit 97
+		[ -e /sys/kernel/debug/tracing/trace_marker ] && [ -e /sys/kernel/tracing/trace_marker ] || exit 97
+		exec "$@"' sh timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" "$@") >"$OUT" 2>"$ERR"
+}
+if [ "$(id -u)" != 0 ] || ! have unshare; then
+	skip "the trace marker" "needs root and unshare(1) to mount tracefs in a namespace"
+elif at_in_tracefs -- true; [ $? = 97 ]; then
+	skip "the trace marker" "debugfs or tracefs cannot be mounted here"
+else
+	for m in /sys/kernel/debug/tracing/trace_marker /sys/kernel/tracing/trace_marker; do
+		at_in_tracefs -- "$TRY" open-write "$m"
+		assert_eq "a write to $m: exit 0" 0 $?
+		assert_no_alert "a write to $m: no alert record"
+		assert_rec "a write to $m: changes nothing outside" \
+			"event == 'summary' and changed_outside == []"
+	done
+	# Opened only (O_RDWR, no O_TRUNC): refused before anything is written.
+	at_in_tracefs -- "$TRY" open-rdwr /sys/kernel/debug/tracing/tracing_on
+	assert_eq "tracing_on stays refused: EACCES" "$EACCES" $?
+	assert_rec "tracing_on: denied by write.fallback" \
+		"$(deny_expr write write.fallback /sys/kernel/debug/tracing/tracing_on)"
+fi

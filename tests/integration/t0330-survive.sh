@@ -1,8 +1,9 @@
 #!/bin/bash
 # What survives the session: the summary record (and the stderr
 # summary line) lists the paths changed outside ${ROOT} and the temp dirs,
-# deduplicated and collapsed to directories when many, and the processes
-# still running when the command exited (killed, reaped).
+# deduplicated and collapsed to directories when many, the agents' own
+# state counted apart (agent_state), and the processes still running when
+# the command exited (killed, reaped).
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
@@ -50,9 +51,37 @@ n=$(rec_field "event == 'summary'" changed_outside | "$PYTHON" -c 'import json,s
 if [ "${n:-999}" -le 64 ] && [ "${n:-0}" -ge 1 ]; then ok "600 files: at most 64 entries ($n)"; else not_ok "600 files: at most 64 entries" "$n"; fi
 assert_rec "600 files: collapsed to directories" "event == 'summary' and changed_outside_collapsed and ('$HOME/.cache/many/a/' in changed_outside or '$HOME/.cache/many/' in changed_outside)"
 
+# A symlink made outside: its name is listed, its target (named, not
+# written: Codex links its own binary into ~/.codex) is not.
+mkdir -p "$SANDBOX/prog" && : >"$SANDBOX/prog/bin"
+at_q -- sh -c "ln -s '$SANDBOX/prog/bin' \"\$HOME/.cache/lnk\""
+assert_eq "a symlink in a cache: exit 0" 0 $?
+assert_rec "a symlink: its name listed, not its target" \
+	"event == 'summary' and changed_outside == ['$HOME/.cache/lnk']"
+
 # Nothing outside: an empty list.
 at_q -- sh -c 'echo x > f'
 assert_rec "only ROOT written: empty list" "event == 'summary' and changed_outside == []"
+
+# --- the agents' own state --------------------------------------------------
+# Under the agent policy, what the agents keep under HOME (write rules
+# write.agent-state.NAME) is counted per agent in agent_state, not listed
+# with the user's files; a write admitted by any other rule still is.
+at_q --policy agent --allow-write '${HOME}/notes/**' -- sh -c '
+	mkdir -p "$HOME/.codex/tmp/a" && : > "$HOME/.codex/tmp/a/x" && : > "$HOME/.codex/tmp/a/x" &&
+	: > "$HOME/.claude.json" && mkdir -p "$HOME/.claude/projects" && mv "$HOME/.claude.json" "$HOME/.claude.json.backup" &&
+	mkdir -p "$HOME/notes" && echo n > "$HOME/notes/n"'
+assert_eq "agent state: exit 0" 0 $?
+assert_no_alert "agent state: no alert record"
+# ~/.codex, ~/.claude and ~/notes are Landlock roots that agenttrace made
+# at start (mkdir -p finds them: EEXIST, no change of the command's).
+assert_rec "agent state: counted per agent, each path once" \
+	"event == 'summary' and agent_state == {'codex': 3, 'claude': 3}"
+assert_rec "agent state: the user's files still listed, the agents' not" \
+	"event == 'summary' and changed_outside == ['$HOME/notes/n']"
+assert_match "stderr: the agents' state apart" "own state, paths written: codex 3, claude 3" "$(cat "$ERR")"
+at_q -- sh -c 'echo x > f'
+assert_rec "no agent state written: an empty object" "event == 'summary' and agent_state == {}"
 
 # --- processes left running ----------------------------------------------------
 rm -f "$ROOT/daemon-pid"

@@ -3,7 +3,8 @@
 # tgkill, rt_sigqueueinfo, pidfd_send_signal, pidfd_open and pidfd_getfd
 # reach only the session's own processes; the supervisor can be neither
 # signalled nor stolen from; kill(-1) reaches the session only, and a
-# process group's outside members are spared.  The processes "outside"
+# process group's outside members are spared, and a child that has
+# exited but is not yet reaped is still the session's.  The processes "outside"
 # are the test's own; kill(-1) runs only inside a PID namespace of the
 # test's, so that a failure could not reach the machine.  The preload
 # backend does not see signals (agenttrace(1)): shown happening.
@@ -166,6 +167,26 @@ if have unshare && unshare -pf --mount-proc true 2>/dev/null; then
 else
 	skip "kill -1" "unshare -p unavailable"
 fi
+
+# --- a child that has exited, not yet waited for ------------------------------
+# The supervisor sees a child's end before its parent reaps it: until then
+# it is the parent's zombie, still the session's.  A runtime that spawns a
+# short command and opens a pidfd of it (Codex) or signals it must see
+# what it sees natively.
+cat >"$ROOT/zombie.py" <<'PY'
+import os, signal, subprocess, time
+p = subprocess.Popen(["/bin/true"])
+time.sleep(0.3)
+fd = os.pidfd_open(p.pid)
+signal.pidfd_send_signal(fd, signal.SIGTERM)
+os.close(fd)
+os.kill(p.pid, signal.SIGTERM)
+print("zombie", p.wait())
+PY
+at_q -- "$PYTHON" "$ROOT/zombie.py"
+assert_eq "a zombie child: pidfd_open, pidfd_send_signal and kill as natively" \
+	"$(cd "$ROOT" && "$PYTHON" zombie.py 2>&1)" "$(cat "$OUT" "$ERR" | grep -v '^agenttrace: ')"
+assert_no_alert "a zombie child: no alert record"
 
 # --- the preload backend does not see signals -------------------------------
 backend_use preload

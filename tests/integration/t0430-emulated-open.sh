@@ -3,8 +3,9 @@
 # made by the supervisor, on the path it judged (doc/INTERNALS.md, "The
 # notify engine").  What the program sees must be what it sees natively:
 # modes under its umask, O_EXCL, O_APPEND, O_TRUNC, O_TMPFILE, the lowest
-# free descriptor, errno values, a FIFO that blocks one thread while the
-# others go on, ptys, a terminal, and the caller's own identity (--user).
+# free descriptor, errno values, its own /proc entries, a FIFO that blocks
+# one thread while the others go on, ptys, a terminal, and the caller's own
+# identity (--user).
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
@@ -76,6 +77,13 @@ def pty():
     return r.strip()
 tell("pty", pty)
 tell("devnull", lambda: os.close(os.open("/dev/null", os.O_WRONLY)) or "ok")
+# Its own /proc entries, which the policy sees as /proc/self: the
+# caller's, not the supervisor's (a runtime reading its cgroup limits).
+def own(p):
+    return open(p).read().split()[0] == str(os.getpid())
+tell("proc-self", lambda: own("/proc/self/stat"))
+tell("proc-pid", lambda: own("/proc/%d/stat" % os.getpid()))
+tell("proc-thread-self", lambda: own("/proc/thread-self/stat"))
 
 # A FIFO: a reader thread blocks in open until the writer comes; the
 # writer's own opens meanwhile are answered.

@@ -7,7 +7,10 @@
  * runs under the seccomp filter and makes raw syscalls (int $0x80, x32). */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/io_uring.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -469,6 +473,80 @@ static int op_unshare_net(char **argv)
 	return try_errno_of(unshare(CLONE_NEWNET));
 }
 
+/* What a program's own sandbox does (Codex's helper, a browser's, a test
+ * runner's), under the supervisor's: a filter of its own, without a
+ * listener, then a Landlock ruleset of its own.  Each then runs PROG. */
+
+/* seccomp-exec PROG ARGS...: a filter that fails mkdir and mkdirat with
+ * EPERM (everything else allowed), then exec PROG. */
+static int op_seccomp_exec(char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0 /* offsetof(struct seccomp_data, nr) */),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mkdir, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mkdirat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return errno;
+	execv(argv[0], argv);
+	return errno;
+}
+
+/* seccomp-listener: a filter with a user-notification listener (one that
+ * notifies nothing: every call allowed), which agenttrace refuses. */
+static int op_seccomp_listener(char **argv)
+{
+	struct sock_filter f[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog prog = { .len = 1, .filter = f };
+	long fd;
+
+	(void)argv;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+/* landlock-exec DIR PROG ARGS...: a Landlock ruleset (ABI 1's write
+ * rights) that lets PROG write beneath DIR only, then exec PROG. */
+static int op_landlock_exec(char **argv)
+{
+	const uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+				LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+				LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+				LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+				LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+	struct landlock_ruleset_attr attr = { .handled_access_fs = rights };
+	struct landlock_path_beneath_attr beneath = { .allowed_access = rights };
+	int rs, err;
+
+	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (rs < 0)
+		return errno;
+	beneath.parent_fd = open(argv[0], O_PATH | O_CLOEXEC);
+	if (beneath.parent_fd < 0 ||
+	    syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
+		err = errno;
+		close(rs);
+		return err;
+	}
+	close(rs);
+	close(beneath.parent_fd);
+	execv(argv[1], argv + 1);
+	return errno;
+}
+
 /* A fork whose child the tracer would not follow. */
 static int op_clone_untraced(char **argv)
 {
@@ -894,6 +972,9 @@ static const struct try_op {
 	{ "listen-unbound", 0, op_listen_unbound },
 	{ "race-bind", 1, op_race_bind },
 	{ "exec", 1, op_exec },
+	{ "seccomp-exec", 1, op_seccomp_exec },
+	{ "seccomp-listener", 0, op_seccomp_listener },
+	{ "landlock-exec", 2, op_landlock_exec },
 	{ "raw-openat", 1, op_raw_openat },
 	{ "raw-openat-read", 1, op_raw_openat_read },
 	{ "i386-open", 1, op_i386_open },

@@ -232,7 +232,7 @@ static const struct row rows[] = {
 	{ "audit", "write", R "/x", {0}, "allow", "write.root", "allow", 0 },
 	/* agent */
 	{ "agent", "write", H "/.claude/projects/p/s.jsonl", {0}, "allow", "write.agent-state.claude", 0, 0 },
-	{ "agent", "write", H "/.claude.json", {0}, "allow", "write.agent-state.claude-json", 0, 0 },
+	{ "agent", "write", H "/.claude.json", {0}, "allow", "write.agent-state.claude.json", 0, 0 },
 	{ "agent", "write", H "/.codex/sessions/x", {0}, "allow", "write.agent-state.codex", 0, 0 },
 	{ "agent", "write", H "/.aider.chat.history.md", {0}, "allow", "write.agent-state.aider", 0, 0 },
 	{ "agent", "write", H "/.claude/settings.json", {0}, "deny", "write.agent-config.home-claude-settings", 0, 0 },

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/hash.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/survive.h"
 
@@ -21,11 +22,16 @@ static bool survive_beneath_or_at(const char *path, const char *dir)
 
 struct survive *survive_new(const char *const *exclude, size_t n)
 {
-	static const char *const always[] = { "/dev", "/proc" };
+	/* Pseudo files whose writes change no file: devices, the processes'
+	 * own entries, and the kernel trace markers (a line in a trace
+	 * buffer, which a JavaScriptCore runtime opens at every start). */
+	static const char *const always[] = { "/dev", "/proc", "/sys/kernel/tracing/trace_marker",
+					      "/sys/kernel/debug/tracing/trace_marker" };
+	const size_t n_always = sizeof(always) / sizeof(always[0]);
 	struct survive *sv = xcalloc(1, sizeof(*sv));
 
-	sv->exclude = xcalloc(n + 2, sizeof(char *));
-	for (size_t i = 0; i < n + 2; i++) {
+	sv->exclude = xcalloc(n + n_always, sizeof(char *));
+	for (size_t i = 0; i < n + n_always; i++) {
 		const char *d = i < n ? exclude[i] : always[i - n];
 		char *real;
 
@@ -135,13 +141,20 @@ static bool survive_changed(const struct survive_entry *e)
 	       !survive_same_time(now.ctime, b->ctime);
 }
 
-void survive_note(struct survive *sv, const char *path)
+bool survive_counts(const struct survive *sv, const char *path)
 {
 	if (!sv || !path || path[0] != '/')
-		return;
+		return false;
 	for (size_t i = 0; i < sv->n_exclude; i++)
 		if (survive_beneath_or_at(path, sv->exclude[i]))
-			return;
+			return false;
+	return true;
+}
+
+void survive_note(struct survive *sv, const char *path)
+{
+	if (!survive_counts(sv, path))
+		return;
 	sv->events++;
 	for (size_t i = 0; i < sv->n; i++) {
 		if (strcmp(sv->v[i].path, path) == 0)
@@ -163,6 +176,69 @@ void survive_note(struct survive *sv, const char *path)
 	sv->v[sv->n].dir = false;
 	survive_state_of(path, &sv->v[sv->n].before);
 	sv->n++;
+}
+
+/* Adds H (never 0) to A's set; true when it was new.  Kept at most half
+ * full. */
+static bool survive_set_add(struct survive_agent *a, uint64_t h)
+{
+	size_t i;
+
+	if ((a->paths + 1) * 2 > a->cap) {
+		struct survive_agent g = { .cap = a->cap ? a->cap * 2 : 64 };
+
+		g.set = xcalloc(g.cap, sizeof(uint64_t));
+		for (size_t k = 0; k < a->cap; k++)
+			if (a->set[k])
+				survive_set_add(&g, a->set[k]);
+		free(a->set);
+		a->set = g.set;
+		a->cap = g.cap;
+	}
+	for (i = h & (a->cap - 1); a->set[i]; i = (i + 1) & (a->cap - 1))
+		if (a->set[i] == h)
+			return false;
+	a->set[i] = h;
+	a->paths++;
+	return true;
+}
+
+void survive_note_state(struct survive *sv, const char *name, size_t len, const char *path)
+{
+	struct survive_agent *a = NULL;
+	uint64_t h;
+
+	if (!survive_counts(sv, path))
+		return;
+	for (size_t i = 0; i < sv->n_agents && !a; i++)
+		if (strlen(sv->agent[i].name) == len && memcmp(sv->agent[i].name, name, len) == 0)
+			a = &sv->agent[i];
+	if (!a) {
+		if (sv->n_agents == SURVIVE_AGENTS) {
+			survive_note(sv, path);
+			return;
+		}
+		a = &sv->agent[sv->n_agents++];
+		a->name = xstrndup(name, len);
+	}
+	sv->events++;
+	h = hash_fnv1a(path, strlen(path));
+	survive_set_add(a, h ? h : 1);
+}
+
+size_t survive_n_agents(const struct survive *sv)
+{
+	return sv ? sv->n_agents : 0;
+}
+
+const char *survive_agent_name(const struct survive *sv, size_t i)
+{
+	return sv->agent[i].name;
+}
+
+uint64_t survive_agent_paths(const struct survive *sv, size_t i)
+{
+	return sv->agent[i].paths;
 }
 
 static int survive_cmp(const void *a, const void *b)
@@ -217,5 +293,9 @@ void survive_free(struct survive *sv)
 	for (size_t i = 0; i < sv->n_exclude; i++)
 		free(sv->exclude[i]);
 	free(sv->exclude);
+	for (size_t i = 0; i < sv->n_agents; i++) {
+		free(sv->agent[i].name);
+		free(sv->agent[i].set);
+	}
 	free(sv);
 }

@@ -34,6 +34,17 @@ struct survive_entry {
 	struct survive_state before;
 };
 
+/* An agent's own state (the policy's write.agent-state.NAME rules): the
+ * distinct paths written there, counted (a set of their hashes), not
+ * listed. */
+#define SURVIVE_AGENTS 16
+
+struct survive_agent {
+	char *name;
+	uint64_t *set;   /* open addressing, 0: empty slot */
+	size_t cap, paths;
+};
+
 struct survive {
 	char **exclude;  /* directories whose content does not count */
 	size_t n_exclude;
@@ -41,14 +52,31 @@ struct survive {
 	size_t n;
 	uint64_t events; /* allowed write events outside the excluded dirs */
 	bool collapsed;
+	struct survive_agent agent[SURVIVE_AGENTS];
+	size_t n_agents;
 };
 
 /* A set that ignores paths beneath the given directories (resolved where
- * they exist), beneath /dev and /proc, and the directories themselves. */
+ * they exist), beneath /dev and /proc, the kernel trace markers, and the
+ * directories themselves. */
 struct survive *survive_new(const char *const *exclude, size_t n);
+
+/* Whether a write of PATH would count: outside the excluded dirs. */
+bool survive_counts(const struct survive *sv, const char *path);
 
 /* One allowed write of PATH (resolved, absolute), before it runs. */
 void survive_note(struct survive *sv, const char *path);
+
+/* One allowed write of PATH in the state of agent NAME (its first LEN
+ * bytes): counted for that agent, kept out of the list.  Past
+ * SURVIVE_AGENTS names, listed as survive_note() would. */
+void survive_note_state(struct survive *sv, const char *name, size_t len, const char *path);
+
+/* The agents whose state was written, in the order first seen: their
+ * number, and each one's name and count of distinct paths. */
+size_t survive_n_agents(const struct survive *sv);
+const char *survive_agent_name(const struct survive *sv, size_t i);
+uint64_t survive_agent_paths(const struct survive *sv, size_t i);
 
 /* The entries that changed, sorted, collapsed directories with a trailing
  * '/'; a malloc'ed array of malloc'ed strings (*n entries), freed with

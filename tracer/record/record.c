@@ -364,6 +364,8 @@ void record_emit(struct session *s, const struct record *r)
 			      strcmp(r->action, "deny") == 0 ? RULES_ACTION_DENY :
 			      strcmp(r->action, "alert") == 0 ? RULES_ACTION_ALERT :
 			      RULES_ACTION_ALLOW, r->rule);
+	if (alert && r->action && strcmp(r->action, "deny") == 0)
+		session_note_own_sandbox(s, r->rule, record_base(r->exe));
 	if (alert) {
 		char object[PATH_MAX * 2 + 64], raw[PATH_MAX * 2 + 1024], line[sizeof(raw) * 4];
 		struct notify_alert na = {

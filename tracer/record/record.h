@@ -106,6 +106,7 @@ struct summary_facts {
 	char *const *changed_outside; /* what survived outside ROOT and the temp dirs */
 	size_t n_changed_outside;
 	bool changed_outside_collapsed;
+	const struct survive *state;  /* the agents' own state written (survive.h) */
 	bool as_root;
 	int landlock_abi;             /* 0: no Landlock */
 	const char *private_tmp;      /* NULL: none */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "tracer/confine/survive.h"
 #include "tracer/record/record.h"
 #include "tracer/record/writer.h"
 
@@ -47,6 +48,26 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 					 n - 10);
 			out_msg("changed outside the project and temp dirs:%s", line);
 		}
+		if (survive_n_agents(f->state)) {
+			char line[1024];
+			size_t len = 0;
+
+			for (size_t i = 0; i < survive_n_agents(f->state) && len < sizeof(line); i++)
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "%s %s %" PRIu64,
+							i ? "," : "", survive_agent_name(f->state, i),
+							survive_agent_paths(f->state, i));
+			out_msg("the agents' own state, paths written:%s", line);
+		}
+		/* The program's own message (bubblewrap's: "the kernel does
+		 * not allow non-privileged user namespaces") points at the
+		 * kernel; the cause is the supervisor, and the way out is to
+		 * turn that sandbox off. */
+		if (s->own_sandbox_refused)
+			out_msg("a sandbox of the program's own (%s) cannot run inside agenttrace: new "
+				"namespaces and seccomp listeners are refused (%" PRIu64 " call%s); run the "
+				"program with its sandbox off and agenttrace is the sandbox (agenttrace(1), "
+				"AGENTS)", s->own_sandbox_by, s->own_sandbox_refused,
+				s->own_sandbox_refused == 1 ? "" : "s");
 		if (as_root && !s->preload_only)
 			out_msg("the command ran as root (no --user)");
 		if (f->masks_note)
@@ -59,6 +80,11 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 		json_object_set_new(o, "changed_outside", a);
 		json_object_set_new(o, "changed_outside_collapsed",
 				    json_boolean(f->changed_outside_collapsed));
+		a = json_object();
+		for (size_t i = 0; i < survive_n_agents(f->state); i++)
+			json_object_set_new(a, survive_agent_name(f->state, i),
+					    json_integer((json_int_t)survive_agent_paths(f->state, i)));
+		json_object_set_new(o, "agent_state", a);
 		json_object_set_new(o, "as_root", json_boolean(as_root));
 		json_object_set_new(o, "landlock", f->landlock_abi ? json_integer(f->landlock_abi) :
 						   json_null());

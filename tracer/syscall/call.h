@@ -81,6 +81,10 @@ struct call {
 
 	/* Storage that events[] point into. */
 	char path[2][PATH_MAX];
+	/* path[i] names process path_proc[i]'s /proc entry as /proc/self
+	 * (rules_proc_self()); 0: it does not.  What an engine that opens
+	 * the path itself must open instead. */
+	pid_t path_proc[2];
 	char exe[PATH_MAX];
 	const char *argv[CALL_MAX_ARGV + 1];
 	char argv_buf[CALL_ARGV_BYTES];

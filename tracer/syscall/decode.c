@@ -55,6 +55,7 @@ static void decode_reset(struct call *c)
 	c->deny_errno = EACCES;
 	c->explicit_deny_only[0] = c->explicit_deny_only[1] = false;
 	c->path[0][0] = c->path[1][0] = '\0';
+	c->path_proc[0] = c->path_proc[1] = 0;
 	c->exe[0] = '\0';
 	c->argv[0] = NULL;
 	c->argv_truncated = false;
@@ -139,9 +140,10 @@ static int decode_path_flags(const struct decode *d, const struct syscall_path *
 
 /* Resolve path role SP into OUT (PATH_MAX).  PRE >= 0: the name is in OUT
  * already (PRE bytes, read with the call's other strings); else it is read
- * here.  0, DECODE_NO_EVENT, or -errno. */
+ * here.  PROC_OF (may be NULL): the process whose /proc entry OUT names as
+ * /proc/self, 0: none.  0, DECODE_NO_EVENT, or -errno. */
 static int decode_path(const struct decode *d, const struct syscall_path *sp, int oflags,
-		       char *out, bool *is_canary, long pre)
+		       char *out, bool *is_canary, long pre, pid_t *proc_of)
 {
 	struct call *c = d->c;
 	int dirfd = sp->dirfd ? (int)decode_arg(d, sp->dirfd) : AT_FDCWD;
@@ -176,8 +178,10 @@ done:
 		return DECODE_NO_EVENT;
 	if (rc < 0)
 		return rc;
-	rules_proc_self(out, PATH_MAX, d->pid, d->ctx ? d->ctx->in_session : NULL,
-		       d->ctx ? d->ctx->arg : NULL);
+	n = rules_proc_self(out, PATH_MAX, d->pid, d->ctx ? d->ctx->in_session : NULL,
+			    d->ctx ? d->ctx->arg : NULL);
+	if (proc_of)
+		*proc_of = (pid_t)n;
 	return 0;
 }
 
@@ -283,7 +287,7 @@ static int decode_exec(const struct decode *d)
 	size_t argc = 0;
 	int rc;
 
-	rc = decode_path(d, &e->paths[0], 0, c->exe, NULL, -1);
+	rc = decode_path(d, &e->paths[0], 0, c->exe, NULL, -1, NULL);
 	if (rc == DECODE_NO_EVENT) {
 		/* exec of an fd that is no file: keep its text as the exe */
 		rc = 0;
@@ -340,7 +344,7 @@ static int decode_open(const struct decode *d)
 	oflags = c->flags;
 	if (e->paths[0].dirfd)
 		c->dirfd = (int)decode_arg(d, e->paths[0].dirfd);
-	rc = decode_path(d, &e->paths[0], oflags, c->path[0], &canary, -1);
+	rc = decode_path(d, &e->paths[0], oflags, c->path[0], &canary, -1, &c->path_proc[0]);
 	if (canary) {
 		c->canary = true;
 		c->deny_errno = CALL_CANARY_ERRNO;
@@ -415,13 +419,13 @@ static int decode_write(const struct decode *d)
 			c->explicit_deny_only[1] = true;
 			rc = path_resolve_from(d->pid, base, c->path[1], 0, c->path[1], PATH_MAX);
 			if (rc == 0)
-				rules_proc_self(c->path[1], PATH_MAX, d->pid,
-					       d->ctx ? d->ctx->in_session : NULL,
-					       d->ctx ? d->ctx->arg : NULL);
+				c->path_proc[1] = rules_proc_self(c->path[1], PATH_MAX, d->pid,
+								  d->ctx ? d->ctx->in_session : NULL,
+								  d->ctx ? d->ctx->arg : NULL);
 			else if (rc == PATH_NOT_FS)
 				rc = DECODE_NO_EVENT;
 		} else {
-			rc = decode_path(d, &e->paths[i], 0, c->path[i], NULL, pre[i]);
+			rc = decode_path(d, &e->paths[i], 0, c->path[i], NULL, pre[i], &c->path_proc[i]);
 		}
 		if (rc < 0)
 			return decode_fail(c, rc);

@@ -172,12 +172,24 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 {
 	struct creds cr, saved;
 	const char *path = c->path[0];
+	char proc[PATH_MAX];
 	int flags = c->flags, fd0, fd = -1, r, view;
 	struct stat st;
 
 	if (!c->is_open || c->n_events == 0 || !path[0] || c->open_resolve ||
 	    (flags & O_PATH))
 		return -ENOTSUP;
+	/* A session process's own /proc entry, judged as /proc/self: its
+	 * entry, not the supervisor's (and "self" is a symlink, which the
+	 * exact open below refuses). */
+	if (c->path_proc[0] > 0 && strncmp(path, "/proc/self", 10) == 0) {
+		int n = snprintf(proc, sizeof(proc), "/proc/%d%s", (int)c->path_proc[0],
+				 path + 10);
+
+		if (n < 0 || (size_t)n >= sizeof(proc))
+			return -ENOTSUP;
+		path = proc;
+	}
 	/* Without the caller's view the kernel's own walk, which the masks
 	 * govern, is better than one in the supervisor's. */
 	view = mask_view_fd(s, u->tid);
