@@ -168,6 +168,8 @@ static void stop_listen(struct tracee *t, struct call *c)
 	if (endpoints_listen_event(copy, &c->events[0]) == 1)
 		c->n_events = 1;
 	close(copy);
+}
+
 /* An allowed write, to what survives the session (survive.h): a path the
  * policy admits by a rule named write.agent-state.NAME[.MORE] is that
  * agent's own state (agenttrace-policy(5), AGENT STATE), counted apart
