@@ -134,3 +134,28 @@ for B in auto preload; do
 	bk_allowed "write user site pkg/__init__.py (a package)" -- "$TRY" open-write "$site/pkg/__init__.py"
 	rm -f "$site/x.txt"
 done
+
+# A protected tree made under another name and renamed into place writes
+# what it holds at the protected names (the supervisor looks into a
+# directory it renames; the shim does not).
+backend_use auto
+for t in ".github/workflows/ci.yml" ".cursor/rules/x.mdc" ".devcontainer/devcontainer.json" \
+	".gitlab/ci.yml"; do
+	top=${t%%/*}
+	rm -rf "$ROOT/staged" "$ROOT/$top"
+	mkdir -p "$ROOT/staged/${t#*/}"
+	rmdir "$ROOT/staged/${t#*/}"
+	echo x >"$ROOT/staged/${t#*/}"
+	bk_status "rename of a tree holding $t into place: refused" 1 -- mv "$ROOT/staged" "$ROOT/$top"
+	assert_file_absent "rename of a tree holding $t into place: nothing there" "$ROOT/$t"
+	assert_rec "rename of a tree holding $t into place: recorded" \
+		"event == 'alert' and action == 'deny' and kind == 'write' and path2 == '$ROOT/$top'"
+done
+rm -rf "$ROOT/staged"
+mkdir -p "$ROOT/staged/sub" "$ROOT/node_modules/.staging/pkg/.github/workflows"
+echo y >"$ROOT/staged/sub/f"
+echo z >"$ROOT/node_modules/.staging/pkg/.github/workflows/t.yml"
+bk_allowed "an ordinary tree renamed" -- mv "$ROOT/staged" "$ROOT/moved"
+assert_file_present "an ordinary tree renamed: there" "$ROOT/moved/sub/f"
+bk_allowed "a package's tree renamed into node_modules" -- \
+	mv "$ROOT/node_modules/.staging/pkg" "$ROOT/node_modules/pkg"

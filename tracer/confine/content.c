@@ -110,6 +110,7 @@ struct content_walk {
 	size_t entries;
 	const struct rules_rule *rule; /* the content rule that would judge it */
 	const char *unknown;          /* why the tree cannot be told */
+	bool any_deny;                /* any deny rule refusing an entry there, content or not */
 };
 
 static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
@@ -147,6 +148,18 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 			else
 				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		}
+		if (w->any_deny) {
+			struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = w->path };
+			struct rules_verdict v;
+
+			/* A content rule's files are the walk below's (and a
+			 * repository moved within the project stays judged). */
+			if (rules_decide(w->p, &ev, &v) == 0 && v.rule && v.action == RULES_ACTION_DENY &&
+			    !v.rule->content) {
+				w->rule = v.rule;
+				break;
+			}
+		}
 		if (type == DT_DIR) {
 			int fd;
 
@@ -158,6 +171,8 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 			} else {
 				content_walk_dir(w, fd, depth + 1);
 			}
+		} else if (w->any_deny) {
+			/* Judged above, as any entry. */
 		} else if (type == DT_LNK) {
 			w->rule = rules_content_on_the_way(w->p, w->path, true);
 		} else {
@@ -200,9 +215,36 @@ static bool content_import(const struct session *s, const char *from, const char
 	return w->rule || w->unknown;
 }
 
+/* FROM, a directory renamed to TO: the first entry it holds that a deny
+ * rule refuses at TO (W->path), or why what it holds cannot be told.
+ * True when it is refused: a tree made under another name and renamed
+ * into place (mkdir -p .gh/workflows, then mv .gh .github) writes what it
+ * holds at names the policy protects. */
+static bool content_tree_denied(const struct session *s, const char *from, const char *to,
+				struct content_walk *w)
+{
+	size_t n = strlen(to);
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->p = s->policy;
+	w->any_deny = true;
+	if (n >= sizeof(w->path))
+		return false;
+	memcpy(w->path, to, n + 1);
+	w->n = n;
+	fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false; /* the kernel's answer to the rename */
+	content_walk_dir(w, fd, 0);
+	return w->rule != NULL;
+}
+
 /* A directory renamed from outside every content rule's reach into one's
  * (a tree made in /tmp or under node_modules, holding a .git): refused,
- * with a record, when it holds a file such a rule would judge there. */
+ * with a record, when it holds a file such a rule would judge there.  Any
+ * directory renamed: refused when it holds what a deny rule refuses at its
+ * new name. */
 static bool content_imports(struct session *s, struct tracee *t, const struct call *c,
 			    struct judge_call *jc, struct judge_verdict *v, struct stop_answer *a,
 			    char t0, char t1)
@@ -225,6 +267,17 @@ static bool content_imports(struct session *s, struct tracee *t, const struct ca
 				 "%s goes where %s judges what it holds, but %s", from,
 				 rules_string(s->policy, r->id), w.unknown);
 		content_verdict(s, t, c, jc, v, a, r, 1 - i, content_why,
+				CONTENT_FRAMES | CONTENT_NO_SUGGEST);
+		return true;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const char *from = c->events[i].path, *to = c->events[1 - i].path;
+
+		if ((i == 0 ? t0 : t1) != 'd' || !content_tree_denied(s, from, to, &w))
+			continue;
+		snprintf(content_why, sizeof(content_why), "%s would bring %s to where %s refuses it",
+			 from, w.path, rules_string(s->policy, w.rule->id));
+		content_verdict(s, t, c, jc, v, a, w.rule, 1 - i, content_why,
 				CONTENT_FRAMES | CONTENT_NO_SUGGEST);
 		return true;
 	}
