@@ -48,7 +48,10 @@ assert_match "no cgroup: ceilings per process" '--max-memory, --max-cpu +for eac
 # Where ptrace is refused (here: inside a session, whose supervisor
 # refuses it), auto would fall back to the preload backend.  Under ASan,
 # LeakSanitizer's exit check needs ptrace, which the session refuses.
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 at -q -- "$AGENTTRACE" --doctor >"$OUT" 2>"$ERR"
+# Run from ROOT/bin: a build dir under /tmp is a temp dir, whose programs
+# the default policy refuses to run.
+cp "$AGENTTRACE" "$ROOT/bin/agenttrace" || exit 99
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 at -q -- "$ROOT/bin/agenttrace" --doctor >"$OUT" 2>"$ERR"
 assert_eq "--doctor inside a session: exit 0" 0 $?
 assert_match "--doctor inside a session: ptrace refused" 'ptrace of a child +refused' "$(cat "$OUT")"
 assert_match "--doctor inside a session: the preload backend alone" 'backend \(auto\) +preload alone, bypassable' "$(cat "$OUT")"
