@@ -209,6 +209,18 @@ fi
 
 export TRY TRY_STATIC
 
+# Likewise LeakSanitizer's suppressions file (a sanitizer build): a file it
+# cannot read, as under a private /tmp, makes every program exit 1.
+case ":${LSAN_OPTIONS:-}:" in
+*:suppressions=*)
+	tap_supp=${LSAN_OPTIONS##*suppressions=}
+	tap_supp=${tap_supp%%:*}
+	cp "$tap_supp" "$SANDBOX/lsan.supp" || exit 99
+	LSAN_OPTIONS=${LSAN_OPTIONS/suppressions=$tap_supp/suppressions=$SANDBOX/lsan.supp}
+	export LSAN_OPTIONS
+	;;
+esac
+
 need_agenttrace() {
 	[ -x "$AGENTTRACE" ] || skip_all "$AGENTTRACE not built"
 }
