@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/readfile.h"
 #include "lib/xalloc.h"
 #include "tracer/deps/installed.h"
 
@@ -176,33 +177,12 @@ void installs_note_exec(struct installs *in, pid_t pid, const char *const *calle
 
 /* ---- collecting ---- */
 
+/* NAME in DIR, whole, or NULL (absent, no regular file, over MAX). */
 static char *read_small(int dir, const char *name, size_t max, size_t *len)
 {
-	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
 	char *buf;
-	size_t got = 0;
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > max) {
-		close(fd);
-		return NULL;
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = 0;
-	*len = got;
-	return buf;
+	return readfile_at(dir, name, max, &buf, len, NULL) == 0 ? buf : NULL;
 }
 
 /* A header of METADATA (RFC 822 style, up to the first blank line). */

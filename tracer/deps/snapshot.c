@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/sha256.h"
+#include "lib/readfile.h"
 #include "lib/xalloc.h"
 #include "tracer/deps/snapshot.h"
 
@@ -42,32 +43,6 @@ static bool marked_dir(int dir)
 	       faccessat(dir, "CACHEDIR.TAG", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* The content of regular file FD (SIZE bytes by fstat), NUL-terminated;
- * NULL when it cannot be read or grows past the bound. */
-static char *read_all(int fd, size_t size, size_t *len)
-{
-	char *buf = xmalloc(size + 2);
-	size_t got = 0;
-
-	/* One byte more than fstat said, to see a file that grew. */
-	while (got < size + 1) {
-		ssize_t n = read(fd, buf + got, size + 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(buf);
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = 0;
-	*len = got;
-	return buf;
-}
-
 /* Whether PREV has REL of format F with content SHA256: a file the
  * session left as it found it, whose packages need no second parse (a
  * big lockfile's parse is most of a look's cost). */
@@ -98,6 +73,7 @@ static void snap_file(struct walk *w, int dir, const char *name, const char *rel
 	struct stat st;
 	char *text;
 	size_t len;
+	int rc;
 
 	if (fd < 0)
 		return;
@@ -121,13 +97,11 @@ static void snap_file(struct walk *w, int dir, const char *name, const char *rel
 	x->ino = st.st_ino;
 	x->size = st.st_size;
 	x->ctime = st.st_ctim;
-	if ((unsigned long long)st.st_size > DEPFILE_MAX_BYTES) {
+	rc = readfile_fd(fd, DEPFILE_MAX_BYTES, &text, &len, NULL);
+	if (rc == -EFBIG) {
 		x->parse_rc = -EFBIG;
-	} else if (!(text = read_all(fd, (size_t)st.st_size, &len))) {
+	} else if (rc < 0) {
 		x->parse_rc = -EIO;
-	} else if (len > DEPFILE_MAX_BYTES) {
-		x->parse_rc = -EFBIG;
-		free(text);
 	} else {
 		struct sha256 h;
 

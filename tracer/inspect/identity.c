@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/readfile.h"
 #include "tracer/inspect/identity.h"
 #include "tracer/syscall/path.h"
 
@@ -184,39 +185,17 @@ static bool identity_bin_of(const char *text, size_t len, const char *rel, char 
  * malloc'ed buffer; NULL when there is none. */
 static char *identity_read_package(const char *dir, size_t *len)
 {
-	char path[PATH_MAX + 16];
-	struct stat st;
-	char *buf = NULL;
-	ssize_t n;
-	size_t got = 0;
-	int fd;
+	char path[PATH_MAX + 16], *buf;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/package.json", dir) >= sizeof(path))
 		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
+	if (readfile_at(AT_FDCWD, path, IDENTITY_PACKAGE_MAX, &buf, len, NULL) < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    st.st_size > IDENTITY_PACKAGE_MAX)
-		goto fail;
-	buf = malloc((size_t)st.st_size);
-	if (!buf)
-		goto fail;
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
+	if (*len == 0) {
+		free(buf);
+		return NULL;
 	}
-	close(fd);
-	*len = got;
 	return buf;
-fail:
-	free(buf);
-	close(fd);
-	return NULL;
 }
 
 /* DIR is a package's own directory: node_modules/P or node_modules/@S/P. */
