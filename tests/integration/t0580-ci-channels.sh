@@ -65,6 +65,50 @@ for B in auto preload; do
 		"$(printf 'EARLIER=1\nLATER=2')" "$(cat "$GITHUB_ENV")"
 	assert_rec "${BK}\$GITHUB_ENV rewritten: LD_AUDIT recorded" "$(chan_expr write.ci-channel.github-env LD_AUDIT)"
 
+	# The channel replaced by what the runner would follow or block on: a
+	# symlink to a file of the command's, a hard link to one, a FIFO, a
+	# directory.  A regular file with the start's content is put back.
+	# Landlock refuses the unlink in the runner's dir where the kernel has
+	# it; these run as on a kernel without (the shim has none either).
+	printf 'LD_PRELOAD=%s/evil.so\n' "$ROOT" >"$ROOT/evil-env"
+	for how in symlink hardlink fifo dir; do
+		printf 'EARLIER=1\n' >"$GITHUB_ENV"
+		case $how in
+		symlink) swap='rm -f "$GITHUB_ENV" && ln -s "$PWD/evil-env" "$GITHUB_ENV"' ;;
+		hardlink) swap='rm -f "$GITHUB_ENV" && ln "$PWD/evil-env" "$GITHUB_ENV"' ;;
+		fifo) swap='rm -f "$GITHUB_ENV" && mkfifo "$GITHUB_ENV"' ;;
+		dir) swap='rm -f "$GITHUB_ENV" && mkdir "$GITHUB_ENV"' ;;
+		esac
+		AGENTTRACE_TEST_LANDLOCK_ABI=0 bk_q -- sh -c "$swap"
+		assert_eq "${BK}\$GITHUB_ENV replaced by a $how: the command did it" 0 $?
+		if [ -f "$GITHUB_ENV" ] && [ ! -L "$GITHUB_ENV" ] && [ "$(stat -c %h "$GITHUB_ENV")" = 1 ]; then
+			ok "${BK}\$GITHUB_ENV replaced by a $how: a regular file of its own again"
+		else
+			not_ok "${BK}\$GITHUB_ENV replaced by a $how: a regular file of its own again" \
+				"$(ls -ld "$GITHUB_ENV" 2>&1)"
+		fi
+		assert_eq "${BK}\$GITHUB_ENV replaced by a $how: the start's content" "EARLIER=1" \
+			"$(timeout 5 cat "$GITHUB_ENV" 2>&1)"
+		if [ "$how" = hardlink ]; then
+			assert_rec "${BK}\$GITHUB_ENV replaced by a $how: its entry judged" \
+				"$(chan_expr write.ci-channel.github-env LD_PRELOAD)"
+		else
+			assert_rec "${BK}\$GITHUB_ENV replaced by a $how: recorded" \
+				"event == 'alert' and action == 'deny' and rule_id == 'write.ci-channel.github-env' and 'not a regular file' in why"
+		fi
+		assert_eq "${BK}\$GITHUB_ENV replaced by a $how: the command's file untouched" \
+			"LD_PRELOAD=$ROOT/evil.so" "$(cat "$ROOT/evil-env")"
+		rm -rf "$GITHUB_ENV"
+		: >"$GITHUB_ENV"
+	done
+	assert_eq "${BK}nothing of the swaps left beside the channels" \
+		"add_path save_state set_env set_output" "$(ls "$runner" | tr '\n' ' ' | sed 's/ $//')"
+	# Taken away, it comes back with what the job had written before.
+	printf 'EARLIER=1\n' >"$GITHUB_ENV"
+	AGENTTRACE_TEST_LANDLOCK_ABI=0 bk_q -- sh -c 'rm "$GITHUB_ENV"'
+	assert_eq "${BK}\$GITHUB_ENV removed: back with the start's content" "EARLIER=1" \
+		"$(timeout 5 cat "$GITHUB_ENV" 2>&1)"
+
 	# A process that outlives the command writes before the runner reads:
 	# it is ended first, then the file is judged.
 	fresh

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/readfile.h"
 #include "lib/xalloc.h"
 #include "rules/load.h"
 #include "rules/rules.h"
@@ -53,38 +54,6 @@ static bool cichannel_code_var(const char *name, size_t n)
 	return false;
 }
 
-/* The whole file, at most CICHANNEL_MAX + 1 bytes (malloc'ed, *len);
- * NULL when it cannot be read. */
-static char *cichannel_read(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	char *buf;
-	size_t got = 0;
-	struct stat st;
-
-	*len = 0;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return NULL;
-	}
-	buf = xmalloc(CICHANNEL_MAX + 2);
-	while (got < CICHANNEL_MAX + 1) {
-		ssize_t n = read(fd, buf + got, CICHANNEL_MAX + 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = 0;
-	*len = got;
-	return buf;
-}
-
 void cichannel_start(struct cichannels *c)
 {
 	static const char *const vars[] = { [CICHANNEL_ENV] = "GITHUB_ENV",
@@ -94,19 +63,18 @@ void cichannel_start(struct cichannels *c)
 	for (int k = CICHANNEL_ENV; k <= CICHANNEL_PATH; k++) {
 		const char *p = getenv(vars[k]);
 		struct cichannel *ch = &c->v[k];
+		struct stat st;
 
 		ch->kind = (enum cichannel_kind)k;
 		if (!p || p[0] != '/')
 			continue;
-		ch->before = cichannel_read(p, &ch->before_len);
-		if (!ch->before)
+		/* Not ours to judge: what the job wrote before, past the bound;
+		 * no channel a step may write. */
+		if (readfile_at(AT_FDCWD, p, CICHANNEL_MAX, &ch->before, &ch->before_len, &st) < 0)
 			continue;
-		if (ch->before_len > CICHANNEL_MAX) {
-			/* Not ours to judge: what the job wrote before it. */
-			free(ch->before);
-			ch->before = NULL;
-			continue;
-		}
+		ch->mode = st.st_mode & 07777;
+		ch->uid = st.st_uid;
+		ch->gid = st.st_gid;
 		ch->path = xstrdup(p);
 	}
 }
@@ -240,28 +208,62 @@ keep:
 	return refused;
 }
 
-static void cichannel_rewrite(const struct cichannel *ch, const char *text, size_t len)
+static int cichannel_write_all(int fd, const char *text, size_t len)
 {
-	int fd = open(ch->path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	size_t done = 0;
 
-	if (fd < 0) {
-		warn_msg("%s: cannot take the refused entries out: %s", ch->path, strerror(errno));
-		return;
-	}
 	while (done < len) {
 		ssize_t n = write(fd, text + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			warn_msg("%s: cannot take the refused entries out: %s", ch->path,
-				 strerror(n < 0 ? errno : EIO));
-			break;
-		}
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
 		done += (size_t)n;
 	}
-	close(fd);
+	return 0;
+}
+
+/* Puts a new regular file with TEXT at the channel's name, whatever is
+ * there now: a file written in place would write through a hard link the
+ * command made to a file of its own, and a symlink, FIFO or directory at
+ * the name is what the runner must not follow.  The new file is made
+ * beside it and renamed over it; a directory is exchanged with it, and
+ * left at the new file's temporary name unless it is empty. */
+static void cichannel_replace(const struct cichannel *ch, const char *text, size_t len)
+{
+	char *tmp = xasprintf("%s.agenttrace-XXXXXX", ch->path);
+	int fd = mkostemp(tmp, O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		warn_msg("%s: cannot put the judged content back: %s", ch->path, strerror(errno));
+		free(tmp);
+		return;
+	}
+	rc = cichannel_write_all(fd, text, len);
+	if (rc == 0 && fchmod(fd, ch->mode) < 0)
+		rc = -errno;
+	/* The runner's own user must read and write it still. */
+	if (rc == 0 && geteuid() == 0 && fchown(fd, ch->uid, ch->gid) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, ch->path) < 0) {
+		rc = -errno;
+		if ((rc == -EISDIR || rc == -ENOTEMPTY || rc == -EEXIST) &&
+		    renameat2(AT_FDCWD, tmp, AT_FDCWD, ch->path, RENAME_EXCHANGE) == 0) {
+			if (rmdir(tmp) < 0)
+				warn_msg("%s: the directory the command left there is now %s",
+					 ch->path, tmp);
+			free(tmp);
+			return;
+		}
+	}
+	if (rc < 0) {
+		warn_msg("%s: cannot put the judged content back: %s", ch->path, strerror(-rc));
+		unlink(tmp);
+	}
+	free(tmp);
 }
 
 void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
@@ -270,15 +272,42 @@ void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
 
 	for (int k = CICHANNEL_ENV; k <= CICHANNEL_PATH; k++) {
 		struct cichannel *ch = &c->v[k];
+		const char *rule = k == CICHANNEL_ENV ? "write.ci-channel.github-env" :
+			"write.ci-channel.github-path";
 		const char *seg;
 		size_t len, seg_len, out_len, refused;
 		char *now, *out;
+		struct stat st;
+		bool shared;
+		int rc;
 
 		if (!ch->path)
 			continue;
-		now = cichannel_read(ch->path, &len);
-		if (!now)
+		rc = readfile_at(AT_FDCWD, ch->path, CICHANNEL_MAX, &now, &len, &st);
+		if (rc == -ENOENT) {
+			/* Taken away: back with what the job had written. */
+			cichannel_replace(ch, ch->before, ch->before_len);
 			continue;
+		}
+		if (rc < 0 && rc != -EFBIG) {
+			cichannel_record(s, ch, rule,
+					 rc == -EINVAL || rc == -ELOOP ?
+					 "the channel is not a regular file now: the runner would read "
+					 "what agenttrace did not judge, or wait on it" :
+					 "the channel cannot be read: the runner would read what "
+					 "agenttrace did not judge", NULL, audit);
+			if (!audit)
+				cichannel_replace(ch, ch->before, ch->before_len);
+			continue;
+		}
+		if (rc == -EFBIG) {
+			cichannel_record(s, ch, rule,
+					 "the session wrote more than agenttrace judges (4 MiB) to a "
+					 "channel later steps read", NULL, audit);
+			if (!audit)
+				cichannel_replace(ch, ch->before, ch->before_len);
+			continue;
+		}
 		/* What the session added, or, where it rewrote what was
 		 * there, all of it (the start's content is put back). */
 		if (len >= ch->before_len && memcmp(now, ch->before, ch->before_len) == 0) {
@@ -288,29 +317,20 @@ void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
 			seg = now;
 			seg_len = len;
 		}
-		if (seg_len == 0 && seg != now) {
+		/* A hard link to a file of the command's: judged as any
+		 * content, and never written in place. */
+		shared = st.st_nlink != 1;
+		if (seg_len == 0 && seg != now && !shared) {
 			free(now);
 			continue;
 		}
 		out = xmalloc(ch->before_len + seg_len + 1);
 		memcpy(out, ch->before, ch->before_len);
 		out_len = ch->before_len;
-		if (seg_len > CICHANNEL_MAX - ch->before_len) {
-			cichannel_record(s, ch, k == CICHANNEL_ENV ? "write.ci-channel.github-env" :
-					 "write.ci-channel.github-path",
-					 "the session wrote more than agenttrace judges (4 MiB) to a "
-					 "channel later steps read", NULL, audit);
-			refused = 1;
-			if (audit) {
-				memcpy(out + out_len, seg, seg_len);
-				out_len += seg_len;
-			}
-		} else {
-			refused = cichannel_judge(s, ch, seg, seg_len, root, out, &out_len, audit);
-		}
-		if ((refused && !audit) || (seg == now && !audit && (out_len != len ||
-								      memcmp(out, now, len))))
-			cichannel_rewrite(ch, out, out_len);
+		refused = cichannel_judge(s, ch, seg, seg_len, root, out, &out_len, audit);
+		if (!audit && (refused || shared || (seg == now && (out_len != len ||
+								      memcmp(out, now, len)))))
+			cichannel_replace(ch, out, out_len);
 		free(out);
 		free(now);
 	}

@@ -4,9 +4,10 @@
  * (write.ci-channel.*); what it wrote is judged when the session ends,
  * before the runner reads them: an entry that would load code into later
  * steps (LD_PRELOAD, NODE_OPTIONS, BASH_ENV, ...) or a PATH entry outside
- * the workspace is taken out again, with a record.  $GITHUB_OUTPUT and
- * $GITHUB_STATE pass: later steps read them only where a workflow names
- * them. */
+ * the workspace is taken out again, with a record; so is the file itself
+ * when the command put a symlink, a FIFO or a directory in its place.
+ * $GITHUB_OUTPUT and $GITHUB_STATE pass: later steps read them only where
+ * a workflow names them. */
 #ifndef AGENTTRACE_CICHANNEL_H
 #define AGENTTRACE_CICHANNEL_H
 
@@ -22,6 +23,9 @@ struct cichannel {
 	char *path;       /* NULL: the variable is unset or names no regular file */
 	char *before;     /* its content at the start */
 	size_t before_len;
+	mode_t mode;      /* its permissions and owner at the start, for the */
+	uid_t uid;        /* file put in its place */
+	gid_t gid;
 };
 
 struct cichannels {
