@@ -106,7 +106,8 @@ for B in auto preload; do
 		'<code>[^<]*/y&#92;x0A::error::pwned</code>' "$(cat "$SANDBOX/report.md")"
 	assert_match "${BK}markdown report: invalid UTF-8 shown as \\xHH" \
 		'&#92;xFF&#92;xFEu' "$(cat "$SANDBOX/report.md")"
-	row=$(grep -F '| **deny** |' "$SANDBOX/report.md" | grep -F 'pwned' | head -1)
+	# A long sandbox path (a distcheck build) cuts the cell short of "pwned".
+	row=$(grep -F '| **deny** |' "$SANDBOX/report.md" | grep -F '::error::pwn' | head -1)
 	assert_eq "${BK}markdown report: a finding row keeps 7 cell separators" 7 \
 		"$(printf '%s' "$row" | tr -cd '|' | wc -c)"
 done

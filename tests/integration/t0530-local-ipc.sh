@@ -76,8 +76,11 @@ tmux_sock=$TMPDIR/tmux-0/default
 mkdir -p "$(dirname "$tmux_sock")" "$HOME/.ssh"
 serve unix "$tmux_sock"
 [ -S "$tmux_sock" ] || not_ok "the stand-in tmux server did not start"
-cm_sock=$HOME/.ssh/cm-git@example.com:22
+# ssh's "cm-%r@%h:%p", short: a distcheck build's sandbox path is long,
+# and a UNIX socket's name has 107 bytes at most.
+cm_sock=$HOME/.ssh/cm-g@h:22
 serve unix "$cm_sock"
+[ -S "$cm_sock" ] || not_ok "the stand-in ControlMaster did not start"
 serve tcp 127.0.0.1
 dbg_port=$SERVE_PORT
 [ -n "$dbg_port" ] || not_ok "the stand-in debugger port did not start"
