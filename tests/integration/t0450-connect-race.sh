@@ -33,10 +33,11 @@ print(\"ready\", flush=True)
 while True:
     c, _ = s.accept(); c.close()
 " "$1" >"$2" 2>&1 &
+		listener=$!
 		for i in $(seq 100); do grep -q ready "$2" && break; sleep 0.05; done
 		shift 2
 		cd "$ROOT" && "$@"; st=$?
-		kill %1 2>/dev/null
+		kill "$listener" 2>/dev/null
 		exit $st' "$PYTHON" "$PORT" "$SANDBOX/listener.out" "$@"
 }
 
