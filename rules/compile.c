@@ -1175,8 +1175,20 @@ static void comp_layer_settings(struct comp *c, const struct load_layer *layer)
 	if (v) {
 		json_t *m;
 
-		if ((m = json_object_get(v, "max_procs")))
-			c->limits.max_procs = (uint64_t)json_integer_value(m);
+		/* A number or a share, as max_memory below. */
+		if ((m = json_object_get(v, "max_procs"))) {
+			uint64_t n;
+			uint32_t percent;
+
+			if (json_is_string(m) &&
+			    rules_parse_procs(json_string_value(m), &n, &percent) == 0) {
+				c->limits.max_procs = n;
+				c->limits.max_procs_percent = percent;
+			} else if (json_is_integer(m)) {
+				c->limits.max_procs = (uint64_t)json_integer_value(m);
+				c->limits.max_procs_percent = 0;
+			}
+		}
 		if ((m = json_object_get(v, "timeout")))
 			c->limits.timeout_sec = (uint64_t)json_integer_value(m);
 		if ((m = json_object_get(v, "max_cpu")))

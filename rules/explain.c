@@ -145,7 +145,11 @@ char *rules_explain(const struct rules_policy *p)
 	drop = NULL;
 	json_object_set_new(root, "env", env);
 	env = NULL;
-	json_object_set_new(limits, "max_procs", explain_limit(p->limits.max_procs));
+	if (p->limits.max_procs_percent)
+		json_object_set_new(limits, "max_procs",
+				    json_sprintf("%u%%", (unsigned)p->limits.max_procs_percent));
+	else
+		json_object_set_new(limits, "max_procs", explain_limit(p->limits.max_procs));
 	json_object_set_new(limits, "timeout", explain_limit(p->limits.timeout_sec));
 	if (p->limits.max_memory_percent)
 		json_object_set_new(limits, "max_memory",

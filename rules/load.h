@@ -102,4 +102,9 @@ char *rules_explain(const struct rules_policy *p);
  * 0) and *PERCENT (a size: 0); 0, or -EINVAL / -ERANGE. */
 int rules_parse_memory(const char *s, uint64_t *bytes, uint32_t *percent);
 
+/* A process ceiling: a number, or a share of the kernel's task limit,
+ * "1%" to "100%".  Sets *COUNT (a share: 0) and *PERCENT (a number: 0);
+ * 0, or -EINVAL / -ERANGE. */
+int rules_parse_procs(const char *s, uint64_t *count, uint32_t *percent);
+
 #endif

@@ -1,8 +1,9 @@
-/* A memory ceiling as the policy language and --max-memory write it:
- * bytes ("1073741824"), a size with a K, M, G or T suffix (powers of
- * 1024: "512M", "2G"), or a share of the machine's memory ("75%"), which
- * the supervisor turns into bytes at start (agenttrace-policy(5),
- * "limits"). */
+/* Ceilings as the policy language and the options write them
+ * (agenttrace-policy(5), "limits").  Memory: bytes ("1073741824"), a size
+ * with a K, M, G or T suffix (powers of 1024: "512M", "2G"), or a share of
+ * the machine's memory ("75%").  Processes: a number, or a share of the
+ * kernel's task limit ("15%").  The supervisor turns shares into numbers
+ * at start. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -39,6 +40,33 @@ int rules_parse_memory(const char *s, uint64_t *bytes, uint32_t *percent)
 	if (!v || v > ~0ULL / mul)
 		return -ERANGE;
 	*bytes = v * mul;
+	*percent = 0;
+	return 0;
+}
+
+int rules_parse_procs(const char *s, uint64_t *count, uint32_t *percent)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	if (*end == '%' && !end[1]) {
+		if (!v || v > 100)
+			return -ERANGE;
+		*count = 0;
+		*percent = (uint32_t)v;
+		return 0;
+	}
+	if (*end)
+		return -EINVAL;
+	if (!v)
+		return -ERANGE;
+	*count = v;
 	*percent = 0;
 	return 0;
 }

@@ -159,7 +159,7 @@ struct rules_limits {
 	uint64_t max_memory;   /* bytes */
 	uint64_t max_cpu_sec;
 	uint32_t max_memory_percent; /* of the machine's memory, instead of max_memory */
-	uint32_t pad;
+	uint32_t max_procs_percent;  /* of the kernel's task limit, instead of max_procs */
 };
 
 /* The net section's fallbacks besides fallback[RULES_KIND_NET] (egress). */

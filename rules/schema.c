@@ -375,9 +375,17 @@ static void check_limits(struct schema *sch, const json_t *obj, const char *kp)
 				     json_string_value(v));
 			continue;
 		}
+		if (!strcmp(key, "max_procs") && json_is_string(v)) {
+			if (rules_parse_procs(json_string_value(v), &size, &percent) < 0)
+				FAIL(sch, ckp, false,
+				     "bad process ceiling \"%s\": a positive number, or a share of "
+				     "the kernel's task limit from 1%% to 100%%", json_string_value(v));
+			continue;
+		}
 		if (!json_is_integer(v)) {
 			FAIL(sch, ckp, false, "expected a positive integer%s, got %s",
-			     strcmp(key, "max_memory") ? "" : " or a size like \"512M\" or \"75%\"",
+			     !strcmp(key, "max_memory") ? " or a size like \"512M\" or \"75%\"" :
+			     !strcmp(key, "max_procs") ? " or a share like \"15%\"" : "",
 			     schema_type_name(v));
 			continue;
 		}

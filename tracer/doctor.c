@@ -133,14 +133,17 @@ static void doctor_session(int landlock, int ptrace_err)
 			    "write rules (--landlock on exits 125)");
 	}
 	/* What limits_prepare() would do: a cgroup, made and removed. */
-	r = cgroup_open(&cg, 1ull << 40, 1);
+	r = cgroup_open(&cg, 1ull << 40, 1, 1u << 20);
 	if (r == 0) {
 		snprintf(buf, sizeof(buf), "%d", cg.version);
 		doctor_line("--max-memory, --max-cpu", "for the whole session (cgroup v%s)", buf);
+		doctor_line("--max-procs N%", "%s", cg.pids_dir ? "a task ceiling the kernel keeps "
+			    "(pids controller)" : "not applied: no pids controller here");
 		cgroup_close(&cg);
 	} else {
 		doctor_line("--max-memory, --max-cpu", "for each process (RLIMIT_AS, RLIMIT_CPU): "
 			    "no usable cgroup (%s)", strerror(-r));
+		doctor_line("--max-procs N%", "%s", "not applied: no usable cgroup");
 	}
 	doctor_masks();
 	if (geteuid() == 0) {

@@ -317,9 +317,9 @@ int options_parse(int argc, char **argv, struct options *o)
 				return options_bad("invalid --timeout '%s' (seconds, > 0)", optarg);
 			break;
 		case OPT_MAX_PROCS:
-			if (options_parse_uint(optarg, &n) < 0 || n == 0)
-				return options_bad("invalid --max-procs '%s' (a number > 0)", optarg);
-			o->max_procs = n;
+			if (rules_parse_procs(optarg, &o->max_procs, &o->max_procs_percent) < 0)
+				return options_bad("invalid --max-procs '%s' (a number > 0, or a "
+						   "share such as 15%%)", optarg);
 			break;
 		case OPT_MAX_MEMORY:
 			if (rules_parse_memory(optarg, &o->max_memory, &o->max_memory_percent) < 0)

@@ -58,6 +58,7 @@ struct options {
 	bool syslog;             /* --syslog: alerts to syslog as well */
 	uint64_t timeout_ms;             /* 0 = unset */
 	uint64_t max_procs;
+	uint32_t max_procs_percent; /* --max-procs N%: a share of the kernel's task limit */
 	uint64_t max_memory;             /* bytes */
 	uint32_t max_memory_percent;     /* of the machine's memory, instead */
 	uint64_t max_cpu;                /* seconds */

@@ -108,6 +108,7 @@ struct session {
 
 	/* Ceilings in force (command line over policy "limits"). */
 	uint64_t max_procs;
+	uint32_t max_procs_percent;  /* max_procs is this share of the kernel's task limit */
 	uint64_t timeout_ms;
 	uint64_t max_memory;
 	uint32_t max_memory_percent; /* max_memory is this share of the machine's */
@@ -124,6 +125,7 @@ struct session {
 	uint64_t cgroup_poll_at_ms; /* next look at its CPU time and OOM kills */
 	uint64_t oom_kills;       /* OOM kills already recorded */
 	bool cpu_exceeded;        /* --max-cpu hit: SIGXCPU sent, SIGKILL pending */
+	bool procs_exceeded;      /* the task ceiling hit: the session killed */
 
 	/* The command. */
 	pid_t main_pid;
@@ -223,5 +225,12 @@ uint64_t session_elapsed_ms(const struct session *s);
 /* 16 random hex digits and a NUL (the session id, the run dir's name);
  * without entropy yet (early boot), from time and pid. */
 void session_token(char out[17]);
+
+/* Whether each spawn is counted against --max-procs (a number); a share
+ * is the kernel's to keep, in the session's cgroup, with no stop. */
+static inline bool session_counts_spawns(const struct session *s)
+{
+	return s->max_procs && !s->max_procs_percent;
+}
 
 #endif

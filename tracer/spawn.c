@@ -225,7 +225,7 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd, int liste
 	if (!s->preload_only) {
 		struct filter_spec f = {
 			.policy = s->policy,
-			.count_spawns = s->max_procs > 0,
+			.count_spawns = session_counts_spawns(s),
 			.notify = s->engine == SESSION_ENGINE_NOTIFY,
 		};
 

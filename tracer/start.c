@@ -482,7 +482,15 @@ int session_start(struct session *s, struct options *opt)
 		goto out;
 	}
 	s->record_all = opt->record || s->policy->record;
-	s->max_procs = session_pick(opt->max_procs, s->policy->limits.max_procs);
+	if (opt->max_procs || opt->max_procs_percent) {
+		s->max_procs = opt->max_procs;
+		s->max_procs_percent = opt->max_procs_percent;
+	} else {
+		s->max_procs = s->policy->limits.max_procs;
+		s->max_procs_percent = s->policy->limits.max_procs_percent;
+	}
+	if (s->max_procs_percent)
+		s->max_procs = limits_task_share(s->max_procs_percent);
 	s->timeout_ms = opt->timeout_ms ? opt->timeout_ms : s->policy->limits.timeout_sec * 1000u;
 	if (opt->max_memory || opt->max_memory_percent) {
 		s->max_memory = opt->max_memory;
@@ -550,9 +558,11 @@ int session_start(struct session *s, struct options *opt)
 	if (s->switch_user)
 		info_msg("the command runs as uid %u gid %u", (unsigned)s->uid, (unsigned)s->gid);
 	if (s->max_procs || s->timeout_ms || s->max_memory || s->max_cpu)
-		info_msg("limits: max-procs %llu, timeout %llu ms, max-memory %llu bytes%s, "
+		info_msg("limits: max-procs %llu%s, timeout %llu ms, max-memory %llu bytes%s, "
 			 "max-cpu %llu s (0 = none)",
-			 (unsigned long long)s->max_procs, (unsigned long long)s->timeout_ms,
+			 (unsigned long long)s->max_procs,
+			 s->max_procs_percent ? " (tasks, a share of the kernel's limit)" : "",
+			 (unsigned long long)s->timeout_ms,
 			 (unsigned long long)s->max_memory,
 			 s->max_memory_percent ? " (a share of the machine's memory)" : "",
 			 (unsigned long long)s->max_cpu);

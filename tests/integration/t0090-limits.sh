@@ -1,6 +1,7 @@
 #!/bin/bash
 # agenttrace(1) resource ceilings: --timeout and --max-procs end or refuse cleanly
-# with a limit record; many short processes are no problem.
+# with a limit record (a share of the kernel's task limit ends a fork bomb);
+# many short processes are no problem.
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
@@ -53,6 +54,12 @@ for line in open("/proc/self/cgroup"):
                 raise SystemExit(0)
 print("none")
 '
+# The kernel's task limit, of which --max-procs N% is a share.
+task_limit=$(cat /proc/sys/kernel/threads-max)
+[ "$(cat /proc/sys/kernel/pid_max)" -lt "$task_limit" ] && task_limit=$(cat /proc/sys/kernel/pid_max)
+for b in auto preload; do
+	printf 'b() { b & b & wait; }\nb\n' >"$SANDBOX/bomb-$b.sh"
+done
 cgroup_dir() { sed -n "s/^agenttrace: limits: the session's cgroup (v[12]): \([^ ]*\).*/\1/p" "$ERR" | head -1; }
 
 cat >"$SANDBOX/limits.json" <<'JSON'
@@ -178,9 +185,38 @@ for B in auto preload; do
 		assert_eq "${BK}--max-memory 101%: 125" 125 $?
 		# The default policy's own ceilings.
 		bk -v -- true >"$OUT" 2>"$ERR"
-		assert_match "${BK}default policy: a share of memory, no process ceiling" \
-			"limits: max-procs 0, .*max-memory $(( mem_kb * 1024 / 100 * 75 )) bytes \\(a share" "$(cat "$ERR")"
+		assert_match "${BK}default policy: a share of memory and of the kernel's task limit" \
+			"limits: max-procs $(( task_limit * 15 / 100 )) \\(tasks, .*max-memory $(( mem_kb * 1024 / 100 * 75 )) bytes \\(a share" "$(cat "$ERR")"
 	fi
+
+	# --- a share of the kernel's task limit (the pids controller) ---------------------
+	# A fork bomb: forks fail at the ceiling, and the first refusal ends
+	# the session.  1% keeps it small (a few hundred tasks).
+	bk -v --max-procs 1% -- bash "$SANDBOX/bomb-$B.sh" >"$OUT" 2>"$ERR"
+	st=$?
+	if grep -q "the process ceiling of 1% of the kernel's task limit is not applied" "$ERR"; then
+		skip "${BK}--max-procs 1%: a fork bomb ends" "no cgroup with the pids controller here"
+	else
+		assert_eq "${BK}--max-procs 1%: a fork bomb ends, killed (137)" 137 "$st"
+		assert_rec "${BK}--max-procs 1%: one limit record names the ceiling" \
+			"$(limit_expr limit.max-procs) and 'ceiling of $(( task_limit / 100 )) tasks' in why"
+		assert_eq "${BK}--max-procs 1%: one record for the whole bomb" 1 \
+			"$(rec_count "kind == 'limit'")"
+		sleep 0.2
+		assert_eq "${BK}--max-procs 1%: nothing of the bomb is left running" "" \
+			"$(pgrep -f "bomb-$B.sh" || true)"
+	fi
+	# Ordinary parallel work under the default ceiling: nothing refused.
+	bk -- sh -c 'for i in $(seq 64); do sleep 0.3 & done; wait; echo done' >"$OUT" 2>"$ERR"
+	assert_eq "${BK}64 processes at once under the default ceiling: exit 0" 0 $?
+	assert_no_alert "${BK}64 processes at once under the default ceiling: no record"
+	AGENTTRACE_TEST_NO_CGROUP=1 bk -v --max-procs 1% -- true >"$OUT" 2>"$ERR"
+	assert_match "${BK}no cgroup, --max-procs 1%: -v says it is not applied" \
+		"the process ceiling of 1% of the kernel's task limit is not applied" "$(cat "$ERR")"
+	for bad in 0% 101% x% 5x; do
+		bk --max-procs "$bad" -- true >"$OUT" 2>"$ERR"
+		assert_eq "${BK}--max-procs $bad: 125" 125 $?
+	done
 	AGENTTRACE_TEST_NO_CGROUP=1 bk --max-memory 200M -- "$PYTHON" -c 'bytearray(300 * 1024 * 1024)' >"$OUT" 2>"$ERR"
 	assert_eq "${BK}no cgroup: one allocation over --max-memory fails (MemoryError, exit 1)" 1 $?
 	assert_match "${BK}no cgroup: the program saw ENOMEM" MemoryError "$(cat "$ERR")"

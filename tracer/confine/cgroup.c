@@ -1,6 +1,8 @@
 /* The session's cgroup: a directory agenttrace.<pid> below agenttrace's own
  * cgroup, so that --max-memory and --max-cpu count every process of the
- * session together, as rlimits (per process) cannot.
+ * session together, as rlimits (per process) cannot; and the pids
+ * controller's task ceiling, which the kernel keeps without a stop at
+ * each fork.
  *
  * Where agenttrace's cgroup is comes from /proc/self/cgroup, where the
  * hierarchy is mounted from /proc/self/mountinfo (a container sees its own
@@ -233,7 +235,21 @@ static int cgroup_make(const char *base, char **out)
 	return 0;
 }
 
-static int cgroup_open_v2(struct cgroup_session *cg, uint64_t max_memory, int want_cpu)
+/* The task ceiling in DIR, where the pids controller is there (v2: made
+ * so when it can be): optional, the other ceilings apply without it. */
+static void cgroup_limit_tasks(struct cgroup_session *cg, const char *base, const char *dir,
+			       uint64_t max_tasks)
+{
+	if (!max_tasks)
+		return;
+	if (base && !cgroup_exists(dir, "pids.max"))
+		cgroup_write(base, "cgroup.subtree_control", "+pids");
+	if (cgroup_exists(dir, "pids.max") && cgroup_write(dir, "pids.max", "%" PRIu64, max_tasks) == 0)
+		cg->pids_dir = xstrdup(dir);
+}
+
+static int cgroup_open_v2(struct cgroup_session *cg, uint64_t max_memory, int want_cpu,
+			  uint64_t max_tasks)
 {
 	char *base = cgroup_own_dir(NULL), *dir = NULL;
 	int r;
@@ -267,11 +283,18 @@ static int cgroup_open_v2(struct cgroup_session *cg, uint64_t max_memory, int wa
 		}
 		cg->cpu_dir = xstrdup(dir);
 	}
+	cgroup_limit_tasks(cg, base, dir, max_tasks);
+	if (!cg->mem_dir && !cg->cpu_dir && !cg->pids_dir) {
+		r = -ENOTSUP;
+		goto out;
+	}
 	cg->version = 2;
 out:
 	if (r < 0 && dir) {
 		free(cg->mem_dir);
 		cg->mem_dir = NULL;
+		free(cg->cpu_dir);
+		cg->cpu_dir = NULL;
 		rmdir(dir);
 	}
 	free(dir);
@@ -279,7 +302,8 @@ out:
 	return r;
 }
 
-static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int want_cpu)
+static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int want_cpu,
+			  uint64_t max_tasks)
 {
 	char *base;
 	int r;
@@ -311,11 +335,24 @@ static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int wa
 		if (!cgroup_exists(cg->cpu_dir, "cpuacct.usage"))
 			return -ENOTSUP;
 	}
+	if (max_tasks && (base = cgroup_own_dir("pids"))) {
+		char *dir = NULL;
+
+		if (cgroup_make(base, &dir) == 0) {
+			cgroup_limit_tasks(cg, NULL, dir, max_tasks);
+			if (!cg->pids_dir)
+				rmdir(dir);
+		}
+		free(dir);
+		free(base);
+	}
+	if (!cg->mem_dir && !cg->cpu_dir && !cg->pids_dir)
+		return -ENOTSUP;
 	cg->version = 1;
 	return 0;
 }
 
-int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu)
+int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu, uint64_t max_tasks)
 {
 	int r;
 
@@ -323,32 +360,37 @@ int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu)
 	/* The tests' way to the rlimit fallback. */
 	if (test_knob("NO_CGROUP", 0, 0, 1) == 1)
 		return -ENOTSUP;
-	if (!max_memory && !want_cpu)
+	if (!max_memory && !want_cpu && !max_tasks)
 		return -EINVAL;
-	r = cgroup_open_v2(cg, max_memory, want_cpu);
+	r = cgroup_open_v2(cg, max_memory, want_cpu, max_tasks);
 	if (r == 0)
 		return 0;
-	r = cgroup_open_v1(cg, max_memory, want_cpu);
+	r = cgroup_open_v1(cg, max_memory, want_cpu, max_tasks);
 	if (r < 0)
 		cgroup_close(cg);
 	return r;
 }
 
-/* The cgroup directories of CG, each once (v2: one for both). */
-static size_t cgroup_dirs(const struct cgroup_session *cg, const char *dirs[2])
+/* The cgroup directories of CG, each once (v2: one for all). */
+static size_t cgroup_dirs(const struct cgroup_session *cg, const char *dirs[3])
 {
+	const char *all[3] = { cg->mem_dir, cg->cpu_dir, cg->pids_dir };
 	size_t n = 0;
 
-	if (cg->mem_dir)
-		dirs[n++] = cg->mem_dir;
-	if (cg->cpu_dir && (!cg->mem_dir || strcmp(cg->cpu_dir, cg->mem_dir) != 0))
-		dirs[n++] = cg->cpu_dir;
+	for (size_t i = 0; i < 3; i++) {
+		size_t j = 0;
+
+		while (all[i] && j < n && strcmp(dirs[j], all[i]) != 0)
+			j++;
+		if (all[i] && j == n)
+			dirs[n++] = all[i];
+	}
 	return n;
 }
 
 int cgroup_attach(const struct cgroup_session *cg, pid_t pid)
 {
-	const char *dirs[2];
+	const char *dirs[3];
 	size_t n = cgroup_dirs(cg, dirs);
 	int r = 0;
 
@@ -381,9 +423,28 @@ int cgroup_oom_kills(const struct cgroup_session *cg, uint64_t *n)
 			       "oom_kill", n);
 }
 
+int cgroup_task_ceiling_hits(const struct cgroup_session *cg, uint64_t *n)
+{
+	if (!cg->pids_dir)
+		return -ENOENT;
+	return cgroup_read_key(cg->pids_dir, "pids.events", "max", n);
+}
+
+void cgroup_kill_all(const struct cgroup_session *cg)
+{
+	/* A fork bomb forks again as fast as it is killed: v2's cgroup.kill
+	 * (Linux 5.14) takes the whole cgroup at once; else rounds of
+	 * SIGKILL, each of which the ceiling keeps finite. */
+	if (cg->version == 2 && cg->pids_dir && cgroup_exists(cg->pids_dir, "cgroup.kill") &&
+	    cgroup_write(cg->pids_dir, "cgroup.kill", "1") == 0)
+		return;
+	for (int i = 0; i < 100 && cgroup_signal(cg, SIGKILL) > 0; i++)
+		;
+}
+
 int cgroup_signal(const struct cgroup_session *cg, int sig)
 {
-	const char *dir = cg->cpu_dir ? cg->cpu_dir : cg->mem_dir;
+	const char *dir = cg->pids_dir ? cg->pids_dir : cg->cpu_dir ? cg->cpu_dir : cg->mem_dir;
 	char path[4096];
 	long pid;
 	int n = 0;
@@ -416,12 +477,13 @@ static void cgroup_remove(const char *dir)
 
 void cgroup_close(struct cgroup_session *cg)
 {
-	const char *dirs[2];
+	const char *dirs[3];
 	size_t n = cgroup_dirs(cg, dirs);
 
 	for (size_t i = 0; i < n; i++)
 		cgroup_remove(dirs[i]);
 	free(cg->mem_dir);
 	free(cg->cpu_dir);
+	free(cg->pids_dir);
 	memset(cg, 0, sizeof(*cg));
 }

@@ -14,13 +14,16 @@ struct cgroup_session {
 	int version;     /* 1 or 2 */
 	char *mem_dir;   /* where memory is limited; NULL: not limited */
 	char *cpu_dir;   /* where CPU time is read; NULL: not read */
+	char *pids_dir;  /* where tasks are limited; NULL: not limited */
 };
 
 /* Makes the session's cgroup(s) agenttrace.<pid> below agenttrace's own:
  * memory limited to MAX_MEMORY bytes (0: not limited), CPU time readable
- * when WANT_CPU.  0, or -errno when no usable cgroup exists (nothing is
- * left behind then).  AGENTTRACE_TEST_NO_CGROUP=1 forces the failure. */
-int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu);
+ * when WANT_CPU, tasks (processes and threads) limited to MAX_TASKS where
+ * the pids controller can be had (pids_dir NULL where not; the rest
+ * applies).  0, or -errno when no usable cgroup exists (nothing is left
+ * behind then).  AGENTTRACE_TEST_NO_CGROUP=1 forces the failure. */
+int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu, uint64_t max_tasks);
 
 /* Moves PID (not yet running the command) into the cgroup(s). */
 int cgroup_attach(const struct cgroup_session *cg, pid_t pid);
@@ -30,6 +33,12 @@ int cgroup_cpu_usec(const struct cgroup_session *cg, uint64_t *usec);
 
 /* How many processes the kernel killed for the memory limit so far. */
 int cgroup_oom_kills(const struct cgroup_session *cg, uint64_t *n);
+
+/* How many forks and clones the task ceiling refused so far. */
+int cgroup_task_ceiling_hits(const struct cgroup_session *cg, uint64_t *n);
+
+/* Kills every process of the cgroup, one that forks meanwhile too. */
+void cgroup_kill_all(const struct cgroup_session *cg);
 
 /* Sends SIG to every process in the cgroup (the ones the preload backend
  * does not trace too).  How many were signalled. */

@@ -131,6 +131,20 @@ static void limits_cgroup_poll(struct session *s, uint64_t now)
 	uint64_t v;
 
 	s->cgroup_poll_at_ms = now + LIMITS_CGROUP_POLL_MS;
+	if (!s->procs_exceeded && s->max_procs_percent &&
+	    cgroup_task_ceiling_hits(s->cgroup, &v) == 0 && v > 0) {
+		char why[256], detail[64];
+
+		/* A fork bomb spins at the ceiling for good: the session is
+		 * ended, not left to spin. */
+		snprintf(why, sizeof(why), "the session reached its ceiling of %llu tasks (%u%% of the "
+			 "kernel's task limit) and a fork failed: every process of it was killed",
+			 (unsigned long long)s->max_procs, (unsigned)s->max_procs_percent);
+		snprintf(detail, sizeof(detail), "max-procs %u%%", (unsigned)s->max_procs_percent);
+		limits_record(s, main_t, "limit.max-procs", why, NULL, detail, EAGAIN);
+		s->procs_exceeded = true;
+		cgroup_kill_all(s->cgroup);
+	}
 	if (cgroup_oom_kills(s->cgroup, &v) == 0 && v > s->oom_kills) {
 		char why[160], detail[64];
 
@@ -205,11 +219,37 @@ void limits_check(struct session *s)
 	}
 }
 
+static uint64_t limits_read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+uint64_t limits_task_share(uint32_t percent)
+{
+	uint64_t threads = limits_read_sysctl("/proc/sys/kernel/threads-max");
+	uint64_t pids = limits_read_sysctl("/proc/sys/kernel/pid_max");
+	uint64_t limit = threads && pids ? (threads < pids ? threads : pids) : threads + pids;
+
+	if (!limit) {
+		warn_msg("limits: cannot read the kernel's task limit: no process ceiling");
+		return 0;
+	}
+	return limit * percent / 100 ? limit * percent / 100 : 1;
+}
+
 bool limits_spawn_allowed(struct session *s, struct tracee *t, const struct call *c)
 {
 	struct record who = { 0 };
 
-	if (!s->max_procs || c->spawns_thread)
+	if (!session_counts_spawns(s) || c->spawns_thread)
 		return true;
 	if (s->tasks.procs + s->tasks.spawn_pending < s->max_procs)
 		return true;
@@ -223,10 +263,17 @@ void limits_prepare(struct session *s)
 	struct cgroup_session *cg;
 	int r;
 
-	if (s->cgroup || (!s->max_memory && !s->max_cpu))
+	if (s->cgroup || (!s->max_memory && !s->max_cpu && !s->max_procs_percent))
 		return;
 	cg = xcalloc(1, sizeof(*cg));
-	r = cgroup_open(cg, s->max_memory, s->max_cpu != 0);
+	r = cgroup_open(cg, s->max_memory, s->max_cpu != 0,
+			s->max_procs_percent ? s->max_procs : 0);
+	if (s->max_procs_percent && (r < 0 || !cg->pids_dir)) {
+		info_msg("limits: %s: the process ceiling of %u%% of the kernel's task limit is not "
+			 "applied", r < 0 ? strerror(-r) : "no pids controller",
+			 (unsigned)s->max_procs_percent);
+		s->max_procs = 0;
+	}
 	if (r < 0) {
 		free(cg);
 		/* An address-space limit per process is no share of the

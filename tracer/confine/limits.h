@@ -21,13 +21,17 @@ long limits_next_ms(const struct session *s);
  * session at the timeout, SIGKILL 2 s later. */
 void limits_check(struct session *s);
 
+/* PERCENT of the kernel's task limit (the lower of threads-max and
+ * pid_max); 0 (and a warning) when it cannot be read. */
+uint64_t limits_task_share(uint32_t percent);
+
 /* At a fork/vfork/clone stop of T: false (and a "limit" record) when a new
  * process would exceed --max-procs; the caller then denies with EAGAIN. */
 bool limits_spawn_allowed(struct session *s, struct tracee *t, const struct call *c);
 
 /* Before the command is forked: the session's cgroup for --max-memory and
- * --max-cpu, when one can be made (else rlimits apply, -v says so; a
- * memory ceiling given as a share of the machine's is then dropped). */
+ * --max-cpu and a --max-procs share, when one can be made (else rlimits
+ * apply, -v says so; a ceiling given as a share is then dropped). */
 void limits_prepare(struct session *s);
 
 /* PERCENT of the machine's physical memory, in bytes; 0 (and a warning)

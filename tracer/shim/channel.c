@@ -103,7 +103,7 @@ static int channel_write_blob(struct session *s)
 	memcpy(copy, s->policy, size);
 	copy->record = s->record_all;
 	/* The shim asks before a spawn only when there is a ceiling. */
-	copy->limits.max_procs = s->max_procs;
+	copy->limits.max_procs = session_counts_spawns(s) ? s->max_procs : 0;
 	fd = open(s->blob_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
 	if (fd < 0) {
 		ret = -errno;

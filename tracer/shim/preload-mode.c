@@ -224,7 +224,7 @@ static void preload_mode_spawn_ask(struct session *s, const struct channel_msg *
 	int32_t answer = 0;
 	size_t live;
 
-	if (s->max_procs) {
+	if (session_counts_spawns(s)) {
 		preload_mode_prune(s);
 		live = (s->main_done ? 0 : 1) + preload_mode_tab.n_procs + preload_mode_tab.n_grants;
 		if (live >= s->max_procs) {
