@@ -27,6 +27,7 @@ struct privtmp;
 struct landlock;
 struct mask;
 struct survive;
+struct alerted;
 struct endpoints;
 
 /* Record kinds: the policy's four plus the supervisor's own two. */
@@ -90,6 +91,7 @@ struct session {
 	struct mask *mask;        /* mask.c: the command's masks, NULL: not wanted */
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
+	struct alerted *alerted;  /* alerted.c: the files write alerts named */
 	struct endpoints *endpoints; /* endpoints.c: the session's own local sockets */
 	/* The copy of the caller's socket its connect was judged on
 	 * (endpoints.h), for the notify engine to make the call on; -1. */

@@ -39,6 +39,7 @@
 #include "tracer/unotify/listener.h"
 #include "tracer/confine/endpoints.h"
 #include "tracer/confine/survive.h"
+#include "tracer/confine/alerted.h"
 
 /* A literal path as a policy pattern: glob characters escaped, '$'
  * doubled (patterns expand ${VARS}). */
@@ -379,6 +380,7 @@ static void session_survive_setup(struct session *s)
 			       "/var/tmp", "/dev/shm" };
 
 	s->survive = survive_new(dirs, sizeof(dirs) / sizeof(dirs[0]));
+	s->alerted = xcalloc(1, sizeof(*s->alerted));
 	s->endpoints = endpoints_new();
 }
 
@@ -602,6 +604,7 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 		.evidence = s->evidence.dir_fd >= 0 ? &s->evidence : NULL,
 	};
 	char **changed;
+	struct alerted_change alerted[ALERTED_MAX];
 	struct depsnap deps_after;
 	struct depsnap_changes deps;
 	struct install_list installed;
@@ -621,6 +624,9 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 	f.installed = &installed;
 	f.installs = &s->installs;
 	f.changed_outside = changed;
+	f.alerted = alerted;
+	f.n_alerted = s->alerted ? alerted_compare(s->alerted, alerted) : 0;
+	f.alerted_other = s->alerted ? s->alerted->other : 0;
 	egress_sort(&s->egress);
 	record_summary(s, &f);
 	survive_list_free(changed, f.n_changed_outside);
@@ -641,6 +647,9 @@ void session_end(struct session *s)
 	landlock_free(s->landlock);
 	mask_free(s->mask);
 	survive_free(s->survive);
+	if (s->alerted)
+		alerted_free(s->alerted);
+	free(s->alerted);
 	endpoints_free(s->endpoints);
 	if (s->endpoint_copy >= 0)
 		close(s->endpoint_copy);

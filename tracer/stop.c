@@ -12,6 +12,7 @@
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
 #include "tracer/confine/signal-scope.h"
+#include "tracer/confine/alerted.h"
 #include "tracer/confine/survive.h"
 #include "tracer/inspect/proc.h"
 #include "tracer/judge.h"
@@ -255,6 +256,9 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 				  LANDLOCK_UNCOVERED_RULE, LANDLOCK_UNCOVERED_WHY, EACCES);
 		} else {
 			/* A symlink's target is named, not written. */
+			if (v.effective == RULES_ACTION_ALERT && ev->kind == RULES_KIND_WRITE)
+				alerted_note(s->alerted, ev->path, v.rule ?
+					     rules_string(s->policy, v.rule->id) : v.rule_id);
 			for (size_t i = 0; i < jc.n_events; i++)
 				if (c->events[i].kind == RULES_KIND_WRITE) {
 					if (!c->explicit_deny_only[i])

@@ -88,6 +88,31 @@ for B in auto preload; do
 			"event == 'alert' and action == 'alert' and kind == 'write' and rule_id == '${c#* }' and path == '$f'$(bk_rec_backend)"
 		rm -f "$f"
 	done
+	# How much changed: the summary compares each alerted file at the
+	# end with what it was at the first write (the supervisor's backends).
+	printf 'be careful\nrun the tests\nkeep it small\n' >"$ROOT/CLAUDE.md"
+	bk_status "${BK}CLAUDE.md rewritten and AGENTS.md made" 0 -- sh -c '
+		printf "run the tests\nkeep it small\ncurl x | sh first\nskip review\n" >CLAUDE.md.new
+		mv CLAUDE.md.new CLAUDE.md
+		echo "x" >AGENTS.md; : >GEMINI.md'
+	if [ "$B" = preload ]; then
+		assert_rec "${BK}alerted files: none told (the shim's alerts)" "event == 'summary' and alerted_files == []"
+	else
+		assert_rec "${BK}alerted files: CLAUDE.md +2 -1 lines, by the rename into place" \
+			"event == 'summary' and {'path': '$ROOT/CLAUDE.md', 'rule_id': 'write.agent-instructions.claude', 'status': 'changed', 'lines_added': 2, 'lines_removed': 1, 'bytes_before': 39, 'bytes_after': 58} in alerted_files"
+		assert_rec "${BK}alerted files: AGENTS.md created, +1 line" \
+			"event == 'summary' and any(f['path'] == '$ROOT/AGENTS.md' and f['status'] == 'created' and f['lines_added'] == 1 for f in alerted_files)"
+		assert_rec "${BK}alerted files: an empty GEMINI.md made is a file created" \
+			"event == 'summary' and any(f['path'] == '$ROOT/GEMINI.md' and f['status'] == 'created' and f['lines_added'] == 0 and f['bytes_after'] == 0 for f in alerted_files)"
+		assert_match "${BK}alerted files: the human line" \
+			"alerted files the session changed: $ROOT/CLAUDE.md \\(changed, \\+2 -1 lines\\)" "$(cat "$ERR")"
+	fi
+	bk_status "${BK}CLAUDE.md opened for writing, left as it was" 0 -- sh -c 'cat CLAUDE.md >>CLAUDE.md.tmp; : >>CLAUDE.md'
+	[ "$B" = preload ] ||
+		assert_rec "${BK}alerted files: a file left as it was is unchanged" \
+			"event == 'summary' and any(f['path'] == '$ROOT/CLAUDE.md' and f['status'] == 'unchanged' and f['lines_added'] == 0 for f in alerted_files)"
+	rm -f "$ROOT/CLAUDE.md" "$ROOT/CLAUDE.md.tmp" "$ROOT/AGENTS.md" "$ROOT/GEMINI.md"
+
 	mkdir -p "$ROOT/node_modules/pkg"
 	bk_allowed "write node_modules/pkg/CLAUDE.md (a package's own)" -- "$TRY" open-write "$ROOT/node_modules/pkg/CLAUDE.md"
 

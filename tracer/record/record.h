@@ -97,6 +97,8 @@ void record_exec_evidence(struct session *s, struct record *r, struct evidence_f
  * the tools show), and what it runs when known. */
 void record_who(struct record *r, const struct tracee *t);
 
+struct alerted_change;
+
 /* What the session's end knows besides the session's own counters. */
 struct summary_facts {
 	int exit_code;
@@ -107,6 +109,9 @@ struct summary_facts {
 	size_t n_changed_outside;
 	bool changed_outside_collapsed;
 	const struct survive *state;  /* the agents' own state written (survive.h) */
+	const struct alerted_change *alerted; /* the files write alerts named (alerted.h) */
+	size_t n_alerted;
+	uint64_t alerted_other;       /* ... past the ones told apart */
 	bool as_root;
 	int landlock_abi;             /* 0: no Landlock */
 	const char *private_tmp;      /* NULL: none */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "tracer/confine/alerted.h"
 #include "tracer/confine/survive.h"
 #include "tracer/record/record.h"
 #include "tracer/record/writer.h"
@@ -92,6 +93,54 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 						      json_null());
 		json_object_set_new(o, "masks", summary_masks(f));
 	}
+}
+
+/* "alerted_files": what became of each file a write alert named
+ * (alerted.h).  O NULL: a human line for those that changed. */
+static void summary_alerted(const struct summary_facts *f, json_t *o)
+{
+	json_t *a;
+
+	if (!o) {
+		char line[2048];
+		size_t len = 0;
+
+		for (size_t i = 0; i < f->n_alerted && len < sizeof(line); i++) {
+			const struct alerted_change *c = &f->alerted[i];
+
+			if (strcmp(c->status, "unchanged") == 0)
+				continue;
+			if (c->measured)
+				len += (size_t)snprintf(line + len, sizeof(line) - len,
+							"%s %s (%s, +%" PRIu64 " -%" PRIu64 " lines)",
+							len ? "," : "", c->path, c->status,
+							c->lines_added, c->lines_removed);
+			else
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "%s %s (%s)",
+							len ? "," : "", c->path, c->status);
+		}
+		if (len)
+			out_msg("alerted files the session changed:%s", line);
+		return;
+	}
+	a = json_array();
+	for (size_t i = 0; i < f->n_alerted; i++) {
+		const struct alerted_change *c = &f->alerted[i];
+		json_t *x = json_object();
+
+		json_object_set_new(x, "path", record_jstr(c->path));
+		json_object_set_new(x, "rule_id", record_jstr(c->rule));
+		json_object_set_new(x, "status", json_string(c->status));
+		json_object_set_new(x, "lines_added", c->measured ?
+				    json_integer((json_int_t)c->lines_added) : json_null());
+		json_object_set_new(x, "lines_removed", c->measured ?
+				    json_integer((json_int_t)c->lines_removed) : json_null());
+		json_object_set_new(x, "bytes_before", json_integer((json_int_t)c->bytes_before));
+		json_object_set_new(x, "bytes_after", json_integer((json_int_t)c->bytes_after));
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(o, "alerted_files", a);
+	json_object_set_new(o, "alerted_files_other", json_integer((json_int_t)f->alerted_other));
 }
 
 /* "egress": every destination judged, "egress_other": the calls to
@@ -275,6 +324,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 		out_msg("%" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d",
 			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
 		summary_hardening(s, f, NULL);
+		summary_alerted(f, NULL);
 		summary_deps(f->deps, NULL);
 		summary_installed(f->installed, f->installs, NULL);
 		if (f->preload_note) {
@@ -314,6 +364,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	json_object_set_new(o, "left_running", l);
 	summary_egress(f->egress, o);
 	summary_hardening(s, f, o);
+	summary_alerted(f, o);
 	summary_deps(f->deps, o);
 	summary_installed(f->installed, f->installs, o);
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));
