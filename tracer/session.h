@@ -121,6 +121,7 @@ struct session {
 	uint64_t kill_at_ms;      /* 0: none; else SIGKILL time after SIGTERM */
 	bool timed_out;
 	unsigned spawn_refusals;  /* --max-procs refusals (first ones recorded) */
+	uint64_t cache_code;      /* files made code in a cache (cachecode.h) */
 	/* cgroup.c: --max-memory/--max-cpu for the whole session; NULL: per
 	 * process rlimits (no usable cgroup). */
 	struct cgroup_session *cgroup;

@@ -13,6 +13,7 @@
 #include "tracer/confine/limits.h"
 #include "tracer/confine/signal-scope.h"
 #include "tracer/confine/alerted.h"
+#include "tracer/confine/cachecode.h"
 #include "tracer/confine/survive.h"
 #include "tracer/inspect/proc.h"
 #include "tracer/judge.h"
@@ -178,8 +179,9 @@ static void stop_listen(struct tracee *t, struct call *c)
  * only the one that decided it. */
 #define STOP_STATE_PREFIX "write.agent-state."
 
-static void stop_survive(struct session *s, const struct call *c, const struct rules_event *ev)
+static void stop_survive(struct session *s, struct tracee *t, const struct call *c, size_t i)
 {
+	const struct rules_event *ev = &c->events[i];
 	struct rules_verdict rv;
 	const char *id, *name;
 	struct stat st;
@@ -192,6 +194,7 @@ static void stop_survive(struct session *s, const struct call *c, const struct r
 		return;
 	if (rules_decide(s->policy, ev, &rv) == 0 && rv.action == RULES_ACTION_ALLOW) {
 		id = rules_string(s->policy, rv.rule->id);
+		cachecode_check(s, t, c, i, id);
 		if (strncmp(id, STOP_STATE_PREFIX, strlen(STOP_STATE_PREFIX)) == 0) {
 			name = id + strlen(STOP_STATE_PREFIX);
 			if (*name && *name != '.') {
@@ -262,7 +265,7 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			for (size_t i = 0; i < jc.n_events; i++)
 				if (c->events[i].kind == RULES_KIND_WRITE) {
 					if (!c->explicit_deny_only[i])
-						stop_survive(s, c, &c->events[i]);
+						stop_survive(s, t, c, i);
 					installs_note_write(&s->installs, c->events[i].path);
 				}
 			a->race_watch = true;

@@ -97,7 +97,7 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 
 /* "alerted_files": what became of each file a write alert named
  * (alerted.h).  O NULL: a human line for those that changed. */
-static void summary_alerted(const struct summary_facts *f, json_t *o)
+static void summary_alerted(const struct session *s, const struct summary_facts *f, json_t *o)
 {
 	json_t *a;
 
@@ -121,6 +121,9 @@ static void summary_alerted(const struct summary_facts *f, json_t *o)
 		}
 		if (len)
 			out_msg("alerted files the session changed:%s", line);
+		if (s->cache_code)
+			out_msg("files made code in the caches, which later runs may execute: %" PRIu64
+				" (see the write.cache-code alerts)", s->cache_code);
 		return;
 	}
 	a = json_array();
@@ -140,6 +143,8 @@ static void summary_alerted(const struct summary_facts *f, json_t *o)
 		json_array_append_new(a, x);
 	}
 	json_object_set_new(o, "alerted_files", a);
+	/* Beside them: what was made code in the caches (cachecode.h). */
+	json_object_set_new(o, "cache_code", json_integer((json_int_t)s->cache_code));
 	json_object_set_new(o, "alerted_files_other", json_integer((json_int_t)f->alerted_other));
 }
 
@@ -324,7 +329,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 		out_msg("%" PRIu64 " denied, %" PRIu64 " alert%s%s; exit %d",
 			s->denials, s->alerts, s->alerts == 1 ? "" : "s", more, exit_code);
 		summary_hardening(s, f, NULL);
-		summary_alerted(f, NULL);
+		summary_alerted(s, f, NULL);
 		summary_deps(f->deps, NULL);
 		summary_installed(f->installed, f->installs, NULL);
 		if (f->preload_note) {
@@ -364,7 +369,7 @@ void record_summary(struct session *s, const struct summary_facts *f)
 	json_object_set_new(o, "left_running", l);
 	summary_egress(f->egress, o);
 	summary_hardening(s, f, o);
-	summary_alerted(f, o);
+	summary_alerted(s, f, o);
 	summary_deps(f->deps, o);
 	summary_installed(f->installed, f->installs, o);
 	json_object_set_new(o, "duration_ms", json_integer((json_int_t)session_elapsed_ms(s)));

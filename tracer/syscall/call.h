@@ -99,6 +99,9 @@ struct call {
 	 * resolve flags; what an engine needs to make the call itself. */
 	bool is_open;
 	unsigned open_mode;
+	/* A chmod: the mode it sets. */
+	bool is_chmod;
+	unsigned chmod_mode;
 	uint64_t open_resolve;
 	int dirfd;
 

@@ -72,6 +72,8 @@ static void decode_reset(struct call *c)
 	c->listens = false;
 	c->bind_name = NULL;
 	c->open_mode = 0;
+	c->is_chmod = false;
+	c->chmod_mode = 0;
 	c->open_resolve = 0;
 	c->cut = false;
 	c->cut_vlen = 0;
@@ -735,6 +737,10 @@ int call_decode_at(pid_t pid, const struct call_ctx *ctx, const struct arch_stop
 	c->name = e->name;
 	if (e->flags)
 		c->flags = (int)decode_arg(&d, e->flags);
+	if (e->mode) {
+		c->is_chmod = true;
+		c->chmod_mode = (unsigned)decode_arg(&d, e->mode);
+	}
 	for (unsigned i = 0; i < sizeof(e->bypass) / sizeof(e->bypass[0]); i++) {
 		const struct syscall_bypass *b = &e->bypass[i];
 

@@ -141,14 +141,14 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 
 	/* metadata writes */
 	[__NR_chmod] = { .name = "chmod", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			 .n_paths = 1, .paths = { CWD_PATH(0, FOLLOW) } },
+			 .mode = A(1), .n_paths = 1, .paths = { CWD_PATH(0, FOLLOW) } },
 	[__NR_fchmod] = { .name = "fchmod", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			  .n_paths = 1, .paths = { FD_OBJECT(0) } },
+			  .mode = A(1), .n_paths = 1, .paths = { FD_OBJECT(0) } },
 	/* fchmodat(2) the syscall has no flags argument (glibc emulates them). */
 	[__NR_fchmodat] = { .name = "fchmodat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			    .n_paths = 1, .paths = { AT_PATH(0, 1, FOLLOW) } },
+			    .mode = A(2), .n_paths = 1, .paths = { AT_PATH(0, 1, FOLLOW) } },
 	[__NR_fchmodat2] = { .name = "fchmodat2", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			     .flags = A(3), .n_paths = 1,
+			     .flags = A(3), .mode = A(2), .n_paths = 1,
 			     .paths = { AT_PATH_EMPTY(0, 1, FOLLOW_UNLESS_AT, SYSCALL_EMPTY_AT) } },
 	[__NR_chown] = { .name = "chown", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
 			 .n_paths = 1, .paths = { CWD_PATH(0, FOLLOW) } },

@@ -144,6 +144,7 @@ struct syscall_entry {
 	uint8_t bpf;      /* enum syscall_bpf */
 	uint8_t bpf_arg;  /* SYSCALL_ARG of OPEN_FLAGS and ARG_NONZERO */
 	uint8_t flags;    /* SYSCALL_ARG of the call's flags (open, AT_*, clone); 0: none */
+	uint8_t mode;     /* SYSCALL_ARG of the mode a chmod sets; 0: none */
 	uint8_t opts;     /* SYSCALL_OPT_* */
 	uint8_t n_paths;
 	struct syscall_path paths[2];
