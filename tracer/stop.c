@@ -198,9 +198,14 @@ static void stop_survive(struct session *s, struct tracee *t, const struct call 
 		if (strncmp(id, STOP_STATE_PREFIX, strlen(STOP_STATE_PREFIX)) == 0) {
 			name = id + strlen(STOP_STATE_PREFIX);
 			if (*name && *name != '.') {
-				survive_note_state(s->survive, name, strcspn(name, "."), ev->path);
+				survive_note_counted(s->survive, SURVIVE_AGENT_STATE, name,
+						     strcspn(name, "."), ev->path);
 				return;
 			}
+		}
+		if (cachecode_is_cache(id)) {
+			survive_note_counted(s->survive, SURVIVE_CACHE, id, strlen(id), ev->path);
+			return;
 		}
 	}
 	survive_note(s->survive, ev->path);

@@ -120,14 +120,20 @@ static bool cachecode_makes(const struct call *c, size_t i, char *why, size_t si
 	return false;
 }
 
+bool cachecode_is_cache(const char *rule_id)
+{
+	size_t k = strlen(CACHECODE_RULE_PREFIX);
+
+	return strncmp(rule_id, CACHECODE_RULE_PREFIX, k) == 0 && (!rule_id[k] || rule_id[k] == '.');
+}
+
 void cachecode_check(struct session *s, struct tracee *t, const struct call *c, size_t i,
 		     const char *rule_id)
 {
-	size_t k = strlen(CACHECODE_RULE_PREFIX);
 	char what[128], why[320];
 	struct record r = { 0 };
 
-	if (strncmp(rule_id, CACHECODE_RULE_PREFIX, k) != 0 || (rule_id[k] && rule_id[k] != '.'))
+	if (!cachecode_is_cache(rule_id))
 		return;
 	if (!cachecode_makes(c, i, what, sizeof(what)))
 		return;

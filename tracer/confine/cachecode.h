@@ -13,6 +13,7 @@
 #ifndef AGENTTRACE_CACHECODE_H
 #define AGENTTRACE_CACHECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tracer/syscall/call.h"
@@ -22,6 +23,9 @@ struct tracee;
 
 /* The rule-id prefix that marks a write root as a cache. */
 #define CACHECODE_RULE_PREFIX "write.cache"
+
+/* Whether RULE_ID (a write allow rule's) marks its root as a cache. */
+bool cachecode_is_cache(const char *rule_id);
 
 /* Alerts recorded per session; the others are counted. */
 #define CACHECODE_RECORDS 32

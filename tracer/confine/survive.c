@@ -180,12 +180,12 @@ void survive_note(struct survive *sv, const char *path)
 
 /* Adds H (never 0) to A's set; true when it was new.  Kept at most half
  * full. */
-static bool survive_set_add(struct survive_agent *a, uint64_t h)
+static bool survive_set_add(struct survive_counted *a, uint64_t h)
 {
 	size_t i;
 
 	if ((a->paths + 1) * 2 > a->cap) {
-		struct survive_agent g = { .cap = a->cap ? a->cap * 2 : 64 };
+		struct survive_counted g = { .cap = a->cap ? a->cap * 2 : 64 };
 
 		g.set = xcalloc(g.cap, sizeof(uint64_t));
 		for (size_t k = 0; k < a->cap; k++)
@@ -203,22 +203,23 @@ static bool survive_set_add(struct survive_agent *a, uint64_t h)
 	return true;
 }
 
-void survive_note_state(struct survive *sv, const char *name, size_t len, const char *path)
+void survive_note_counted(struct survive *sv, enum survive_family f, const char *name, size_t len,
+			  const char *path)
 {
-	struct survive_agent *a = NULL;
+	struct survive_counted *tab = sv->counted[f], *a = NULL;
 	uint64_t h;
 
 	if (!survive_counts(sv, path))
 		return;
-	for (size_t i = 0; i < sv->n_agents && !a; i++)
-		if (strlen(sv->agent[i].name) == len && memcmp(sv->agent[i].name, name, len) == 0)
-			a = &sv->agent[i];
+	for (size_t i = 0; i < sv->n_counted[f] && !a; i++)
+		if (strlen(tab[i].name) == len && memcmp(tab[i].name, name, len) == 0)
+			a = &tab[i];
 	if (!a) {
-		if (sv->n_agents == SURVIVE_AGENTS) {
+		if (sv->n_counted[f] == SURVIVE_NAMES) {
 			survive_note(sv, path);
 			return;
 		}
-		a = &sv->agent[sv->n_agents++];
+		a = &tab[sv->n_counted[f]++];
 		a->name = xstrndup(name, len);
 	}
 	sv->events++;
@@ -226,19 +227,19 @@ void survive_note_state(struct survive *sv, const char *name, size_t len, const 
 	survive_set_add(a, h ? h : 1);
 }
 
-size_t survive_n_agents(const struct survive *sv)
+size_t survive_n_counted(const struct survive *sv, enum survive_family f)
 {
-	return sv ? sv->n_agents : 0;
+	return sv ? sv->n_counted[f] : 0;
 }
 
-const char *survive_agent_name(const struct survive *sv, size_t i)
+const char *survive_counted_name(const struct survive *sv, enum survive_family f, size_t i)
 {
-	return sv->agent[i].name;
+	return sv->counted[f][i].name;
 }
 
-uint64_t survive_agent_paths(const struct survive *sv, size_t i)
+uint64_t survive_counted_paths(const struct survive *sv, enum survive_family f, size_t i)
 {
-	return sv->agent[i].paths;
+	return sv->counted[f][i].paths;
 }
 
 static int survive_cmp(const void *a, const void *b)
@@ -293,9 +294,10 @@ void survive_free(struct survive *sv)
 	for (size_t i = 0; i < sv->n_exclude; i++)
 		free(sv->exclude[i]);
 	free(sv->exclude);
-	for (size_t i = 0; i < sv->n_agents; i++) {
-		free(sv->agent[i].name);
-		free(sv->agent[i].set);
-	}
+	for (int f = 0; f < SURVIVE_FAMILIES; f++)
+		for (size_t i = 0; i < sv->n_counted[f]; i++) {
+			free(sv->counted[f][i].name);
+			free(sv->counted[f][i].set);
+		}
 	free(sv);
 }

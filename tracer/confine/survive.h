@@ -34,12 +34,17 @@ struct survive_entry {
 	struct survive_state before;
 };
 
-/* An agent's own state (the policy's write.agent-state.NAME rules): the
- * distinct paths written there, counted (a set of their hashes), not
- * listed. */
-#define SURVIVE_AGENTS 16
+/* Writes counted apart, not listed: the distinct paths written (a set of
+ * their hashes) under each name of a family.  An agent's own state (the
+ * policy's write.agent-state.NAME rules), keyed by NAME; the caches (its
+ * write.cache and write.cache.NAME rules), keyed by the rule id: a build
+ * filling a cache is churn the policy allows, not something that
+ * survives by accident. */
+enum survive_family { SURVIVE_AGENT_STATE, SURVIVE_CACHE, SURVIVE_FAMILIES };
 
-struct survive_agent {
+#define SURVIVE_NAMES 16 /* per family; past them, listed as survive_note() would */
+
+struct survive_counted {
 	char *name;
 	uint64_t *set;   /* open addressing, 0: empty slot */
 	size_t cap, paths;
@@ -52,8 +57,8 @@ struct survive {
 	size_t n;
 	uint64_t events; /* allowed write events outside the excluded dirs */
 	bool collapsed;
-	struct survive_agent agent[SURVIVE_AGENTS];
-	size_t n_agents;
+	struct survive_counted counted[SURVIVE_FAMILIES][SURVIVE_NAMES];
+	size_t n_counted[SURVIVE_FAMILIES];
 };
 
 /* A set that ignores paths beneath the given directories (resolved where
@@ -67,16 +72,16 @@ bool survive_counts(const struct survive *sv, const char *path);
 /* One allowed write of PATH (resolved, absolute), before it runs. */
 void survive_note(struct survive *sv, const char *path);
 
-/* One allowed write of PATH in the state of agent NAME (its first LEN
- * bytes): counted for that agent, kept out of the list.  Past
- * SURVIVE_AGENTS names, listed as survive_note() would. */
-void survive_note_state(struct survive *sv, const char *name, size_t len, const char *path);
+/* One allowed write of PATH under NAME (its first LEN bytes) of family F:
+ * counted there, kept out of the list. */
+void survive_note_counted(struct survive *sv, enum survive_family f, const char *name, size_t len,
+			  const char *path);
 
-/* The agents whose state was written, in the order first seen: their
+/* The names of family F written under, in the order first seen: their
  * number, and each one's name and count of distinct paths. */
-size_t survive_n_agents(const struct survive *sv);
-const char *survive_agent_name(const struct survive *sv, size_t i);
-uint64_t survive_agent_paths(const struct survive *sv, size_t i);
+size_t survive_n_counted(const struct survive *sv, enum survive_family f);
+const char *survive_counted_name(const struct survive *sv, enum survive_family f, size_t i);
+uint64_t survive_counted_paths(const struct survive *sv, enum survive_family f, size_t i);
 
 /* The entries that changed, sorted, collapsed directories with a trailing
  * '/'; a malloc'ed array of malloc'ed strings (*n entries), freed with

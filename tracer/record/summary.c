@@ -29,6 +29,31 @@ static json_t *summary_masks(const struct summary_facts *f)
 	return m;
 }
 
+/* The writes of family FAM counted apart (survive.h): {NAME: paths}. */
+static json_t *summary_counted(const struct survive *sv, enum survive_family fam)
+{
+	json_t *a = json_object();
+
+	for (size_t i = 0; i < survive_n_counted(sv, fam); i++)
+		json_object_set_new(a, survive_counted_name(sv, fam, i),
+				    json_integer((json_int_t)survive_counted_paths(sv, fam, i)));
+	return a;
+}
+
+static void summary_counted_line(const struct survive *sv, enum survive_family fam,
+				 const char *what)
+{
+	char line[1024];
+	size_t len = 0;
+
+	for (size_t i = 0; i < survive_n_counted(sv, fam) && len < sizeof(line); i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s %s %" PRIu64,
+					i ? "," : "", survive_counted_name(sv, fam, i),
+					survive_counted_paths(sv, fam, i));
+	if (len)
+		out_msg("%s%s", what, line);
+}
+
 /* What survives the session, and how it ran.  O NULL: the human lines
  * on stderr. */
 static void summary_hardening(struct session *s, const struct summary_facts *f, json_t *o)
@@ -49,16 +74,9 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 					 n - 10);
 			out_msg("changed outside the project and temp dirs:%s", line);
 		}
-		if (survive_n_agents(f->state)) {
-			char line[1024];
-			size_t len = 0;
-
-			for (size_t i = 0; i < survive_n_agents(f->state) && len < sizeof(line); i++)
-				len += (size_t)snprintf(line + len, sizeof(line) - len, "%s %s %" PRIu64,
-							i ? "," : "", survive_agent_name(f->state, i),
-							survive_agent_paths(f->state, i));
-			out_msg("the agents' own state, paths written:%s", line);
-		}
+		summary_counted_line(f->state, SURVIVE_AGENT_STATE,
+				     "the agents' own state, paths written:");
+		summary_counted_line(f->state, SURVIVE_CACHE, "the caches, paths written:");
 		/* The program's own message (bubblewrap's: "the kernel does
 		 * not allow non-privileged user namespaces") points at the
 		 * kernel; the cause is the supervisor, and the way out is to
@@ -81,11 +99,8 @@ static void summary_hardening(struct session *s, const struct summary_facts *f, 
 		json_object_set_new(o, "changed_outside", a);
 		json_object_set_new(o, "changed_outside_collapsed",
 				    json_boolean(f->changed_outside_collapsed));
-		a = json_object();
-		for (size_t i = 0; i < survive_n_agents(f->state); i++)
-			json_object_set_new(a, survive_agent_name(f->state, i),
-					    json_integer((json_int_t)survive_agent_paths(f->state, i)));
-		json_object_set_new(o, "agent_state", a);
+		json_object_set_new(o, "agent_state", summary_counted(f->state, SURVIVE_AGENT_STATE));
+		json_object_set_new(o, "cache_writes", summary_counted(f->state, SURVIVE_CACHE));
 		json_object_set_new(o, "as_root", json_boolean(as_root));
 		json_object_set_new(o, "landlock", f->landlock_abi ? json_integer(f->landlock_abi) :
 						   json_null());
