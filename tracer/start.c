@@ -545,7 +545,7 @@ int session_start(struct session *s, struct options *opt)
 	session_survive_setup(s);
 	/* Before the command runs: what its dependency files were. */
 	depsnap_take(&s->deps_before, s->opt->root ? s->opt->root : s->cwd, NULL);
-	cichannel_start(&s->cichannels);
+	cichannel_start(&s->cichannels, s->anchors.dir[RULES_ANCHOR_ROOT]);
 	/* From here on the supervisor sees the command's /tmp... */
 	privtmp_isolate(s);
 	/* ...which Landlock must grant: its rules bind to inodes. */

@@ -135,3 +135,53 @@ unset GITHUB_OUTPUT
 backend_use auto
 bk_q -- sh -c 'echo o=1 >>"$1"' sh "$runner/set_output"
 assert_ne "no \$GITHUB_OUTPUT in the environment: its file is not writable" 0 $?
+
+# --- GitLab CI: the job's dotenv reports ------------------------------------
+# Their NAME=VALUE lines become variables of the later jobs: under
+# GITLAB_CI the files .gitlab-ci.yml names as dotenv reports (or those
+# AGENTTRACE_GITLAB_DOTENV names) are judged as $GITHUB_ENV is.
+unset GITHUB_ENV GITHUB_PATH GITHUB_STATE
+cat >"$ROOT/.gitlab-ci.yml" <<'YAML'
+build:
+  script: [make]
+  artifacts:
+    reports:
+      dotenv: build.env
+deploy:
+  artifacts:
+    reports:
+      dotenv:
+        - "deploy.env"   # a list
+YAML
+dotenv_expr() { # FILE NAME
+	printf "event == 'alert' and action == 'deny' and kind == 'write' and rule_id == 'write.ci-channel.gitlab-dotenv' and ' %s,' in why and path == '%s'" "$2" "$ROOT/$1"
+}
+for B in auto preload; do
+	backend_use "$B"
+	rm -f "$ROOT/build.env" "$ROOT/deploy.env" "$ROOT/other.env"
+	GITLAB_CI=true bk_q -- sh -c 'printf "VERSION=1.2\nLD_PRELOAD=/x.so\nNODE_OPTIONS=--require ./x.js\nPATH=/evil:/usr/bin\nURL=x\n" >build.env
+		printf "BASH_ENV=./x.sh\nOK=1\n" >deploy.env'
+	assert_eq "${BK}GitLab: the job ran" 0 $?
+	assert_eq "${BK}GitLab: build.env keeps what loads nothing" "$(printf 'VERSION=1.2\nURL=x')" "$(cat "$ROOT/build.env")"
+	assert_eq "${BK}GitLab: deploy.env (a list item) judged too" "OK=1" "$(cat "$ROOT/deploy.env")"
+	for v in LD_PRELOAD NODE_OPTIONS PATH; do
+		assert_rec "${BK}GitLab: $v taken out of build.env, recorded" "$(dotenv_expr build.env "$v")"
+	done
+	assert_rec "${BK}GitLab: BASH_ENV taken out of deploy.env, recorded" "$(dotenv_expr deploy.env BASH_ENV)"
+
+	# Named by the variable instead of the CI file; not under GitLab: untouched.
+	rm -f "$ROOT/other.env" "$ROOT/build.env"
+	GITLAB_CI=true AGENTTRACE_GITLAB_DOTENV=other.env bk_q -- sh -c 'echo LD_AUDIT=x >other.env; echo LD_AUDIT=x >build.env'
+	assert_eq "${BK}AGENTTRACE_GITLAB_DOTENV: its file judged" "" "$(cat "$ROOT/other.env")"
+	assert_eq "${BK}AGENTTRACE_GITLAB_DOTENV: the CI file's names then not" "LD_AUDIT=x" "$(cat "$ROOT/build.env")"
+	rm -f "$ROOT/build.env"
+	bk_q -- sh -c 'echo LD_PRELOAD=x >build.env'
+	assert_eq "${BK}not under GitLab CI: build.env as written" "LD_PRELOAD=x" "$(cat "$ROOT/build.env")"
+	assert_no_alert "${BK}not under GitLab CI: no record"
+	# A report the session did not change is not judged.
+	printf 'LD_PRELOAD=from-an-earlier-job\n' >"$ROOT/build.env"
+	GITLAB_CI=true bk_q -- sh -c 'echo hi'
+	assert_eq "${BK}GitLab: a report left as it was is untouched" "LD_PRELOAD=from-an-earlier-job" "$(cat "$ROOT/build.env")"
+	assert_no_alert "${BK}GitLab: a report left as it was: no record"
+done
+rm -f "$ROOT/.gitlab-ci.yml" "$ROOT/build.env" "$ROOT/deploy.env" "$ROOT/other.env"

@@ -54,28 +54,131 @@ static bool cichannel_code_var(const char *name, size_t n)
 	return false;
 }
 
-void cichannel_start(struct cichannels *c)
+/* Adds the channel at absolute PATH (of KIND, named SHOWN in records):
+ * what it holds now.  A GitHub channel must exist (the runner made it);
+ * a dotenv report may not yet. */
+static void cichannel_add(struct cichannels *c, enum cichannel_kind kind, const char *path,
+			  const char *shown)
 {
-	static const char *const vars[] = { [CICHANNEL_ENV] = "GITHUB_ENV",
-					    [CICHANNEL_PATH] = "GITHUB_PATH" };
+	struct cichannel *ch;
+	struct stat st;
+	int rc;
+
+	if (c->n == sizeof(c->v) / sizeof(c->v[0]))
+		return;
+	ch = &c->v[c->n];
+	memset(ch, 0, sizeof(*ch));
+	ch->kind = kind;
+	rc = readfile_at(AT_FDCWD, path, CICHANNEL_MAX, &ch->before, &ch->before_len, &st);
+	/* Not ours to judge: what the job wrote before, past the bound;
+	 * no channel a step may write. */
+	if (rc < 0 && !(kind == CICHANNEL_DOTENV && rc == -ENOENT))
+		return;
+	ch->existed = rc == 0;
+	ch->mode = rc == 0 ? st.st_mode & 07777 : 0644;
+	ch->uid = rc == 0 ? st.st_uid : geteuid();
+	ch->gid = rc == 0 ? st.st_gid : getegid();
+	if (!ch->before)
+		ch->before = xstrdup("");
+	ch->path = xstrdup(path);
+	ch->shown = xstrdup(shown);
+	c->n++;
+}
+
+/* A dotenv report's name, as the job names it (relative to ROOT). */
+static void cichannel_add_dotenv(struct cichannels *c, const char *root, const char *name,
+				 size_t len)
+{
+	char *path, *shown;
+
+	while (len && (name[len - 1] == ' ' || name[len - 1] == '\t' || name[len - 1] == '\r'))
+		len--;
+	if (len >= 2 && (name[0] == '"' || name[0] == '\'') && name[len - 1] == name[0]) {
+		name++;
+		len -= 2;
+	}
+	if (!len || !root)
+		return;
+	shown = xasprintf("the dotenv report %.*s", (int)len, name);
+	path = name[0] == '/' ? xstrndup(name, len) : xasprintf("%s/%.*s", root, (int)len, name);
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].path, path) == 0)
+			goto out;
+	cichannel_add(c, CICHANNEL_DOTENV, path, shown);
+out:
+	free(path);
+	free(shown);
+}
+
+/* The dotenv reports .gitlab-ci.yml names ("dotenv: FILE", "dotenv:
+ * [A, B]", or a list of "- FILE" lines under "dotenv:"), whichever job
+ * names them: a line scan, not a YAML parser (includes from other files
+ * are not followed; AGENTTRACE_GITLAB_DOTENV names those). */
+static void cichannel_scan_gitlab_ci(struct cichannels *c, const char *root)
+{
+	char *path = xasprintf("%s/.gitlab-ci.yml", root), *text;
+	size_t len;
+	bool list = false;
+
+	if (readfile_at(AT_FDCWD, path, 1u << 20, &text, &len, NULL) < 0) {
+		free(path);
+		return;
+	}
+	for (char *line = text, *next; line && *line; line = next) {
+		char *p = line;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (list && p[0] == '-' && (p[1] == ' ' || p[1] == '\t')) {
+			cichannel_add_dotenv(c, root, p + 2 + strspn(p + 2, " \t"),
+					     strcspn(p + 2 + strspn(p + 2, " \t"), "#"));
+			continue;
+		}
+		list = false;
+		if (strncmp(p, "dotenv:", 7) != 0)
+			continue;
+		p += 7 + strspn(p + 7, " \t");
+		if (!*p || *p == '#') {
+			list = true;
+		} else if (*p == '[') {
+			for (char *q = p + 1; *q && *q != ']';) {
+				size_t n = strcspn(q, ",]");
+
+				cichannel_add_dotenv(c, root, q + strspn(q, " \t"), n - strspn(q, " \t"));
+				q += n + (q[n] == ',');
+			}
+		} else {
+			cichannel_add_dotenv(c, root, p, strcspn(p, "#"));
+		}
+	}
+	free(text);
+	free(path);
+}
+
+void cichannel_start(struct cichannels *c, const char *root)
+{
+	const char *p, *names;
 
 	memset(c, 0, sizeof(*c));
-	for (int k = CICHANNEL_ENV; k <= CICHANNEL_PATH; k++) {
-		const char *p = getenv(vars[k]);
-		struct cichannel *ch = &c->v[k];
-		struct stat st;
+	if ((p = getenv("GITHUB_ENV")) && p[0] == '/')
+		cichannel_add(c, CICHANNEL_ENV, p, "$GITHUB_ENV");
+	if ((p = getenv("GITHUB_PATH")) && p[0] == '/')
+		cichannel_add(c, CICHANNEL_PATH, p, "$GITHUB_PATH");
+	if (!(p = getenv("GITLAB_CI")) || !*p || !root)
+		return;
+	names = getenv("AGENTTRACE_GITLAB_DOTENV");
+	if (!names || !*names) {
+		cichannel_scan_gitlab_ci(c, root);
+		return;
+	}
+	for (const char *q = names; *q;) {
+		size_t n = strcspn(q, ":");
 
-		ch->kind = (enum cichannel_kind)k;
-		if (!p || p[0] != '/')
-			continue;
-		/* Not ours to judge: what the job wrote before, past the bound;
-		 * no channel a step may write. */
-		if (readfile_at(AT_FDCWD, p, CICHANNEL_MAX, &ch->before, &ch->before_len, &st) < 0)
-			continue;
-		ch->mode = st.st_mode & 07777;
-		ch->uid = st.st_uid;
-		ch->gid = st.st_gid;
-		ch->path = xstrdup(p);
+		cichannel_add_dotenv(c, root, q, n);
+		q += n + (q[n] == ':');
 	}
 }
 
@@ -105,6 +208,13 @@ static bool cichannel_under(const char *path, size_t n, const char *root)
 		    (i + 2 == n || (path[i + 2] == '.' && (i + 3 == n || path[i + 3] == '/'))))
 			return false;
 	return true;
+}
+
+static const char *cichannel_rule(enum cichannel_kind kind)
+{
+	return kind == CICHANNEL_ENV ? "write.ci-channel.github-env" :
+	       kind == CICHANNEL_PATH ? "write.ci-channel.github-path" :
+	       "write.ci-channel.gitlab-dotenv";
 }
 
 static void cichannel_record(struct session *s, const struct cichannel *ch, const char *rule,
@@ -156,13 +266,29 @@ static size_t cichannel_judge(struct session *s, const struct cichannel *ch, con
 			snprintf(why, sizeof(why),
 				 "$GITHUB_PATH puts %s, outside the workspace, in front of every later "
 				 "step's PATH", name);
-			cichannel_record(s, ch, "write.ci-channel.github-path", why, name, audit);
+			cichannel_record(s, ch, cichannel_rule(ch->kind), why, name, audit);
 			refused++;
 			if (!audit)
 				continue;
 			goto keep;
 		}
 		eq = memchr(line, '=', n);
+		if (ch->kind == CICHANNEL_DOTENV) {
+			/* NAME=VALUE, one a line; anything else makes GitLab
+			 * refuse the whole report, which passes nothing on. */
+			if (!eq || !cichannel_code_var(line, (size_t)(eq - line)))
+				goto keep;
+			name_len = (size_t)(eq - line);
+			snprintf(name, sizeof(name), "%.*s", (int)(name_len < 100 ? name_len : 100), line);
+			snprintf(why, sizeof(why),
+				 "%s sets %s, which loads or runs code in every later job that takes "
+				 "its variables", ch->shown, name);
+			cichannel_record(s, ch, cichannel_rule(ch->kind), why, name, audit);
+			refused++;
+			if (!audit)
+				continue;
+			goto keep;
+		}
 		hd = memmem(line, n, "<<", 2);
 		if (eq && (!hd || eq < hd)) {
 			name_len = (size_t)(eq - line);
@@ -196,7 +322,7 @@ static size_t cichannel_judge(struct session *s, const struct cichannel *ch, con
 			snprintf(why, sizeof(why),
 				 "$GITHUB_ENV holds what is no entry agenttrace can read (the runner "
 				 "must not read what was not judged)");
-		cichannel_record(s, ch, "write.ci-channel.github-env", why,
+		cichannel_record(s, ch, cichannel_rule(ch->kind), why,
 				 name_len ? name : NULL, audit);
 		refused++;
 		if (!audit)
@@ -270,10 +396,9 @@ void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
 {
 	bool audit = s->policy->mode == RULES_MODE_AUDIT;
 
-	for (int k = CICHANNEL_ENV; k <= CICHANNEL_PATH; k++) {
+	for (size_t k = 0; k < c->n; k++) {
 		struct cichannel *ch = &c->v[k];
-		const char *rule = k == CICHANNEL_ENV ? "write.ci-channel.github-env" :
-			"write.ci-channel.github-path";
+		const char *rule = cichannel_rule(ch->kind);
 		const char *seg;
 		size_t len, seg_len, out_len, refused;
 		char *now, *out;
@@ -285,8 +410,10 @@ void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
 			continue;
 		rc = readfile_at(AT_FDCWD, ch->path, CICHANNEL_MAX, &now, &len, &st);
 		if (rc == -ENOENT) {
-			/* Taken away: back with what the job had written. */
-			cichannel_replace(ch, ch->before, ch->before_len);
+			/* Taken away: back with what the job had written (no
+			 * dotenv report at all passes nothing on). */
+			if (ch->kind != CICHANNEL_DOTENV)
+				cichannel_replace(ch, ch->before, ch->before_len);
 			continue;
 		}
 		if (rc < 0 && rc != -EFBIG) {
@@ -307,6 +434,12 @@ void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
 			if (!audit)
 				cichannel_replace(ch, ch->before, ch->before_len);
 			continue;
+		}
+		/* A report the session made keeps its owner and mode. */
+		if (!ch->existed) {
+			ch->mode = st.st_mode & 07777;
+			ch->uid = st.st_uid;
+			ch->gid = st.st_gid;
 		}
 		/* What the session added, or, where it rewrote what was
 		 * there, all of it (the start's content is put back). */
@@ -338,8 +471,9 @@ void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
 
 void cichannel_free(struct cichannels *c)
 {
-	for (int k = CICHANNEL_ENV; k <= CICHANNEL_PATH; k++) {
+	for (size_t k = 0; k < c->n; k++) {
 		free(c->v[k].path);
+		free(c->v[k].shown);
 		free(c->v[k].before);
 	}
 	memset(c, 0, sizeof(*c));
