@@ -160,6 +160,43 @@ for B in auto preload; do
 	rm -f "$site/x.txt"
 done
 
+# The ordinary version: pip install --user into a fresh HOME works as
+# natively, with no record (a wheel made by hand: no index is reached).
+if "$PYTHON" -m pip --version >/dev/null 2>&1; then
+	"$PYTHON" - "$SANDBOX" <<'PY'
+import base64, hashlib, sys, zipfile
+d = sys.argv[1]
+def rec(data):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+files = {"gamma/__init__.py": b"X = 1\n",
+         "gamma-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: gamma\nVersion: 1.0\n\n",
+         "gamma-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+r = "".join("%s,%s,%d\n" % (k, rec(v), len(v)) for k, v in files.items()) + "gamma-1.0.dist-info/RECORD,,\n"
+files["gamma-1.0.dist-info/RECORD"] = r.encode()
+with zipfile.ZipFile(d + "/gamma-1.0-py3-none-any.whl", "w") as z:
+    for k, v in files.items():
+        z.writestr(k, v)
+PY
+	fresh=$SANDBOX/fresh-home
+	for B in auto preload; do
+		backend_use "$B"
+		rm -rf "$fresh" && mkdir -p "$fresh"
+		# (PATH without a rustup of the machine's, which pip asks for
+		# rustc's version and which would make ~/.rustup in the new HOME.)
+		HOME=$fresh PATH=/usr/local/bin:/usr/bin:/bin PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 \
+			PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+			bk_status "${BK}pip install --user into a fresh HOME" 0 -- \
+			"$PYTHON" -m pip install -q --user --no-deps "$SANDBOX/gamma-1.0-py3-none-any.whl"
+		assert_no_rec "${BK}pip install --user: no denial" "event == 'alert' and action == 'deny'"
+		assert_eq "${BK}pip install --user: one alert, the install's" "exec.install.python-m-pip" \
+			"$(rec_field "event == 'alert'" rule_id)"
+		assert_eq "${BK}pip install --user: the package imports" 1 \
+			"$(HOME=$fresh "$PYTHON" -c 'import gamma; print(gamma.X)' 2>&1)"
+	done
+else
+	skip "pip install --user into a fresh HOME" "no pip for $PYTHON"
+fi
+
 # A protected tree made under another name and renamed into place writes
 # what it holds at the protected names (the supervisor looks into a
 # directory it renames; the shim does not).
