@@ -25,12 +25,12 @@ echo decoy >"$ROOT/ok/.ssh/id_rsa"
 # race_case ENGINE MODE OP [AGENTTRACE OPTIONS]: one run of race-swap;
 # sets RESULT to its line.
 race_case() {
-	local engine=$1 mode=$2 op=$3 link=$ROOT/x name bad
+	local engine=$1 mode=$2 op=$3 link=$ROOT/x name bad hooks=${HOOKS:-$ROOT/.git/hooks}
 	shift 3
-	rm -rf "$link" "$link.swap" "$ROOT/.git/hooks/pre-commit" "$ROOT/ok/pre-commit"
+	rm -rf "$link" "$link.swap" "$hooks/pre-commit" "$ROOT/ok/pre-commit"
 	# A symlink towards ~/.ssh is refused (write.home.ssh): the swapped
 	# link names HOME, and the opened name goes on with .ssh/id_rsa.
-	if [ "$op" = read ]; then name=.ssh/id_rsa bad=$HOME; else name=pre-commit bad=$ROOT/.git/hooks; fi
+	if [ "$op" = read ]; then name=.ssh/id_rsa bad=$HOME; else name=pre-commit bad=$hooks; fi
 	if [ "$mode" = rename ]; then
 		mkdir -p "$link/.ssh"
 		[ "$op" = read ] && echo decoy >"$link/.ssh/id_rsa"
@@ -68,6 +68,27 @@ for E in notify ptrace; do
 		assert_rec "$E, $M swap: the refused writes are recorded" \
 			"$(deny_expr write write.git-hooks "$ROOT/.git/hooks/pre-commit")"
 	done
+done
+
+# --- a nested project's hooks (a repository vendored below ROOT) -----------------
+nested=$ROOT/vendor/lib/.git/hooks
+at_q -- true
+plain=$(rec_field "event == 'summary'" masks | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["write"])')
+mkdir -p "$nested"
+at_q -- true
+assert_rec "a nested repository: its hooks are masked too" \
+	"event == 'summary' and masks['write'] > $plain and masks['in_force'] == masks['read'] + masks['write']"
+for E in notify ptrace; do
+	HOOKS=$nested race_case "$E" symlink write
+	diag "$E nested write: $RESULT"
+	if [ -e "$nested/pre-commit" ]; then
+		not_ok "$E, symlink swap: no hook is planted in a nested repository" \
+			"$(wc -c <"$nested/pre-commit") bytes in vendor/lib/.git/hooks/pre-commit"
+	else
+		ok "$E, symlink swap: no hook is planted in a nested repository"
+	fi
+	assert_rec "$E, nested repository: the refused writes are recorded" \
+		"$(deny_expr write write.git-hooks "$nested/pre-commit")"
 done
 
 # --- other routes to the same objects ------------------------------------------

@@ -7,9 +7,13 @@
  * The walk follows a pattern's components: a literal one is looked up, a
  * glob one lists its directory, a trailing "**" names the directory
  * itself as a tree.  A "**" before more components is taken as zero
- * levels (write.git-hooks finds ${ROOT}/.git/hooks, not a nested
- * project's hooks): a walk of the whole project at every start would cost
- * more than the supervisor's whole start.  /proc, /sys and /dev are never
+ * levels, and, right below ${ROOT}, as each nested project too: the
+ * directories down to MASK_NESTED_DEPTH levels that hold a .git
+ * (write.git-hooks finds ${ROOT}/.git/hooks and ${ROOT}/vendor/lib/.git/hooks).
+ * That look is bounded and skips what holds no projects of the user's
+ * (node_modules, virtual environments, build output): a walk of the whole
+ * project at every start would cost more than the supervisor's whole
+ * start.  /proc, /sys and /dev are never
  * masked (their entries are per process or devices), and no symlink is
  * followed: the supervisor judges a symlink's target, which its own
  * rules name where they deny it. */
@@ -33,6 +37,11 @@
 #define MASK_MAX_LISTED 4096 /* directory entries looked at, all rules together */
 #define MASK_MAX_DEPTH 8     /* levels below a credential directory looked into */
 
+/* The nested projects: how deep, how many directory entries, how many. */
+#define MASK_NESTED_DEPTH 4
+#define MASK_NESTED_LISTED 4096
+#define MASK_NESTED_MAX 32
+
 /* A name no rule is expected to name: a write or read of it inside a
  * directory tells what the policy says of a new name there. */
 #define MASK_PROBE_NAME ".agenttrace-mask-probe"
@@ -43,6 +52,9 @@ struct plan {
 	const char *root;
 	size_t root_len;
 	unsigned listed;
+	char *nested[MASK_NESTED_MAX]; /* below root, each holding a .git */
+	size_t n_nested;
+	bool nested_found;
 };
 
 /* Denied by a deny rule (not by the section's fallback: outside the
@@ -353,6 +365,64 @@ static void plan_read_entries(struct plan *pl, const char *dir, int depth)
 	closedir(d);
 }
 
+/* Directories no project of the user's is in. */
+static bool plan_no_projects(const char *name)
+{
+	static const char *const skip[] = { "node_modules", ".git", ".venv", "venv", "__pycache__",
+					    "site-packages", "target", "dist", "build", ".tox",
+					    ".cache", ".mypy_cache", ".pytest_cache" };
+
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (strcmp(name, skip[i]) == 0)
+			return true;
+	return false;
+}
+
+static void plan_find_nested(struct plan *pl, const char *dir, int depth, unsigned *budget)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!d)
+		return;
+	while (*budget && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    plan_no_projects(de->d_name))
+			continue;
+		(*budget)--;
+		if (!plan_join(path, dir, de->d_name) || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (pl->n_nested < MASK_NESTED_MAX) {
+			char git[PATH_MAX];
+
+			if (plan_join(git, path, ".git") && lstat(git, &st) == 0)
+				pl->nested[pl->n_nested++] = xstrdup(path);
+		}
+		if (depth + 1 < MASK_NESTED_DEPTH)
+			plan_find_nested(pl, path, depth + 1, budget);
+	}
+	if (!*budget || pl->n_nested == MASK_NESTED_MAX)
+		pl->m->truncated = true;
+	closedir(d);
+}
+
+static void plan_walk(struct plan *pl, enum rules_kind kind, const char *dir, const char *rest);
+
+/* REST (after a "**" right below ROOT) in each nested project. */
+static void plan_walk_nested(struct plan *pl, enum rules_kind kind, const char *rest)
+{
+	if (!pl->nested_found) {
+		unsigned budget = MASK_NESTED_LISTED;
+
+		pl->nested_found = true;
+		plan_find_nested(pl, pl->root, 0, &budget);
+	}
+	for (size_t i = 0; i < pl->n_nested; i++)
+		plan_walk(pl, kind, pl->nested[i], rest);
+}
+
 /* The rest of pattern REST (after a '/') below the existing directory
  * DIR. */
 static void plan_walk(struct plan *pl, enum rules_kind kind, const char *dir, const char *rest)
@@ -368,10 +438,13 @@ static void plan_walk(struct plan *pl, enum rules_kind kind, const char *dir, co
 		return;
 	}
 	if (n == 2 && rest[0] == '*' && rest[1] == '*') {
-		if (!slash)
+		if (!slash) {
 			plan_tree(pl, kind, dir);
-		else
+		} else {
 			plan_walk(pl, kind, dir, slash + 1); /* zero levels (above) */
+			if (pl->root_len && strcmp(dir, pl->root) == 0)
+				plan_walk_nested(pl, kind, slash + 1);
+		}
 		return;
 	}
 	if (plan_magic(rest, n)) {
@@ -512,4 +585,6 @@ void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
 		}
 	}
 	plan_normalize(m);
+	for (size_t i = 0; i < pl.n_nested; i++)
+		free(pl.nested[i]);
 }
