@@ -378,6 +378,8 @@ static bool plan_no_projects(const char *name)
 	return false;
 }
 
+/* DIR's subdirectories, recursively: those that hold a .git are nested
+ * projects.  The entry types readdir() gives spare an lstat() per entry. */
 static void plan_find_nested(struct plan *pl, const char *dir, int depth, unsigned *budget)
 {
 	DIR *d = opendir(dir);
@@ -388,19 +390,21 @@ static void plan_find_nested(struct plan *pl, const char *dir, int depth, unsign
 	if (!d)
 		return;
 	while (*budget && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    plan_no_projects(de->d_name))
-			continue;
-		(*budget)--;
-		if (!plan_join(path, dir, de->d_name) || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		if (pl->n_nested < MASK_NESTED_MAX) {
-			char git[PATH_MAX];
+		bool is_dir = de->d_type == DT_DIR;
 
-			if (plan_join(git, path, ".git") && lstat(git, &st) == 0)
-				pl->nested[pl->n_nested++] = xstrdup(path);
+		(*budget)--;
+		if (strcmp(de->d_name, ".git") == 0) {
+			if (depth > 0 && pl->n_nested < MASK_NESTED_MAX)
+				pl->nested[pl->n_nested++] = xstrdup(dir);
+			continue;
 		}
-		if (depth + 1 < MASK_NESTED_DEPTH)
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    plan_no_projects(de->d_name) || depth + 1 >= MASK_NESTED_DEPTH + 1 ||
+		    !plan_join(path, dir, de->d_name))
+			continue;
+		if (de->d_type == DT_UNKNOWN)
+			is_dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (is_dir)
 			plan_find_nested(pl, path, depth + 1, budget);
 	}
 	if (!*budget || pl->n_nested == MASK_NESTED_MAX)
