@@ -39,7 +39,7 @@ lines() { tr '\n' ' ' | sed 's/ $//'; }
 
 assert_eq "agenttrace --pol" "--policy" "$(complete_words _agenttrace agenttrace --pol | lines)"
 assert_eq "agenttrace --policy: names and .json files" \
-	"agent audit ci default mine.json strict sub" \
+	"agent audit ci default mine.json registries strict sub" \
 	"$(complete_words _agenttrace agenttrace --policy '' | lines)"
 assert_eq "agenttrace -p s" "strict sub" "$(complete_words _agenttrace agenttrace -p s | lines)"
 assert_eq "agenttrace --mode=a" "audit" \
@@ -59,7 +59,7 @@ assert_eq "agenttrace -- make --pol: the command's own arguments, not ours" "" \
 
 assert_eq "agenttrace-policy: the subcommands" "check explain learn replay show" \
 	"$(complete_words _agenttrace_policy agenttrace-policy '' | lines)"
-assert_eq "agenttrace-policy show: the shipped policies" "agent audit ci default strict" \
+assert_eq "agenttrace-policy show: the shipped policies" "agent audit ci default registries strict" \
 	"$(complete_words _agenttrace_policy agenttrace-policy show '' | lines)"
 assert_eq "agenttrace-policy --root sub check: .json files" "mine.json sub" \
 	"$(complete_words _agenttrace_policy agenttrace-policy --root sub check '' | lines)"

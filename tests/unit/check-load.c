@@ -848,7 +848,7 @@ END_TEST
 
 START_TEST(test_builtin_names)
 {
-	static const char *const want[] = { "default", "strict", "ci", "audit", "agent", NULL };
+	static const char *const want[] = { "default", "strict", "ci", "audit", "agent", "registries", NULL };
 	struct rules_vars vars = fixed_vars();
 
 	for (int i = 0; want[i]; i++) {
@@ -865,7 +865,7 @@ START_TEST(test_builtin_names)
 		ck_assert_str_eq(rules_string(p, p->name), want[i]);
 		free(p);
 	}
-	ck_assert_ptr_null(rules_builtin_names[5]);
+	ck_assert_ptr_null(rules_builtin_names[6]);
 	ck_assert_ptr_null(rules_builtin("nope", NULL));
 }
 END_TEST
