@@ -175,6 +175,37 @@ else
 	skip "a full file system: nothing is left for the runner" "needs root and a mount namespace"
 fi
 
+# --- the supervisor killed before it judges ----------------------------
+
+# fcntl(F_SETOWN) names the process the kernel signals on I/O: SIGIO,
+# whose default ends a process, or with F_SETSIG any signal, SIGKILL
+# included.  The permission is checked with the caller's credentials
+# (as root, CAP_KILL), so it takes root; aimed at agenttrace, no judgment
+# is made, no summary written.
+cat >"$ROOT/sigio.py" <<'EOF2'
+import fcntl, os, signal, struct, sys, time
+open(os.environ['GITHUB_ENV'], 'a').write('LD_PRELOAD=%s/evil.so\n' % os.getcwd())
+r, w = os.pipe()
+if sys.argv[1] == 'F_SETSIG':
+    fcntl.fcntl(r, fcntl.F_SETOWN, os.getppid())
+    fcntl.fcntl(r, 10, signal.SIGKILL)  # F_SETSIG
+else:
+    fcntl.fcntl(r, 15, struct.pack('ii', 1, os.getppid()))  # F_SETOWN_EX, F_OWNER_PID
+fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC | os.O_NONBLOCK)
+os.write(w, b'x')
+time.sleep(0.3)
+EOF2
+if [ "$(id -u)" = 0 ]; then
+	for how in F_SETSIG F_SETOWN_EX; do
+		fresh
+		at_q -- "$PYTHON" sigio.py "$how"
+		assert_rec "$how aimed at agenttrace: it lives on to write its summary" "event == 'summary'"
+		reaches_runner "$how aimed at agenttrace: LD_PRELOAD is not left for the runner" LD_PRELOAD
+	done
+else
+	skip "F_SETOWN aimed at agenttrace" "needs root (CAP_KILL)"
+fi
+
 # --- the task ceiling ---------------------------------------------------
 
 # What the ceiling must not end: ordinary parallel work under the default
