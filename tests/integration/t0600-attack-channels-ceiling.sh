@@ -205,6 +205,18 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "F_SETOWN aimed at agenttrace" "needs root (CAP_KILL)"
 fi
+# A program's own SIGIO still comes.
+at_q -- "$PYTHON" -c '
+import fcntl, os, signal, time
+got = []
+signal.signal(signal.SIGIO, lambda *a: got.append(1))
+r, w = os.pipe()
+fcntl.fcntl(r, fcntl.F_SETOWN, os.getpid())
+fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC | os.O_NONBLOCK)
+os.write(w, b"x")
+time.sleep(0.2)
+print("sigio" if got else "none")'
+assert_eq "F_SETOWN to the program itself: its SIGIO comes" sigio "$(cat "$OUT")"
 
 # --- the task ceiling ---------------------------------------------------
 
