@@ -1,8 +1,12 @@
 /* CI's own channels (cichannel.h).  The entries are parsed as the
- * GitHub Actions runner parses them: a line "NAME=VALUE", or "NAME<<DELIM"
- * followed by lines up to one that is DELIM; in $GITHUB_PATH, one path a
- * line.  What this file cannot read as an entry is taken out too: the
- * runner must never see an entry the supervisor did not judge. */
+ * GitHub Actions runner parses them on Linux: $GITHUB_ENV is decoded by
+ * its byte order mark and split at "\n" only (a "\r" is part of the line,
+ * of a heredoc's delimiter too), each line "NAME=VALUE", or "NAME<<DELIM"
+ * followed by lines up to one that is DELIM; $GITHUB_PATH is split at
+ * "\n", "\r" and "\r\n", one path a line, and the paths are joined with
+ * ":" in front of PATH.  What this file cannot read as an entry is taken
+ * out too: the runner must never see an entry the supervisor did not
+ * judge. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -34,10 +38,15 @@ static const char *const cichannel_code_vars[] = {
 	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
 	"DOTNET_STARTUP_HOOKS", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND",
 	"GIT_ASKPASS", "SSH_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER",
+	/* bash, every later run: step: xtrace from SHELLOPTS expands PS4,
+	 * command substitutions included; BASHOPTS sets extdebug and the
+	 * like. */
+	"SHELLOPTS", "BASHOPTS", "PS4",
 };
 /* ...and every variable of these families (LD_PRELOAD, LD_AUDIT,
- * LD_LIBRARY_PATH; GIT_CONFIG_GLOBAL, GIT_CONFIG_KEY_0, ...). */
-static const char *const cichannel_code_prefixes[] = { "LD_", "GIT_CONFIG_" };
+ * LD_LIBRARY_PATH; GIT_CONFIG_GLOBAL, GIT_CONFIG_KEY_0, ...; bash's
+ * exported functions, BASH_FUNC_git%%, which replace a command by name). */
+static const char *const cichannel_code_prefixes[] = { "LD_", "GIT_CONFIG_", "BASH_FUNC_" };
 
 static bool cichannel_code_var(const char *name, size_t n)
 {
@@ -182,17 +191,71 @@ void cichannel_start(struct cichannels *c, const char *root)
 	}
 }
 
-/* The line at P (to before its '\n', without a '\r' before that): its
- * length in *N; the next line's start returned (END at the end). */
-static const char *cichannel_line(const char *p, const char *end, size_t *n)
+/* The line at P as the runner splits the channel KIND: its length in *N;
+ * the next line's start returned (END at the end).  $GITHUB_ENV: to
+ * before its '\n', a '\r' kept (the runner keeps it on Linux);
+ * $GITHUB_PATH: to before '\n', '\r' or "\r\n" (StreamReader.ReadLine). */
+static const char *cichannel_line(enum cichannel_kind kind, const char *p, const char *end,
+				  size_t *n)
 {
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	const char *stop = nl ? nl : end;
+	const char *q = p;
 
-	*n = (size_t)(stop - p);
-	if (*n && p[*n - 1] == '\r')
-		(*n)--;
-	return nl ? nl + 1 : end;
+	while (q < end && *q != '\n' && (kind == CICHANNEL_ENV || *q != '\r'))
+		q++;
+	*n = (size_t)(q - p);
+	if (q == end)
+		return end;
+	if (*q == '\r' && q + 1 < end && q[1] == '\n')
+		q++;
+	return q + 1;
+}
+
+/* Where the job's last entry in BEFORE (LEN bytes, the start's content)
+ * begins when the runner would read the session's bytes as part of it: a
+ * last line without its line break, a heredoc without its delimiter.  LEN
+ * when BEFORE ends between entries. */
+static size_t cichannel_resume(enum cichannel_kind kind, const char *before, size_t len)
+{
+	const char *p = before, *end = before + len, *last = before;
+	size_t n;
+
+	if (len == 0)
+		return 0;
+	if (kind == CICHANNEL_PATH) {
+		if (before[len - 1] == '\n' || before[len - 1] == '\r')
+			return len;
+		while (p < end) {
+			last = p;
+			p = cichannel_line(kind, p, end, &n);
+		}
+		return (size_t)(last - before);
+	}
+	while (p < end) {
+		const char *line = p, *eq, *hd;
+		bool closed = false;
+
+		last = line;
+		p = cichannel_line(kind, p, end, &n);
+		eq = memchr(line, '=', n);
+		hd = memmem(line, n, "<<", 2);
+		if (!hd || (eq && eq < hd))
+			continue;
+		while (p < end) {
+			const char *l = p;
+			size_t k;
+
+			p = cichannel_line(kind, p, end, &k);
+			if (k == n - (size_t)(hd + 2 - line) && memcmp(l, hd + 2, k) == 0) {
+				/* A delimiter without its '\n' goes on with
+				 * what follows. */
+				closed = p[-1] == '\n';
+				break;
+			}
+		}
+		if (!closed)
+			return (size_t)(last - before);
+	}
+	return before[len - 1] == '\n' ? len : (size_t)(last - before);
 }
 
 static bool cichannel_under(const char *path, size_t n, const char *root)
@@ -244,11 +307,16 @@ static void cichannel_record(struct session *s, const struct cichannel *ch, cons
 /* Judges the entries of SEG; the kept ones are appended to OUT (*OUT_LEN).
  * Returns how many were taken out. */
 static size_t cichannel_judge(struct session *s, const struct cichannel *ch, const char *seg,
-			      size_t seg_len, const char *root, char *out, size_t *out_len,
-			      bool audit)
+			      size_t seg_len, bool at_start, const char *root, char *out,
+			      size_t *out_len, bool audit)
 {
 	const char *p = seg, *end = seg + seg_len;
 	size_t refused = 0;
+
+	/* The runner drops a UTF-8 byte order mark at the file's start: the
+	 * entries are what follows it. */
+	if (at_start && seg_len >= 3 && memcmp(seg, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
 
 	while (p < end) {
 		const char *start = p, *line = p, *eq, *hd;
@@ -256,15 +324,22 @@ static size_t cichannel_judge(struct session *s, const struct cichannel *ch, con
 		size_t n, name_len;
 		bool ok = true;
 
-		p = cichannel_line(p, end, &n);
+		p = cichannel_line(ch->kind, p, end, &n);
 		if (n == 0)
 			goto keep;
 		if (ch->kind == CICHANNEL_PATH) {
-			if (cichannel_under(line, n, root))
+			/* The runner joins the entries with ':': one holding it
+			 * is more than one directory, or an empty one (the
+			 * current directory); a NUL ends PATH there. */
+			bool one = !memchr(line, ':', n) && !memchr(line, '\0', n);
+
+			if (one && cichannel_under(line, n, root))
 				goto keep;
 			snprintf(name, sizeof(name), "%.*s", (int)(n < 100 ? n : 100), line);
 			snprintf(why, sizeof(why),
-				 "$GITHUB_PATH puts %s, outside the workspace, in front of every later "
+				 one ? "$GITHUB_PATH puts %s, outside the workspace, in front of every "
+				 "later step's PATH" : "$GITHUB_PATH puts %s, which holds a ':' or a NUL "
+				 "(more than one directory, an empty one), in front of every later "
 				 "step's PATH", name);
 			cichannel_record(s, ch, cichannel_rule(ch->kind), why, name, audit);
 			refused++;
@@ -301,7 +376,7 @@ static size_t cichannel_judge(struct session *s, const struct cichannel *ch, con
 			while (p < end) {
 				const char *l = p;
 
-				p = cichannel_line(p, end, &k);
+				p = cichannel_line(ch->kind, p, end, &k);
 				if (k == dn && memcmp(l, delim, dn) == 0) {
 					ok = dn > 0;
 					break;
@@ -334,6 +409,14 @@ keep:
 	return refused;
 }
 
+/* The runner's File.ReadAllText decodes a file that starts with one of
+ * these byte order marks as UTF-16 or UTF-32. */
+static bool cichannel_wide(const char *text, size_t len)
+{
+	return (len >= 2 && (memcmp(text, "\xff\xfe", 2) == 0 || memcmp(text, "\xfe\xff", 2) == 0)) ||
+	       (len >= 4 && memcmp(text, "\0\0\xfe\xff", 4) == 0);
+}
+
 static int cichannel_write_all(int fd, const char *text, size_t len)
 {
 	size_t done = 0;
@@ -356,13 +439,47 @@ static int cichannel_write_all(int fd, const char *text, size_t len)
  * the name is what the runner must not follow.  The new file is made
  * beside it and renamed over it; a directory is exchanged with it, and
  * left at the new file's temporary name unless it is empty. */
+/* When no new file can be put there (a full file system, no inode
+ * left): a regular file of its own is emptied and written in place (the
+ * blocks the session's content held are free again); anything else at
+ * the name is taken away, the runner then reads nothing.  Never left
+ * holding what was refused. */
+static void cichannel_fallback(const struct cichannel *ch, const char *text, size_t len, int why)
+{
+	int fd = open(ch->path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc = -EBADF;
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
+		rc = ftruncate(fd, 0) < 0 ? -errno : cichannel_write_all(fd, text, len);
+		if (rc < 0 && ftruncate(fd, 0) == 0) {
+			warn_msg("%s: cannot put the judged content back (%s): the file is emptied, "
+				 "the job's earlier entries too", ch->path, strerror(-why));
+			rc = 0;
+		} else if (rc == 0) {
+			warn_msg("%s: cannot put a new file in its place (%s): the judged content is "
+				 "written in place", ch->path, strerror(-why));
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0)
+		return;
+	if (unlink(ch->path) == 0 || (errno == EISDIR && rmdir(ch->path) == 0))
+		warn_msg("%s: cannot put the judged content back (%s): the channel is removed",
+			 ch->path, strerror(-why));
+	else
+		error_msg("%s: cannot put the judged content back (%s) nor remove it (%s): the "
+			  "runner will read what agenttrace refused", ch->path, strerror(-why),
+			  strerror(errno));
+}
+
 static void cichannel_replace(const struct cichannel *ch, const char *text, size_t len)
 {
 	char *tmp = xasprintf("%s.agenttrace-XXXXXX", ch->path);
 	int fd = mkostemp(tmp, O_CLOEXEC), rc;
 
 	if (fd < 0) {
-		warn_msg("%s: cannot put the judged content back: %s", ch->path, strerror(errno));
+		cichannel_fallback(ch, text, len, -errno);
 		free(tmp);
 		return;
 	}
@@ -386,8 +503,8 @@ static void cichannel_replace(const struct cichannel *ch, const char *text, size
 		}
 	}
 	if (rc < 0) {
-		warn_msg("%s: cannot put the judged content back: %s", ch->path, strerror(-rc));
 		unlink(tmp);
+		cichannel_fallback(ch, text, len, rc);
 	}
 	free(tmp);
 }
@@ -399,11 +516,11 @@ void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
 	for (size_t k = 0; k < c->n; k++) {
 		struct cichannel *ch = &c->v[k];
 		const char *rule = cichannel_rule(ch->kind);
-		const char *seg;
-		size_t len, seg_len, out_len, refused;
-		char *now, *out;
+		const char *add;
+		size_t len, add_len, text_len, resume, out_len, refused;
+		char *now, *text, *out;
 		struct stat st;
-		bool shared;
+		bool shared, rewritten;
 		int rc;
 
 		if (!ch->path)
@@ -443,27 +560,49 @@ void cichannel_finish(struct session *s, struct cichannels *c, const char *root)
 		}
 		/* What the session added, or, where it rewrote what was
 		 * there, all of it (the start's content is put back). */
-		if (len >= ch->before_len && memcmp(now, ch->before, ch->before_len) == 0) {
-			seg = now + ch->before_len;
-			seg_len = len - ch->before_len;
-		} else {
-			seg = now;
-			seg_len = len;
-		}
+		rewritten = len < ch->before_len || memcmp(now, ch->before, ch->before_len) != 0;
+		add = rewritten ? now : now + ch->before_len;
+		add_len = rewritten ? len : len - ch->before_len;
 		/* A hard link to a file of the command's: judged as any
 		 * content, and never written in place. */
 		shared = st.st_nlink != 1;
-		if (seg_len == 0 && seg != now && !shared) {
+		if (add_len == 0 && !rewritten && !shared) {
 			free(now);
 			continue;
 		}
-		out = xmalloc(ch->before_len + seg_len + 1);
-		memcpy(out, ch->before, ch->before_len);
-		out_len = ch->before_len;
-		refused = cichannel_judge(s, ch, seg, seg_len, root, out, &out_len, audit);
-		if (!audit && (refused || shared || (seg == now && (out_len != len ||
-								      memcmp(out, now, len)))))
+		/* The file the runner is to read: the start's content, then
+		 * what was added.  Judged from the job's last entry when the
+		 * runner would read the first added bytes as part of it. */
+		text_len = ch->before_len + add_len;
+		text = xmalloc(text_len + 1);
+		memcpy(text, ch->before, ch->before_len);
+		memcpy(text + ch->before_len, add, add_len);
+		resume = cichannel_resume(ch->kind, ch->before, ch->before_len);
+		out = xmalloc(text_len + 1);
+		memcpy(out, ch->before, resume);
+		out_len = resume;
+		if (cichannel_wide(text, text_len)) {
+			/* Decoded as UTF-16 or UTF-32 by the runner: no byte
+			 * judged here means what it reads. */
+			cichannel_record(s, ch, rule,
+					 "the channel starts with a UTF-16 or UTF-32 byte order mark: "
+					 "the runner would read what agenttrace did not judge", NULL,
+					 audit);
+			refused = 1;
+			memcpy(out, ch->before, ch->before_len);
+			out_len = ch->before_len;
+			if (audit) {
+				memcpy(out + out_len, add, add_len);
+				out_len += add_len;
+			}
+		} else {
+			refused = cichannel_judge(s, ch, text + resume, text_len - resume, resume == 0,
+						  root, out, &out_len, audit);
+		}
+		if (!audit && (refused || shared || (rewritten && (out_len != len ||
+								     memcmp(out, now, len)))))
 			cichannel_replace(ch, out, out_len);
+		free(text);
 		free(out);
 		free(now);
 	}

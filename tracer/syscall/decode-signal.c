@@ -19,16 +19,19 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tracer/syscall/arch.h"
 #include "tracer/syscall/decode.h"
+#include "tracer/syscall/mem.h"
 
 #ifndef PIDFD_SIGNAL_PROCESS_GROUP
 #define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2)
@@ -179,4 +182,81 @@ int decode_signal(pid_t pid, const struct call_ctx *ctx, const struct syscall_en
 	default:
 		return 0;
 	}
+}
+
+/* Whether process group PGRP has a member that is not a session task. */
+static bool owner_group_outside(const struct call_ctx *ctx, pid_t pgrp)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	bool outside = false;
+
+	if (!d)
+		return true;
+	while (!outside && (de = readdir(d))) {
+		char path[64], text[512], *rp, *end;
+		long v = strtol(de->d_name, &end, 10);
+		int g, fd;
+		ssize_t n;
+
+		if (*end || v <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", v);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		text[n] = '\0';
+		/* The name may hold anything, ')' too: the fields follow the last. */
+		rp = strrchr(text, ')');
+		if (rp && sscanf(rp + 1, " %*c %*d %d", &g) == 1 && g == pgrp)
+			outside = !signal_in_session(ctx, (pid_t)v);
+	}
+	closedir(d);
+	return outside;
+}
+
+int decode_owner_outside(pid_t pid, const struct call_ctx *ctx, struct call *c)
+{
+	struct {
+		int type;
+		pid_t pid;
+	} ex = { 1, 0 }; /* F_OWNER_PID */
+	int who = 0, rc = 0;
+	bool group;
+
+	if (c->nr == __NR_fcntl && (int)c->args[1] == F_SETOWN) {
+		who = (int)c->args[2];
+		group = who < 0;
+		if (group)
+			who = who == INT_MIN ? 0 : -who;
+	} else if (c->nr == __NR_fcntl) {
+		rc = mem_read(pid, c->args[2], &ex, sizeof(ex));
+		who = ex.pid;
+		group = ex.type == 2; /* F_OWNER_PGRP */
+	} else {
+		/* FIOSETOWN, SIOCSPGRP: an int, as F_SETOWN's */
+		rc = mem_read(pid, c->args[2], &who, sizeof(who));
+		group = who < 0;
+		if (group)
+			who = who == INT_MIN ? 0 : -who;
+	}
+	if (rc == -ESRCH)
+		return rc;
+	/* Unreadable: the kernel's EFAULT.  0: no owner any more. */
+	if (rc < 0 || who <= 0)
+		return 0;
+	if (group ? !owner_group_outside(ctx, who) :
+	    signal_in_session(ctx, who) || !signal_exists(who))
+		return 0;
+	decode_set_bypass(c, &syscall_bypass_signal_outside, EPERM);
+	snprintf(c->why_buf, sizeof(c->why_buf),
+		 "%s names %s %d, outside the session, to signal on I/O: %s",
+		 c->nr == __NR_fcntl ? "fcntl" : "ioctl", group ? "process group" : "pid", who,
+		 "signals reach only the session's own processes");
+	c->bypass_why = c->why_buf;
+	return 1;
 }

@@ -753,6 +753,15 @@ int call_decode_at(pid_t pid, const struct call_ctx *ctx, const struct arch_stop
 			if (rc == 0)
 				break; /* reads the clock's state */
 		}
+		if ((e->opts & SYSCALL_OPT_OWNER) &&
+		    strcmp(b->id, syscall_bypass_signal_outside.id) == 0) {
+			rc = decode_owner_outside(pid, ctx, c);
+			if (rc < 0)
+				return decode_fail(c, rc);
+			if (rc == 0)
+				break; /* an owner of the session's */
+			return 0;
+		}
 		decode_set_bypass(c, b, b->err ? b->err : EPERM);
 		return 0;
 	}

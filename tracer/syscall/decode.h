@@ -18,4 +18,10 @@ void decode_set_bypass(struct call *c, const struct syscall_bypass *b, int err);
 int decode_signal(pid_t pid, const struct call_ctx *ctx, const struct syscall_entry *e,
 		  struct call *c);
 
+/* fcntl F_SETOWN, F_SETOWN_EX; ioctl FIOSETOWN, SIOCSPGRP (the call's
+ * bypass test held): 1 when the owner named is a process or a process
+ * group with a member outside the session (C's why says which), 0 when
+ * the call may run, or -errno. */
+int decode_owner_outside(pid_t pid, const struct call_ctx *ctx, struct call *c);
+
 #endif

@@ -63,6 +63,7 @@ _Static_assert(__NR_file_setattr < SYSCALL_TABLE_SIZE, "table too small");
 #define WHY_HANDLE "open_by_handle_at opens files by inode handle, with no path to check"
 #define WHY_UNTRACED "CLONE_UNTRACED starts a process the supervisor would not trace"
 #define WHY_LISTENER "a seccomp user-notification listener would outrank the supervisor's filter"
+#define WHY_OWNER "the owner of a file's I/O signals is signalled by the kernel later: signals reach only the session's own processes"
 #define WHY_TTY "TIOCSTI and TIOCLINUX type into a terminal: the user's shell would run the text after the session"
 #define WHY_SOCKET_RAW "a packet or raw IP socket writes its own headers: its packets go past every net rule"
 #define WHY_SOCKET_FAMILY "a socket of a family the policy cannot judge (only unix, inet, inet6 and netlink are)"
@@ -282,8 +283,19 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	/* the kernel and the machine: what registers show, refused in BPF's
 	 * terms (only the refused combinations stop, to be recorded) */
 	[__NR_ioctl] = { .name = "ioctl", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_BYPASS,
+			 .opts = SYSCALL_OPT_OWNER,
 			 .bypass = { { "syscall.tty-inject", WHY_TTY,
-				       { TEST_IN(1, ALL_BITS, 2, TIOCSTI, TIOCLINUX) }, 0 } } },
+				       { TEST_IN(1, ALL_BITS, 2, TIOCSTI, TIOCLINUX) }, 0 },
+				     { "syscall.signal-outside", WHY_OWNER,
+				       { TEST_IN(1, ALL_BITS, 2, FIOSETOWN, SIOCSPGRP) }, 0 } } },
+	/* The owner of a file's I/O signals (SIGIO, or F_SETSIG's, SIGKILL
+	 * too), which the kernel sends later with the caller's credentials:
+	 * only the calls that name one stop, and refused only when it is
+	 * outside the session. */
+	[__NR_fcntl] = { .name = "fcntl", .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_BYPASS,
+			 .opts = SYSCALL_OPT_OWNER,
+			 .bypass = { { "syscall.signal-outside", WHY_OWNER,
+				       { TEST_IN(1, ALL_BITS, 2, F_SETOWN, F_SETOWN_EX) }, 0 } } },
 	/* socket(2) families: unix, inet and inet6 are judged by the net
 	 * rules, netlink talks to the local kernel only (ip(8), glibc's
 	 * getaddrinfo with AI_ADDRCONFIG).  The type's low 4 bits are the

@@ -70,6 +70,9 @@ struct syscall_path {
 #define SYSCALL_OPT_CREAT 0x4   /* open flags are O_CREAT|O_WRONLY|O_TRUNC */
 #define SYSCALL_OPT_TIMEX 0x8   /* a struct timex at args[addr]: the bypass holds only
 				 * when its modes set something (adjtimex, clock_adjtime) */
+#define SYSCALL_OPT_OWNER 0x10  /* fcntl F_SETOWN, F_SETOWN_EX; ioctl FIOSETOWN, SIOCSPGRP:
+				 * the signal-outside bypass holds only when the owner
+				 * named is outside the session (decode-signal.c) */
 
 enum syscall_net {
 	SYSCALL_NET_NONE = 0,
