@@ -193,3 +193,23 @@ if have cargo && env $cargoenv cargo --version >/dev/null 2>&1; then
 else
 	skip "cargo installs" "no cargo that runs here"
 fi
+
+# gem install: every specifications/NAME-VERSION.gemspec the session wrote
+# in a gem home (a gem built here; --local: no source is reached).
+if have gem; then
+	mkdir -p "$SANDBOX/gemsrc"
+	cat >"$SANDBOX/gemsrc/hello-world.gemspec" <<'RUBY'
+Gem::Specification.new do |s|
+  s.name = "hello-world"; s.version = "1.2.0"; s.summary = "a test gem"
+  s.authors = ["agenttrace tests"]; s.files = []
+end
+RUBY
+	(cd "$SANDBOX/gemsrc" && gem build -q hello-world.gemspec >/dev/null 2>&1)
+	at_q -- env GEM_HOME="$ROOT/gems" gem install -q --local --no-document "$SANDBOX/gemsrc/hello-world-1.2.0.gem"
+	assert_eq "gem: the install ran" 0 $?
+	assert_rec "gem: the gem installed, its name and version from the gemspec's name" \
+		"event == 'summary' and installed['packages'] == [{'ecosystem': 'rubygems', 'name': 'hello-world', 'version': '1.2.0', 'source': 'registry', 'url': None, 'location': '$ROOT/gems/gems/hello-world-1.2.0', 'flagged': False}]"
+	assert_no_rec "gem: no denial" "event == 'alert' and action == 'deny'"
+else
+	skip "gem installs" "no gem here"
+fi

@@ -71,6 +71,9 @@ void installs_note_write(struct installs *in, const char *path)
 	p = strrchr(path, '/');
 	if (p && p > path && strcmp(p, "/.crates2.json") == 0)
 		remember(in, path, (size_t)(p - path), INSTALL_DIR_CARGO);
+	if (p && p - path > 15 && strncmp(p - 15, "/specifications", 15) == 0 &&
+	    strlen(p) > strlen("/.gemspec") && strcmp(p + strlen(p) - 8, ".gemspec") == 0)
+		remember(in, path, strlen(path), INSTALL_DIR_GEM);
 }
 
 static const char *base_of(const char *s)
@@ -525,6 +528,33 @@ static void collect_cargo(const char *dir, const struct deplist *was, const char
 	deplist_free(&now);
 }
 
+/* GEM_HOME/specifications/NAME-VERSION.gemspec, there at the end: the
+ * version starts at the first "-" before a digit (names have dashes:
+ * rspec-core-3.12.0; platforms follow the version: x-1.2-x86_64-linux). */
+static void collect_gem(const char *spec, struct install_list *l)
+{
+	const char *base = strrchr(spec, '/') + 1, *v = NULL;
+	size_t n = strlen(base) - strlen(".gemspec");
+	struct install *x;
+	struct stat st;
+	char *home;
+
+	if (lstat(spec, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	for (size_t i = 1; i + 1 < n && !v; i++)
+		if (base[i] == '-' && base[i + 1] >= '0' && base[i + 1] <= '9')
+			v = base + i;
+	if (!v || !(x = list_add(l)))
+		return;
+	home = xstrndup(spec, (size_t)(base - spec) - strlen("specifications/"));
+	x->ecosystem = "rubygems";
+	x->name = xstrndup(base, (size_t)(v - base));
+	x->version = xstrndup(v + 1, n - (size_t)(v + 1 - base));
+	x->location = xasprintf("%sgems/%.*s", home, (int)n, base);
+	x->source = "registry";
+	free(home);
+}
+
 void installs_collect(const struct installs *in, const char *root, const struct depsnap *before,
 		      struct install_list *out)
 {
@@ -534,6 +564,8 @@ void installs_collect(const struct installs *in, const char *root, const struct 
 			collect_npm(in->dirs[i], root, before, out);
 		else if (in->kind[i] == INSTALL_DIR_CARGO)
 			collect_cargo(in->dirs[i], in->before[i], root, out);
+		else if (in->kind[i] == INSTALL_DIR_GEM)
+			collect_gem(in->dirs[i], out);
 		else
 			collect_python(in->dirs[i], root, out);
 	}

@@ -14,6 +14,9 @@
  *  - cargo: every .crates2.json the session wrote (cargo install's record
  *    of what a root holds): the crates it lists that it did not list when
  *    the session first wrote it, with their source (registry, git, path).
+ *  - RubyGems: every specifications/NAME-VERSION.gemspec the session
+ *    wrote (a gem home's record of an installed gem); RubyGems keeps no
+ *    record of where a gem came from: "registry".
  *  - Install scripts: a shell run by npm in a node_modules package dir
  *    (a preinstall, install or postinstall script), and the build
  *    backend pip runs for a source distribution, with their commands.
@@ -45,6 +48,7 @@ enum install_dir {
 	INSTALL_DIR_PYTHON,     /* a dist-info dir */
 	INSTALL_DIR_NPM,        /* a node_modules dir */
 	INSTALL_DIR_CARGO,      /* a cargo install root */
+	INSTALL_DIR_GEM,        /* a gemspec in a gem home's specifications dir */
 };
 
 struct installs {
@@ -67,7 +71,7 @@ void installs_note_exec(struct installs *in, pid_t pid, const char *const *calle
 			size_t caller_argc, const char *const *argv, size_t argc);
 
 struct install {
-	const char *ecosystem; /* "pypi", "npm", "crates" */
+	const char *ecosystem; /* "pypi", "npm", "crates", "rubygems" */
 	char *name, *version;
 	const char *source;    /* "registry", "url", "git", "path" */
 	char *url;             /* where from; NULL: the registry's */
