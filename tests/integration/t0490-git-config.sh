@@ -295,7 +295,12 @@ elif op == "racing-thread":
     print("rename", r)
 elif op == "hard-link":
     fd = make_lock(clean)
-    os.link(lock, os.path.join(os.path.dirname(gitdir), "lock-link"))
+    try:
+        os.link(lock, os.path.join(os.path.dirname(gitdir), "lock-link"))
+    except OSError as e:
+        os.unlink(lock)
+        print("link", e.errno)
+        sys.exit(0)
     r = rename()
     os.unlink(lock)
     print("rename", r)
@@ -339,9 +344,9 @@ elif op == "mode":
     os.chmod(lock, 0o640)
     print("rename", rename())
 PY
-	lock_op() {
+	lock_op() { # OP [AGENTTRACE OPTIONS]
 		rm -f "$P/.git/config.lock"
-		at_e -- "$PYTHON" "$SANDBOX/lock.py" "$1" "$P/.git" >"$OUT" 2>"$ERR"
+		at_e "${@:2}" -- "$PYTHON" "$SANDBOX/lock.py" "$1" "$P/.git" >"$OUT" 2>"$ERR"
 	}
 
 	# Natively (the kernel renames the lock, whatever check came before),
@@ -400,7 +405,12 @@ PY
 	fi
 	cp "$SANDBOX/cfg.before" "$CFG"
 
+	# With the masks, .git is a mount of its own: the kernel refuses the
+	# link out of it.  Without them, the supervisor refuses the rename.
 	lock_op hard-link
+	assert_match "$E: masked, a hard link out of .git: refused by the kernel (EXDEV)" "^link 18$" "$(cat "$OUT")"
+	rm -f "$P/lock-link"
+	lock_op hard-link --mask off
 	assert_eq "$E: a lock with a hard link elsewhere: refused" "rename 13" "$(cat "$OUT")"
 	assert_rec "$E: ... with a record" "$(deny_expr write write.git-config "$CFG") and 'hard link' in why"
 	check "$E: ... .git/config unchanged" cmp -s "$SANDBOX/cfg.before" "$CFG"

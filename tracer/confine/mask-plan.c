@@ -250,14 +250,25 @@ static bool plan_wholly_entries(struct plan *pl, enum rules_kind kind, const cha
 	return all;
 }
 
-/* The directories between ROOT and PATH, each bound onto itself. */
+/* The directories between ROOT, or the nested project PATH is in, and
+ * PATH, each bound onto itself.  A nested project's own directory and
+ * those above it stay plain directories: a mount there would make a
+ * rename into the project from elsewhere fail (EXDEV) and the project
+ * immovable (EBUSY). */
 static void plan_pins(struct plan *pl, const char *path)
 {
+	size_t top = pl->root_len;
 	char dir[PATH_MAX];
 	char *slash;
 
+	for (size_t i = 0; i < pl->n_nested; i++) {
+		size_t n = strlen(pl->nested[i]);
+
+		if (n > top && strncmp(path, pl->nested[i], n) == 0 && path[n] == '/')
+			top = n;
+	}
 	snprintf(dir, sizeof(dir), "%s", path);
-	while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) > pl->root_len) {
+	while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) > top) {
 		*slash = '\0';
 		plan_add(pl, MASK_PIN, dir, "");
 	}
