@@ -28,6 +28,10 @@ for B in auto preload; do
 		echo "BASH_ENV=$PWD/x.sh" >>"$GITHUB_ENV"
 		echo "GIT_CONFIG_GLOBAL=$PWD/g" >>"$GITHUB_ENV"
 		echo "PATH=/tmp/evil:/usr/bin" >>"$GITHUB_ENV"
+		echo "HOME=$PWD/fake-home" >>"$GITHUB_ENV"
+		echo "GIT_TEMPLATE_DIR=$PWD/tpl" >>"$GITHUB_ENV"
+		echo "RUSTC_WRAPPER=$PWD/w" >>"$GITHUB_ENV"
+		echo "npm_config_script_shell=$PWD/sh" >>"$GITHUB_ENV"
 		echo "$PWD/bin" >>"$GITHUB_PATH"
 		echo /tmp/evil >>"$GITHUB_PATH"
 		echo "$PWD/../outside" >>"$GITHUB_PATH"
@@ -38,7 +42,8 @@ for B in auto preload; do
 	assert_eq "${BK}a step writing the channels: exit 0" 0 $?
 	assert_eq "${BK}\$GITHUB_ENV keeps what loads nothing" \
 		"$(printf 'GREETING=hello\nNOTES<<END\nLD_PRELOAD=is only text here\nEND')" "$(cat "$GITHUB_ENV")"
-	for v in LD_PRELOAD NODE_OPTIONS BASH_ENV GIT_CONFIG_GLOBAL PATH; do
+	for v in LD_PRELOAD NODE_OPTIONS BASH_ENV GIT_CONFIG_GLOBAL PATH HOME GIT_TEMPLATE_DIR RUSTC_WRAPPER \
+		npm_config_script_shell; do
 		assert_rec "${BK}\$GITHUB_ENV: $v taken out, recorded" "$(chan_expr write.ci-channel.github-env "$v")"
 	done
 	assert_eq "${BK}\$GITHUB_PATH keeps the workspace's entry" "$ROOT/bin" "$(cat "$GITHUB_PATH")"
@@ -48,7 +53,7 @@ for B in auto preload; do
 	assert_eq "${BK}\$GITHUB_OUTPUT is written, as the step wrote it" \
 		"$(printf 'result=ok\nLD_PRELOAD=as an output is a string')" "$(cat "$GITHUB_OUTPUT")"
 	assert_eq "${BK}\$GITHUB_STATE is written" "pid=1" "$(cat "$GITHUB_STATE")"
-	assert_rec "${BK}the summary counts the channels' denials" "event == 'summary' and denials == 8"
+	assert_rec "${BK}the summary counts the channels' denials" "event == 'summary' and denials == 12"
 
 	# What the runner could not read as an entry is not left for it.
 	fresh

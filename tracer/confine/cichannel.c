@@ -42,6 +42,18 @@ static const char *const cichannel_code_vars[] = {
 	 * command substitutions included; BASHOPTS sets extdebug and the
 	 * like. */
 	"SHELLOPTS", "BASHOPTS", "PS4",
+	/* Where git and others read their configuration and templates
+	 * (a ~/.gitconfig of the command's: core.fsmonitor, aliases), and
+	 * the programs git runs. */
+	"HOME", "XDG_CONFIG_HOME", "GIT_TEMPLATE_DIR", "GIT_PROXY_COMMAND", "GIT_EDITOR",
+	"GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL",
+	/* The program cargo runs in front of every rustc. */
+	"RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER",
+	/* npm's configuration that runs code: the shell of its scripts,
+	 * node's options, another .npmrc (npm reads either case). */
+	"npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "npm_config_node_options",
+	"NPM_CONFIG_NODE_OPTIONS", "npm_config_userconfig", "NPM_CONFIG_USERCONFIG",
+	"npm_config_globalconfig", "NPM_CONFIG_GLOBALCONFIG",
 };
 /* ...and every variable of these families (LD_PRELOAD, LD_AUDIT,
  * LD_LIBRARY_PATH; GIT_CONFIG_GLOBAL, GIT_CONFIG_KEY_0, ...; bash's
