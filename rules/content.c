@@ -132,7 +132,7 @@ static bool content_beneath(const struct rules_policy *p, const struct rules_rul
 }
 
 static const struct rules_rule *content_find(const struct rules_policy *p, const char *path,
-					     enum content_how how)
+					     enum content_how how, bool any_deny)
 {
 	const struct rules_span *sp;
 	size_t n;
@@ -148,7 +148,7 @@ static const struct rules_rule *content_find(const struct rules_policy *p, const
 	for (uint32_t i = 0; i < sp->count; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
 
-		if (r->content && content_beneath(p, r, path, n, how))
+		if ((any_deny || r->content) && content_beneath(p, r, path, n, how))
 			return r;
 	}
 	return NULL;
@@ -157,10 +157,15 @@ static const struct rules_rule *content_find(const struct rules_policy *p, const
 const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
 						  bool named)
 {
-	return content_find(p, path, named ? CONTENT_NAMED : CONTENT_ON_THE_WAY);
+	return content_find(p, path, named ? CONTENT_NAMED : CONTENT_ON_THE_WAY, false);
 }
 
 const struct rules_rule *rules_content_reach(const struct rules_policy *p, const char *path)
 {
-	return content_find(p, path, CONTENT_REACH);
+	return content_find(p, path, CONTENT_REACH, false);
+}
+
+const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path)
+{
+	return content_find(p, path, CONTENT_REACH, true);
 }

@@ -357,6 +357,11 @@ const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, 
  * that no check of their content ever saw.  NULL: none.  Allocation-free. */
 const struct rules_rule *rules_content_reach(const struct rules_policy *p, const char *path);
 
+/* The same for any write deny rule: one that could refuse a file
+ * somewhere beneath PATH (the CI definitions rule beneath any
+ * directory of ${ROOT} but node_modules).  NULL: none. */
+const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path);
+
 /* "git-config"; NULL for none. */
 const char *rules_content_name(enum rules_content c);
 

@@ -214,6 +214,20 @@ for t in ".github/workflows/ci.yml" ".cursor/rules/x.mdc" ".devcontainer/devcont
 		"event == 'alert' and action == 'deny' and kind == 'write' and path2 == '$ROOT/$top'"
 done
 rm -rf "$ROOT/staged"
+# A hook deeper than the walk looks (a repository 70 levels down): the
+# tree is refused all the same; moved where no deny rule reaches
+# (node_modules, TMPDIR), it is not.
+deep=$(printf 'd/%.0s' $(seq 70))
+mkdir -p "$ROOT/staged/$deep.git/hooks"
+echo x >"$ROOT/staged/$deep.git/hooks/pre-commit"
+bk_status "rename of a tree with a hook 70 levels down: refused" 1 -- mv "$ROOT/staged" "$ROOT/moved-deep"
+assert_file_absent "rename of a tree with a hook 70 levels down: nothing there" "$ROOT/moved-deep"
+assert_rec "rename of a tree with a hook 70 levels down: recorded, saying why" \
+	"event == 'alert' and action == 'deny' and kind == 'write' and path2 == '$ROOT/moved-deep' and 'deeper than the check looks' in why"
+mkdir -p "$ROOT/node_modules"
+bk_allowed "a padded tree renamed into node_modules" -- mv "$ROOT/staged" "$ROOT/node_modules/deep"
+bk_allowed "a padded tree renamed into TMPDIR" -- mv "$ROOT/node_modules/deep" "$TMPDIR/deep"
+rm -rf "$TMPDIR/deep" "$ROOT/node_modules/deep"
 mkdir -p "$ROOT/staged/sub" "$ROOT/node_modules/.staging/pkg/.github/workflows"
 echo y >"$ROOT/staged/sub/f"
 echo z >"$ROOT/node_modules/.staging/pkg/.github/workflows/t.yml"

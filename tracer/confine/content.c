@@ -219,7 +219,10 @@ static bool content_import(const struct session *s, const char *from, const char
  * rule refuses at TO (W->path), or why what it holds cannot be told.
  * True when it is refused: a tree made under another name and renamed
  * into place (mkdir -p .gh/workflows, then mv .gh .github) writes what it
- * holds at names the policy protects. */
+ * holds at names the policy protects.  A tree past the walk's bounds (or
+ * with a directory that cannot be read) is refused where a deny rule
+ * could refuse something beneath TO (W->rule then that rule): padding
+ * the tree must not hide what it holds. */
 static bool content_tree_denied(const struct session *s, const char *from, const char *to,
 				struct content_walk *w)
 {
@@ -237,6 +240,9 @@ static bool content_tree_denied(const struct session *s, const char *from, const
 	if (fd < 0)
 		return false; /* the kernel's answer to the rename */
 	content_walk_dir(w, fd, 0);
+	if (!w->rule && w->unknown && (w->rule = rules_deny_reach(s->policy, to)))
+		return true;
+	w->unknown = NULL;
 	return w->rule != NULL;
 }
 
@@ -275,8 +281,14 @@ static bool content_imports(struct session *s, struct tracee *t, const struct ca
 
 		if ((i == 0 ? t0 : t1) != 'd' || !content_tree_denied(s, from, to, &w))
 			continue;
-		snprintf(content_why, sizeof(content_why), "%s would bring %s to where %s refuses it",
-			 from, w.path, rules_string(s->policy, w.rule->id));
+		if (w.unknown)
+			snprintf(content_why, sizeof(content_why),
+				 "%s goes where %s refuses what it could hold, but %s", from,
+				 rules_string(s->policy, w.rule->id), w.unknown);
+		else
+			snprintf(content_why, sizeof(content_why),
+				 "%s would bring %s to where %s refuses it", from, w.path,
+				 rules_string(s->policy, w.rule->id));
 		content_verdict(s, t, c, jc, v, a, w.rule, 1 - i, content_why,
 				CONTENT_FRAMES | CONTENT_NO_SUGGEST);
 		return true;
