@@ -9,22 +9,39 @@
 
 #include "rules/load.h"
 
-int rules_parse_memory(const char *s, uint64_t *bytes, uint32_t *percent)
+/* A number at S, or a share "N%" (1 to 100, in *PERCENT, *V then 0);
+ * *END after the number.  0, or -EINVAL / -ERANGE. */
+static int parse_number_or_share(const char *s, unsigned long long *v, uint32_t *percent,
+				 char **end)
 {
-	unsigned long long v, mul = 1;
-	char *end;
-
 	if (*s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 10);
+	*v = strtoull(s, end, 10);
 	if (errno)
 		return -ERANGE;
-	if (*end == '%' && !end[1]) {
-		if (!v || v > 100)
+	*percent = 0;
+	if (**end == '%' && !(*end)[1]) {
+		if (!*v || *v > 100)
 			return -ERANGE;
+		*percent = (uint32_t)*v;
+		*v = 0;
+	}
+	return 0;
+}
+
+int rules_parse_memory(const char *s, uint64_t *bytes, uint32_t *percent)
+{
+	unsigned long long v, mul = 1;
+	uint32_t pc;
+	char *end;
+	int rc = parse_number_or_share(s, &v, &pc, &end);
+
+	if (rc < 0)
+		return rc;
+	if (pc) {
 		*bytes = 0;
-		*percent = (uint32_t)v;
+		*percent = pc;
 		return 0;
 	}
 	switch (*end) {
@@ -47,26 +64,15 @@ int rules_parse_memory(const char *s, uint64_t *bytes, uint32_t *percent)
 int rules_parse_procs(const char *s, uint64_t *count, uint32_t *percent)
 {
 	unsigned long long v;
+	uint32_t pc;
 	char *end;
+	int rc = parse_number_or_share(s, &v, &pc, &end);
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	if (*end == '%' && !end[1]) {
-		if (!v || v > 100)
-			return -ERANGE;
-		*count = 0;
-		*percent = (uint32_t)v;
-		return 0;
-	}
-	if (*end)
-		return -EINVAL;
-	if (!v)
-		return -ERANGE;
+	if (rc < 0)
+		return rc;
+	if (!pc && (*end || !v))
+		return *end ? -EINVAL : -ERANGE;
 	*count = v;
-	*percent = 0;
+	*percent = pc;
 	return 0;
 }

@@ -58,30 +58,13 @@ at_q -- sh -c '
 assert_rec "hostile dist-infos: the junk one listed by its dir's name, from the registry; a FIFO's and a link's not" \
 	"event == 'summary' and ('junk-1.0.dist-info', 'registry', None) in [(p['name'], p['source'], p['version']) for p in installed['packages']] and not [p for p in installed['packages'] if 'fifo' in p['location'] or 'link' in p['location']]"
 
-# wheel DIR NAME VERSION: a wheel made by hand (a zip with its dist-info).
-wheel() {
-	"$PYTHON" - "$@" <<'PY'
-import base64, hashlib, sys, zipfile
-d, name, ver = sys.argv[1:4]
-def rec(data):
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-files = {name + "/__init__.py": b"X = 1\n",
-         "%s-%s.dist-info/METADATA" % (name, ver): ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n\n" % (name, ver)).encode(),
-         "%s-%s.dist-info/WHEEL" % (name, ver): b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-r = "".join("%s,%s,%d\n" % (k, rec(v), len(v)) for k, v in files.items()) + "%s-%s.dist-info/RECORD,,\n" % (name, ver)
-files["%s-%s.dist-info/RECORD" % (name, ver)] = r.encode()
-with zipfile.ZipFile("%s/%s-%s-py3-none-any.whl" % (d, name, ver), "w") as z:
-    for k, v in files.items():
-        z.writestr(k, v)
-PY
-}
 
 if [ -n "${have_pip:-}" ]; then
 	mkdir -p "$SANDBOX/outside" "$SANDBOX/srv" "$ROOT/wheels" "$ROOT/index"
-	wheel "$SANDBOX/outside" alpha 1.0
-	wheel "$ROOT/index" beta 2.0
-	wheel "$ROOT/wheels" epsilon 0.5
-	wheel "$SANDBOX/srv" zeta 3.0
+	make_wheel "$SANDBOX/outside" alpha 1.0
+	make_wheel "$ROOT/index" beta 2.0
+	make_wheel "$ROOT/wheels" epsilon 0.5
+	make_wheel "$SANDBOX/srv" zeta 3.0
 	mkdir -p "$ROOT/srcpkg"
 	printf 'from setuptools import setup\nsetup(name="delta", version="0.4", py_modules=[])\n' >"$ROOT/srcpkg/setup.py"
 	"$PYTHON" -c 'import http.server, os, sys

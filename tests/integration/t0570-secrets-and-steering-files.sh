@@ -163,20 +163,7 @@ done
 # The ordinary version: pip install --user into a fresh HOME works as
 # natively, with no record (a wheel made by hand: no index is reached).
 if "$PYTHON" -m pip --version >/dev/null 2>&1; then
-	"$PYTHON" - "$SANDBOX" <<'PY'
-import base64, hashlib, sys, zipfile
-d = sys.argv[1]
-def rec(data):
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-files = {"gamma/__init__.py": b"X = 1\n",
-         "gamma-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: gamma\nVersion: 1.0\n\n",
-         "gamma-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-r = "".join("%s,%s,%d\n" % (k, rec(v), len(v)) for k, v in files.items()) + "gamma-1.0.dist-info/RECORD,,\n"
-files["gamma-1.0.dist-info/RECORD"] = r.encode()
-with zipfile.ZipFile(d + "/gamma-1.0-py3-none-any.whl", "w") as z:
-    for k, v in files.items():
-        z.writestr(k, v)
-PY
+	make_wheel "$SANDBOX" gamma 1.0
 	fresh=$SANDBOX/fresh-home
 	for B in auto preload; do
 		backend_use "$B"

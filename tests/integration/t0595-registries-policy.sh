@@ -34,20 +34,7 @@ done
 
 # A local wheel, no index: installed, with only the install alert.
 if "$PYTHON" -m pip --version >/dev/null 2>&1; then
-	"$PYTHON" - "$ROOT" <<'PY'
-import base64, hashlib, sys, zipfile
-d = sys.argv[1]
-def rec(data):
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-files = {"kappa/__init__.py": b"X = 1\n",
-         "kappa-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: kappa\nVersion: 1.0\n\n",
-         "kappa-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-r = "".join("%s,%s,%d\n" % (k, rec(v), len(v)) for k, v in files.items()) + "kappa-1.0.dist-info/RECORD,,\n"
-files["kappa-1.0.dist-info/RECORD"] = r.encode()
-with zipfile.ZipFile(d + "/kappa-1.0-py3-none-any.whl", "w") as z:
-    for k, v in files.items():
-        z.writestr(k, v)
-PY
+	make_wheel "$ROOT" kappa 1.0
 	backend_use auto
 	PATH=/usr/local/bin:/usr/bin:/bin PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_NO_CACHE_DIR=1 \
 		PIP_DISABLE_PIP_VERSION_CHECK=1 bk_status "a local wheel under registries: installed" 0 -- \
