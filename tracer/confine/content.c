@@ -190,6 +190,30 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 	closedir(d);
 }
 
+/* Walks FROM, a directory renamed to TO, as if its entries stood at TO:
+ * W filled (ANY_DENY: every deny rule, else the content rules judge).
+ * False when nothing was walked (TO too long, FROM gone: the kernel's
+ * answer to the rename). */
+static bool content_walk_tree(const struct session *s, const char *from, const char *to,
+			      bool any_deny, struct content_walk *w)
+{
+	size_t n = strlen(to);
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->p = s->policy;
+	w->any_deny = any_deny;
+	if (n >= sizeof(w->path))
+		return false;
+	memcpy(w->path, to, n + 1);
+	w->n = n;
+	fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	content_walk_dir(w, fd, 0);
+	return true;
+}
+
 /* FROM, a directory renamed to TO where a content rule could judge what
  * it holds but not where it was: the first thing in it that rule would
  * judge at TO (W->path), or why its content cannot be told.  True when
@@ -197,22 +221,9 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 static bool content_import(const struct session *s, const char *from, const char *to,
 			   struct content_walk *w)
 {
-	size_t n = strlen(to);
-	int fd;
-
-	memset(w, 0, sizeof(*w));
-	w->p = s->policy;
 	if (rules_content_reach(s->policy, from) || !rules_content_reach(s->policy, to))
 		return false;
-	if (n >= sizeof(w->path))
-		return false;
-	memcpy(w->path, to, n + 1);
-	w->n = n;
-	fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false; /* the kernel's answer to the rename */
-	content_walk_dir(w, fd, 0);
-	return w->rule || w->unknown;
+	return content_walk_tree(s, from, to, false, w) && (w->rule || w->unknown);
 }
 
 /* FROM, a directory renamed to TO: the first entry it holds that a deny
@@ -226,20 +237,8 @@ static bool content_import(const struct session *s, const char *from, const char
 static bool content_tree_denied(const struct session *s, const char *from, const char *to,
 				struct content_walk *w)
 {
-	size_t n = strlen(to);
-	int fd;
-
-	memset(w, 0, sizeof(*w));
-	w->p = s->policy;
-	w->any_deny = true;
-	if (n >= sizeof(w->path))
+	if (!content_walk_tree(s, from, to, true, w))
 		return false;
-	memcpy(w->path, to, n + 1);
-	w->n = n;
-	fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false; /* the kernel's answer to the rename */
-	content_walk_dir(w, fd, 0);
 	if (!w->rule && w->unknown && (w->rule = rules_deny_reach(s->policy, to)))
 		return true;
 	w->unknown = NULL;
