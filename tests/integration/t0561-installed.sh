@@ -1,6 +1,6 @@
 #!/bin/bash
 # What the session installed (doc/RECORDS.md, "installed"): read from what
-# pip and npm leave behind (a dist-info an installer wrote, npm's hidden
+# pip, npm, cargo, gem and go leave behind (a dist-info an installer wrote, npm's hidden
 # lockfile), with where each package came from; an install from a URL, a
 # git repository or a path outside the project is flagged; npm's install
 # scripts and pip's builds of a source tree are listed with their
@@ -195,4 +195,50 @@ RUBY
 	assert_no_rec "gem: no denial" "event == 'alert' and action == 'deny'"
 else
 	skip "gem installs" "no gem here"
+fi
+
+# go get: every GOMODCACHE/cache/download/MODULE/@v/VERSION.ziphash the
+# session wrote.  A module proxy in a local dir (GOPROXY=file://), and a
+# module fetched from its git repository (GOPROXY=direct; a local bare
+# repository stands in for https://example.com/repo): no network.
+if have go && [ -n "$PYTHON" ]; then
+	# go_module DIR MODULE ESCAPED VERSION: MODULE at VERSION in the proxy DIR.
+	go_module() {
+		local d=$1/$3/@v
+		mkdir -p "$d"
+		printf 'module %s\n\ngo 1.19\n' "$2" >"$d/$4.mod"
+		printf '{"Version":"%s","Time":"2026-01-01T00:00:00Z"}\n' "$4" >"$d/$4.info"
+		echo "$4" >>"$d/list"
+		"$PYTHON" -c 'import sys, zipfile
+d, mod, ver = sys.argv[1:4]
+with zipfile.ZipFile(d + "/" + ver + ".zip", "w") as z:
+    z.writestr(mod + "@" + ver + "/go.mod", open(d + "/" + ver + ".mod").read())
+    z.writestr(mod + "@" + ver + "/x.go", "package x\n")' "$d" "$2" "$4"
+	}
+	go_module "$SANDBOX/goproxy" example.com/Greet example.com/!greet v1.4.0
+	git init -q "$SANDBOX/gorepo"
+	printf 'module example.com/repo.git\n\ngo 1.19\n' >"$SANDBOX/gorepo/go.mod"
+	printf 'package repo\n' >"$SANDBOX/gorepo/repo.go"
+	(cd "$SANDBOX/gorepo" && git add . && git -c user.name=t -c user.email=t@t commit -qm one && git tag v0.2.0)
+	git config --global url."file://$SANDBOX/gorepo".insteadOf https://example.com/repo
+	git config --global protocol.file.allow always
+	mkdir -p "$ROOT/goproj"
+	printf 'module example.com/proj\n\ngo 1.19\n' >"$ROOT/goproj/go.mod"
+	goenv="GOPROXY=file://$SANDBOX/goproxy GOSUMDB=off GOFLAGS=-mod=mod GOPRIVATE=example.com/repo.git GOTOOLCHAIN=local"
+	# shellcheck disable=SC2086
+	at_q -- sh -c "cd goproj && env $goenv go get example.com/Greet@v1.4.0 example.com/repo.git@v0.2.0"
+	assert_eq "go: the get ran" 0 $?
+	assert_rec "go: a module from the proxy, its path and version unescaped, from the registry" \
+		"event == 'summary' and {'ecosystem': 'go', 'name': 'example.com/Greet', 'version': 'v1.4.0', 'source': 'registry', 'url': None, 'location': '$HOME/go/pkg/mod/example.com/!greet@v1.4.0', 'flagged': False} in installed['packages']"
+	assert_rec "go: a module fetched from its git repository: git, its URL, flagged" \
+		"event == 'summary' and [(p['name'], p['version'], p['source'], p['url'], p['flagged']) for p in installed['packages'] if p['name'].endswith('repo.git')] == [('example.com/repo.git', 'v0.2.0', 'git', 'https://example.com/repo', True)] and installed['flagged'] == 1"
+	assert_rec "go: go.mod's diff names both modules" \
+		"event == 'summary' and [c['added'] for c in dependencies['files'] if c['path'] == 'goproj/go.mod'] == [2]"
+	assert_no_rec "go: no denial" "event == 'alert' and action == 'deny'"
+	# shellcheck disable=SC2086
+	at_q -- sh -c "cd goproj && env $goenv go build ./... && env $goenv go mod download"
+	assert_rec "go: a module already in the cache is not listed again" \
+		"event == 'summary' and installed['packages'] == []"
+else
+	skip "go module downloads" "no go here"
 fi

@@ -74,6 +74,11 @@ void installs_note_write(struct installs *in, const char *path)
 	if (p && p - path > 15 && strncmp(p - 15, "/specifications", 15) == 0 &&
 	    strlen(p) > strlen("/.gemspec") && strcmp(p + strlen(p) - 8, ".gemspec") == 0)
 		remember(in, path, strlen(path), INSTALL_DIR_GEM);
+	/* GOMODCACHE/cache/download/MODULE/@v/VERSION.ziphash: written once
+	 * a module's zip is in the cache (a go.mod alone gets no hash). */
+	if (p && strstr(path, "/cache/download/") && p - path > 3 && strncmp(p - 3, "/@v", 3) == 0 &&
+	    strlen(p) > strlen("/.ziphash") && strcmp(p + strlen(p) - 8, ".ziphash") == 0)
+		remember(in, path, strlen(path), INSTALL_DIR_GO);
 }
 
 static const char *base_of(const char *s)
@@ -555,6 +560,79 @@ static void collect_gem(const char *spec, struct install_list *l)
 	free(home);
 }
 
+/* A module path or version as the go command escapes it in the module
+ * cache: each upper-case letter as '!' and the letter in lower case. */
+static char *go_unescape(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1), *w = out;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '!' && i + 1 < n && s[i + 1] >= 'a' && s[i + 1] <= 'z')
+			*w++ = (char)(s[++i] - 'a' + 'A');
+		else
+			*w++ = s[i];
+	}
+	*w = 0;
+	return out;
+}
+
+/* GOMODCACHE/cache/download/MODULE/@v/VERSION.ziphash, there at the end;
+ * VERSION.info beside it names the repository when the go command fetched
+ * the module from its version control ("Origin"), not from a proxy. */
+static void collect_go(const char *hash, struct install_list *l)
+{
+	const char *dl = strstr(hash, "/cache/download/"), *at, *base = strrchr(hash, '/') + 1;
+	size_t vlen = strlen(base) - strlen(".ziphash");
+	struct install *x;
+	struct stat st;
+	char *info, *mod_esc, *ver_esc, *dir, *name;
+	size_t len = 0;
+	int fd;
+
+	for (const char *q; (q = strstr(dl + 1, "/cache/download/")) && q < base;)
+		dl = q;
+	at = base - strlen("/@v/");
+	if (lstat(hash, &st) < 0 || !S_ISREG(st.st_mode) || at <= dl + 16 || !vlen ||
+	    !(x = list_add(l)))
+		return;
+	mod_esc = xstrndup(dl + 16, (size_t)(at - dl - 16));
+	ver_esc = xstrndup(base, vlen);
+	x->ecosystem = "go";
+	x->name = go_unescape(mod_esc, strlen(mod_esc));
+	x->version = go_unescape(ver_esc, vlen);
+	x->location = xasprintf("%.*s/%s@%s", (int)(dl - hash), hash, mod_esc, ver_esc);
+	x->source = "registry";
+	dir = xstrndup(hash, (size_t)(base - 1 - hash));
+	name = xasprintf("%s.info", ver_esc);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	info = fd >= 0 ? read_small(fd, name, 65536, &len) : NULL;
+	if (info) {
+		json_t *j = json_loadb(info, len, 0, NULL);
+		json_t *origin = json_object_get(j, "Origin");
+		const char *vcs = json_string_value(json_object_get(origin, "VCS"));
+		const char *url = json_string_value(json_object_get(origin, "URL"));
+
+		if (vcs && strcmp(vcs, "git") == 0) {
+			x->source = "git";
+			x->url = url ? xstrndup(url, 1024) : NULL;
+			x->flagged = true;
+		} else if (vcs) {
+			/* hg, svn, bzr, fossil: a repository, not a registry. */
+			x->source = "url";
+			x->url = url ? xstrndup(url, 1024) : NULL;
+			x->flagged = true;
+		}
+		json_decref(j);
+		free(info);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(name);
+	free(dir);
+	free(mod_esc);
+	free(ver_esc);
+}
+
 void installs_collect(const struct installs *in, const char *root, const struct depsnap *before,
 		      struct install_list *out)
 {
@@ -566,6 +644,8 @@ void installs_collect(const struct installs *in, const char *root, const struct 
 			collect_cargo(in->dirs[i], in->before[i], root, out);
 		else if (in->kind[i] == INSTALL_DIR_GEM)
 			collect_gem(in->dirs[i], out);
+		else if (in->kind[i] == INSTALL_DIR_GO)
+			collect_go(in->dirs[i], out);
 		else
 			collect_python(in->dirs[i], root, out);
 	}

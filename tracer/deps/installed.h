@@ -17,6 +17,11 @@
  *  - RubyGems: every specifications/NAME-VERSION.gemspec the session
  *    wrote (a gem home's record of an installed gem); RubyGems keeps no
  *    record of where a gem came from: "registry".
+ *  - Go: every GOMODCACHE/cache/download/MODULE/@v/VERSION.ziphash the
+ *    session wrote (the go command's mark of a module whose code is in
+ *    the cache); VERSION.info's "Origin" names a repository the module
+ *    was fetched from directly (GOPROXY=direct, GOPRIVATE), else the
+ *    module came from a proxy: "registry".
  *  - Install scripts: a shell run by npm in a node_modules package dir
  *    (a preinstall, install or postinstall script), and the build
  *    backend pip runs for a source distribution, with their commands.
@@ -49,6 +54,7 @@ enum install_dir {
 	INSTALL_DIR_NPM,        /* a node_modules dir */
 	INSTALL_DIR_CARGO,      /* a cargo install root */
 	INSTALL_DIR_GEM,        /* a gemspec in a gem home's specifications dir */
+	INSTALL_DIR_GO,         /* a .ziphash in a Go module cache's download dir */
 };
 
 struct installs {
@@ -71,7 +77,7 @@ void installs_note_exec(struct installs *in, pid_t pid, const char *const *calle
 			size_t caller_argc, const char *const *argv, size_t argc);
 
 struct install {
-	const char *ecosystem; /* "pypi", "npm", "crates", "rubygems" */
+	const char *ecosystem; /* "pypi", "npm", "crates", "rubygems", "go" */
 	char *name, *version;
 	const char *source;    /* "registry", "url", "git", "path" */
 	char *url;             /* where from; NULL: the registry's */
