@@ -110,6 +110,12 @@ static bool check_rule(const struct check_ctx *c, const struct rules_rule *r)
 	for (uint32_t i = 0; i < r->unless_count; i++)
 		if (!check_pattern(c, r->kind, &pats[r->unless_first + i]))
 			return false;
+	if (r->under_first > p->patterns_count ||
+	    r->under_count > p->patterns_count - r->under_first)
+		return false;
+	for (uint32_t i = 0; i < r->under_count; i++)
+		if (!check_pattern(c, RULES_KIND_EXEC, &pats[r->under_first + i]))
+			return false;
 	return true;
 }
 

@@ -41,6 +41,8 @@ struct crule {
 	struct cpat pat;
 	struct cpat *unless;
 	size_t n_unless;
+	struct cpat *under;        /* exec patterns ("under") */
+	size_t n_under;
 	size_t layer_no;           /* index in ctx->layers; SIZE_MAX: the command line */
 	/* An allow rule's "overrides" (the layer's JSON) and where it is. */
 	const json_t *overrides;
@@ -173,6 +175,9 @@ static void crule_free(struct crule *r)
 	for (size_t i = 0; i < r->n_unless; i++)
 		cpat_free(&r->unless[i]);
 	free(r->unless);
+	for (size_t i = 0; i < r->n_under; i++)
+		cpat_free(&r->under[i]);
+	free(r->under);
 }
 
 static void comp_free(struct comp *c)
@@ -619,6 +624,7 @@ struct rule_in {
 	uint8_t script;                  /* exec: enum rules_script of "script" */
 	uint8_t content;                 /* write deny: enum rules_content of "content" */
 	const json_t *unless;
+	const json_t *under;             /* deny, alert: program globs or argv patterns */
 	const json_t *overrides;         /* allow rules: ids to exempt the pattern from */
 	size_t layer_no;                 /* SIZE_MAX: command line */
 	char *origin;
@@ -877,14 +883,75 @@ static void comp_add_id(struct comp *c, const struct rule_in *in, const char *id
 	e->seq = c->n_ids++;
 }
 
+/* IN's "under": each a program glob with any arguments, or an argv
+ * pattern, compiled as an exec rule's pattern is.  One that names an
+ * unset variable is left out; when that leaves none, *DROPPED names the
+ * variable and the rule is dropped as a rule whose pattern names it (an
+ * empty list would let it match under any program). */
+static int comp_under(struct comp *c, const struct rule_in *in, struct cpat **out, size_t *n_out,
+		      const char **dropped, char *msg, char *err_kp)
+{
+	const json_t *u;
+	size_t ui;
+
+	*out = NULL;
+	*n_out = 0;
+	*dropped = NULL;
+	json_array_foreach(in->under, ui, u) {
+		struct rule_in sub = { .kind = RULES_KIND_EXEC, .action = in->action,
+				       .layer = in->layer, .argv = json_is_array(u) ? u : NULL };
+		struct cpat *more = NULL, *nv;
+		size_t n_more = 0;
+		const char *udropped = NULL;
+
+		error_kp_index(err_kp, KP_SIZE,
+			       error_kp_str(err_kp, KP_SIZE,
+					    error_kp_str(err_kp, KP_SIZE, 0, in->kp), ".under"),
+			       ui);
+		if (sub.argv) {
+			memcpy(sub.pat_kp, err_kp, KP_SIZE);
+			more = calloc(1, sizeof(*more));
+			if (!more) {
+				c->oom = true;
+				return -1;
+			}
+			if (compile_argv(c, &sub, more, &udropped, msg, err_kp) < 0) {
+				free(more);
+				return -1;
+			}
+			n_more = udropped ? 0 : 1;
+		} else if (compile_string(c, RULES_KIND_EXEC, json_string_value(u), true, &more,
+					  &n_more, &udropped, msg) < 0) {
+			return -1;
+		}
+		if (udropped)
+			*dropped = udropped;
+		nv = n_more ? realloc(*out, (*n_out + n_more) * sizeof(**out)) : *out;
+		if (n_more && !nv) {
+			for (size_t k = 0; k < n_more; k++)
+				cpat_free(&more[k]);
+			free(more);
+			c->oom = true;
+			return -1;
+		}
+		*out = nv;
+		memcpy(*out + *n_out, more, n_more * sizeof(*more));
+		*n_out += n_more;
+		free(more);
+	}
+	if (*n_out)
+		*dropped = NULL;
+	return 0;
+}
+
 static void comp_rule(struct comp *c, struct rule_in *in)
 {
 	size_t index = ++c->gen[in->kind][in->action];
 	char gen_id[64], msg[MSG_SIZE], err_kp[KP_SIZE];
 	const char *id = in->id;
 	const char *dropped = NULL;
-	struct cpat *pats = NULL, *unless = NULL;
-	size_t n_pats = 0, n_unless = 0;
+	struct cpat *pats = NULL, *unless = NULL, *under = NULL;
+	size_t n_pats = 0, n_unless = 0, n_under = 0;
 	const json_t *u;
 	size_t ui;
 
@@ -947,6 +1014,19 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 		n_unless += n_more;
 		free(more);
 	}
+	if (in->under) {
+		const char *udropped;
+
+		if (comp_under(c, in, &under, &n_under, &udropped, msg, err_kp) < 0)
+			goto bad;
+		if (udropped) {
+			char *text = json_dumps(in->under, JSON_COMPACT);
+
+			comp_drop(c, in, id, text ? text : "under", udropped);
+			free(text);
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < n_pats; i++) {
 		struct crule *r;
 
@@ -988,6 +1068,20 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 				}
 			}
 		}
+		if (n_under) {
+			r->under = calloc(n_under, sizeof(*r->under));
+			if (!r->under) {
+				c->oom = true;
+				goto out;
+			}
+			for (size_t k = 0; k < n_under; k++) {
+				r->n_under = k + 1;
+				if (cpat_copy(&r->under[k], &under[k]) < 0) {
+					c->oom = true;
+					goto out;
+				}
+			}
+		}
 		r->from_extra = in->layer == NULL;
 		r->layer_no = in->layer_no;
 		r->layer = in->layer;
@@ -1010,6 +1104,9 @@ out:
 	for (size_t i = 0; i < n_unless; i++)
 		cpat_free(&unless[i]);
 	free(unless);
+	for (size_t i = 0; i < n_under; i++)
+		cpat_free(&under[i]);
+	free(under);
 }
 
 /* "FILE:LINE:COL"; lines and columns are positive. */
@@ -1045,6 +1142,21 @@ static bool string_list(const json_t *v, bool need_one)
 	return true;
 }
 
+/* "under" on a deny or alert rule: program globs and argv lists. */
+static bool under_list(const json_t *v, enum rules_action a)
+{
+	size_t i;
+	json_t *el;
+
+	if (a == RULES_ACTION_ALLOW || !json_is_array(v) || !json_array_size(v))
+		return false;
+	json_array_foreach(v, i, el)
+		if (json_is_array(el) ? !string_list(el, true) || !json_string_length(json_array_get(el, 0))
+				      : !json_string_length(el))
+			return false;
+	return true;
+}
+
 /* Layers with schema errors are still compiled, to report every pattern
  * error at once; rules whose shape is wrong were reported by the schema
  * and are skipped here. */
@@ -1065,6 +1177,8 @@ static bool rule_shape_ok(enum rules_kind k, enum rules_action a, const json_t *
 	if ((v = json_object_get(rule, "why")) && !json_is_string(v))
 		return false;
 	if ((v = json_object_get(rule, "unless")) && !string_list(v, false))
+		return false;
+	if ((v = json_object_get(rule, "under")) && !under_list(v, a))
 		return false;
 	if ((v = json_object_get(rule, "script")) &&
 	    (k != RULES_KIND_EXEC || schema_script(json_string_value(v)) == RULES_SCRIPT_NONE))
@@ -1115,6 +1229,7 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer, siz
 					in.id = json_string_value(json_object_get(rule, "id"));
 					in.why = json_string_value(json_object_get(rule, "why"));
 					in.unless = json_object_get(rule, "unless");
+					in.under = json_object_get(rule, "under");
 					in.script = (uint8_t)schema_script(
 						json_string_value(json_object_get(rule, "script")));
 					in.content = (uint8_t)schema_content(
@@ -1514,10 +1629,12 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 	int rc = -1;
 
 	for (size_t i = 0; i < c->n_rules; i++) {
-		n_pats += c->rules[i].n_unless;
+		n_pats += c->rules[i].n_unless + c->rules[i].n_under;
 		n_strs += c->rules[i].pat.argc;
 		for (size_t k = 0; k < c->rules[i].n_unless; k++)
 			n_strs += c->rules[i].unless[k].argc;
+		for (size_t k = 0; k < c->rules[i].n_under; k++)
+			n_strs += c->rules[i].under[k].argc;
 	}
 	n_strs += c->n_env + COMPILE_DROPPED_FIELDS * c->n_drops;
 	rules_off = align8(sizeof(struct rules_policy));
@@ -1564,6 +1681,10 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 				d->unless_count = (uint32_t)s->n_unless;
 				for (size_t u = 0; u < s->n_unless; u++)
 					build_pattern(&b, &s->unless[u], &b.pats[b.n_pats++]);
+				d->under_first = (uint32_t)b.n_pats;
+				d->under_count = (uint32_t)s->n_under;
+				for (size_t u = 0; u < s->n_under; u++)
+					build_pattern(&b, &s->under[u], &b.pats[b.n_pats++]);
 				r++;
 			}
 			hdr.span[k][a].count = (uint32_t)r - hdr.span[k][a].first;
@@ -1614,6 +1735,8 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 		hdr.fallback_net[i] = (uint32_t)r++;
 	}
 	hdr.endpoint_first = comp_endpoint_first(c);
+	for (size_t i = 0; i < c->n_rules; i++)
+		hdr.has_under |= c->rules[i].n_under != 0;
 	hdr.env_drop_first = (uint32_t)b.n_strs;
 	hdr.env_drop_count = (uint32_t)c->n_env;
 	for (size_t i = 0; i < c->n_env; i++)
@@ -1720,6 +1843,10 @@ int compile_policy(struct load_ctx *ctx, const struct rules_extra *extras, size_
 
 struct test_event {
 	struct rules_event ev;
+	/* A test's "under": the program its event's process runs. */
+	struct rules_event under;
+	size_t n_under;
+	char under_exe[PATH_MAX];
 	char path[PATH_MAX];
 	char exe[PATH_MAX];
 	char host[256];
@@ -1816,19 +1943,6 @@ struct test_scope {
 	bool exec_allow_list;      /* those layers make exec an allow-list */
 };
 
-static bool test_rule_matches(const struct rules_policy *p, const struct rules_rule *r,
-			      const struct match_subject *m)
-{
-	const struct rules_pattern *unless;
-
-	if (!match_pattern(p, (enum rules_kind)r->kind, &r->pat, m))
-		return false;
-	unless = (const struct rules_pattern *)((const char *)p + p->patterns_off) + r->unless_first;
-	for (uint32_t i = 0; i < r->unless_count; i++)
-		if (match_pattern(p, (enum rules_kind)r->kind, &unless[i], m))
-			return false;
-	return true;
-}
 
 /* rules_decide() over the rules of SCOPE's layers: the action, and the
  * deciding rule's id in *ID. */
@@ -1851,7 +1965,7 @@ static enum rules_action test_decide_scoped(const struct rules_policy *p,
 			const struct rules_rule *r = rules_rule_at(p, sp->first + i);
 
 			if (scope->rule_layer[sp->first + i] > scope->layer ||
-			    !test_rule_matches(p, r, &m))
+			    !match_rule(p, (enum rules_kind)r->kind, r, &m))
 				continue;
 			*id = rules_string(p, r->id);
 			return order[o];
@@ -1874,6 +1988,8 @@ static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, con
 	struct rules_verdict v;
 	const char *got, *id;
 
+	t->ev.lineage = t->n_under ? &t->under : NULL;
+	t->ev.n_lineage = t->n_under;
 	if ((unsigned)t->ev.kind >= RULES_KIND_COUNT || rules_decide(p, &t->ev, &v) < 0) {
 		error_at(ctx, layer, kp, false, "the engine could not decide this test");
 		return 1;
@@ -1903,11 +2019,35 @@ static size_t test_run(struct load_ctx *ctx, const struct load_layer *layer, con
 	struct vars_result res = { 0 };
 	char msg[MSG_SIZE], ekp[KP_SIZE];
 	size_t kp_len = error_kp_str(ekp, sizeof(ekp), 0, kp);
-	const json_t *v;
+	const json_t *v, *under = json_object_get(test, "under");
+	const char **under_argv = NULL;
 	size_t failed = 0;
 
 	memset(&t->ev, 0, sizeof(t->ev));
 	msg[0] = '\0';
+	t->n_under = 0;
+	if (json_array_size(under)) {
+		/* As "exec" names a program, without variables. */
+		size_t n = json_array_size(under);
+		const char *prog = json_string_value(json_array_get(under, 0));
+
+		under_argv = calloc(n + 1, sizeof(*under_argv));
+		if (!under_argv) {
+			error_fmt(msg, MSG_SIZE, "out of memory");
+			goto bad;
+		}
+		for (size_t i = 0; i < n; i++)
+			under_argv[i] = json_string_value(json_array_get(under, i));
+		snprintf(t->under_exe, sizeof(t->under_exe), "%s%s",
+			 prog && strchr(prog, '/') ? "" : "/usr/bin/", prog ? prog : "");
+		vars_normalize(t->under_exe);
+		memset(&t->under, 0, sizeof(t->under));
+		t->under.kind = RULES_KIND_EXEC;
+		t->under.exe = t->under_exe;
+		t->under.argv = under_argv;
+		t->under.argc = n;
+		t->n_under = 1;
+	}
 	if ((v = json_object_get(test, "exec"))) {
 		size_t n = json_array_size(v);
 		char **argv = calloc(n + 1, sizeof(char *));
@@ -2000,6 +2140,8 @@ bad:
 	failed++;
 out:
 	vars_result_free(&res);
+	free(under_argv);
+	t->n_under = 0;
 	return failed;
 }
 

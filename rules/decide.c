@@ -150,6 +150,35 @@ bool match_pattern(const struct rules_policy *p, enum rules_kind k,
 	}
 }
 
+/* Whether a program of EV's lineage, by any name a deny rule sees, is one
+ * of R's "under" patterns.  Its own frame: two path buffers that no rule
+ * without "under" pays for. */
+__attribute__((noinline)) static bool match_under(const struct rules_policy *p,
+						  const struct rules_rule *r,
+						  const struct rules_event *ev)
+{
+	const struct rules_pattern *under =
+		(const struct rules_pattern *)((const char *)p + p->patterns_off) + r->under_first;
+	char buf[MATCH_PATH_MAX], sbuf[MATCH_PATH_MAX];
+	size_t n = ev->n_lineage < RULES_LINEAGE_MAX ? ev->n_lineage : RULES_LINEAGE_MAX;
+
+	/* What ran above the programs kept is not known: fail closed. */
+	if (ev->lineage_cut)
+		return true;
+	for (size_t l = 0; ev->lineage && l < n; l++) {
+		struct exec_ids x;
+
+		if (ev->lineage[l].kind != RULES_KIND_EXEC || !ev->lineage[l].exe)
+			continue;
+		exec_ids_init(&x, &ev->lineage[l], buf, sbuf);
+		for (size_t k = 0; k < x.n; k++)
+			for (uint32_t i = 0; i < r->under_count; i++)
+				if (match_argv(p, &under[i], &x.id[k]))
+					return true;
+	}
+	return false;
+}
+
 bool match_rule(const struct rules_policy *p, enum rules_kind k, const struct rules_rule *r,
 		const struct match_subject *m)
 {
@@ -163,6 +192,8 @@ bool match_rule(const struct rules_policy *p, enum rules_kind k, const struct ru
 	} else if (!match_pattern(p, k, &r->pat, m)) {
 		return false;
 	}
+	if (r->under_count && !match_under(p, r, m->ev))
+		return false;
 	if (r->unless_count == 0)
 		return true;
 	unless = (const struct rules_pattern *)((const char *)p + p->patterns_off) + r->unless_first;

@@ -72,6 +72,14 @@ static json_t *explain_rule(const struct rules_policy *p, const struct rules_rul
 		}
 		json_object_set_new(o, "unless", u);
 	}
+	if (r->under_count) {
+		json_t *u = json_array();
+
+		for (uint32_t i = 0; u && i < r->under_count; i++)
+			json_array_append_new(u, explain_pattern(p, &pats[r->under_first + i],
+								 RULES_KIND_EXEC, 0));
+		json_object_set_new(o, "under", u);
+	}
 	json_object_set_new(o, "origin", json_string(rules_string(p, r->origin)));
 	return o;
 }

@@ -197,9 +197,16 @@ static int load_one(struct load_ctx *ctx, const char *name, const struct load_la
 		const char *text = rules_builtin(name, &l->len);
 
 		if (!text) {
+			char names[256];
+			size_t w = 0;
+
+			names[0] = 0;
+			for (size_t i = 0; rules_builtin_names[i] && w < sizeof(names); i++)
+				w += (size_t)snprintf(names + w, sizeof(names) - w, "%s%s", i ? ", " : "",
+						      rules_builtin_names[i]);
 			load_error_name(ctx, from, name,
-					"unknown shipped policy \"%s\" (shipped: default, strict, ci, "
-					"audit, agent; a file name needs a '/' or \".json\")", name);
+					"unknown shipped policy \"%s\" (shipped: %s; a file name needs a "
+					"'/' or \".json\")", name, names);
 			goto fail;
 		}
 		l->text = malloc(l->len + 1);

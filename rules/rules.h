@@ -25,7 +25,7 @@
 #include <sys/types.h>
 
 #define RULES_MAGIC 0x50525441u /* "ATRP" little-endian */
-#define RULES_VERSION 3u
+#define RULES_VERSION 4u
 
 /* A string inside the block: the byte offset of a NUL-terminated string
  * from the start of the block.  0 means "none" (offset 0 is the header). */
@@ -144,6 +144,12 @@ struct rules_rule {
 	 * policy say "programs under /tmp, unless under ${ROOT}". */
 	uint32_t unless_first; /* index into the block's pattern table */
 	uint32_t unless_count;
+	/* The rule matches only an event whose process runs, or descends
+	 * from a process of the session that ran, a program one of these
+	 * exec patterns matches (rule object key "under"; struct
+	 * rules_event lineage).  Lets a policy say "git, when pip runs it". */
+	uint32_t under_first;
+	uint32_t under_count;
 	struct rules_pattern pat;
 };
 
@@ -182,7 +188,8 @@ struct rules_policy {
 	 * verdict, so a backend must find out before deciding (else only
 	 * when the verdict is the local fallback: rules_endpoint_first()). */
 	uint8_t endpoint_first;
-	uint8_t pad_;
+	/* A rule has "under": a backend gives events their lineage. */
+	uint8_t has_under;
 	rules_str name;    /* "default", or the last layer's "name" */
 	rules_str layers;  /* "default+./extra.json" for records and --explain */
 
@@ -262,7 +269,22 @@ struct rules_event {
 	bool bind;
 	/* net, a local destination (rules_net_local()): enum rules_endpoint. */
 	uint8_t endpoint;
+
+	/* Any kind: the programs of the calling process's line, nearest
+	 * first, as exec events (exe, argv and identity as each was judged
+	 * at its exec): the program the process runs (for an exec, the one
+	 * about to be replaced), then the one it replaced, or its parent ran
+	 * when it forked it, and so on up to the session's command.
+	 * N_LINEAGE 0: not known, and no rule with "under" matches.
+	 * LINEAGE_CUT: programs above these were not kept (more than
+	 * RULES_LINEAGE_MAX); a rule with "under" then matches, as if one
+	 * of them were its program. */
+	const struct rules_event *lineage;
+	size_t n_lineage;
+	bool lineage_cut;
 };
+
+#define RULES_LINEAGE_MAX 128
 
 struct rules_verdict {
 	enum rules_action action;      /* the matched rule's action (mode not applied) */

@@ -21,7 +21,7 @@ static const char *const section_keys[] = { "allow", "alert", "deny", NULL };
 static const char *const env_keys[] = { "drop", NULL };
 static const char *const limit_keys[] = { "max_procs", "timeout", "max_memory", "max_cpu", NULL };
 static const char *const test_keys[] = { "write", "read", "exec", "connect", "bind", "session",
-					 "expect", NULL };
+					 "under", "expect", NULL };
 
 struct schema {
 	struct load_ctx *ctx;
@@ -274,6 +274,35 @@ static void check_overrides(struct schema *sch, const char *action, const json_t
 	}
 }
 
+/* "under": the programs a deny or alert rule needs in the event's
+ * lineage, each a program glob (any arguments) or an argv pattern. */
+static void check_under(struct schema *sch, const char *action, const json_t *v, const char *kp)
+{
+	size_t i;
+	json_t *el;
+
+	if (strcmp(action, "allow") == 0) {
+		FAIL(sch, kp, true, "\"under\" belongs to deny and alert rules: the names of "
+		     "the programs above a process are partly theirs to choose, and admit nothing");
+		return;
+	}
+	if (!want_type(sch, v, kp, JSON_ARRAY, "an array of program globs or argv patterns"))
+		return;
+	if (!json_array_size(v)) {
+		FAIL(sch, kp, false, "must not be empty");
+		return;
+	}
+	json_array_foreach(v, i, el) {
+		char ekp[KP_SIZE];
+
+		kp_index(ekp, kp, i);
+		if (json_is_array(el))
+			check_argv(sch, el, ekp);
+		else
+			want_nonempty_string(sch, el, ekp);
+	}
+}
+
 static void check_rule(struct schema *sch, const char *section, const char *action,
 		       const json_t *rule, const char *kp)
 {
@@ -305,6 +334,8 @@ static void check_rule(struct schema *sch, const char *section, const char *acti
 			check_script(sch, section, v, ckp);
 		} else if (!strcmp(key, "overrides")) {
 			check_overrides(sch, action, v, ckp);
+		} else if (!strcmp(key, "under")) {
+			check_under(sch, action, v, ckp);
 		} else if (!strcmp(key, "content")) {
 			check_content(sch, section, action, v, ckp);
 		} else if (!strcmp(key, pkey)) {
@@ -433,6 +464,9 @@ static void check_test(struct schema *sch, const json_t *t, const char *kp)
 				FAIL(sch, ckp, false, "\"session\" goes with a \"connect\" test");
 		} else if (!strcmp(key, "exec")) {
 			events++;
+			check_argv(sch, v, ckp);
+		} else if (!strcmp(key, "under")) {
+			/* The program the tested event's process runs. */
 			check_argv(sch, v, ckp);
 		} else if (!strcmp(key, "expect")) {
 			if (want_type(sch, v, ckp, JSON_STRING, "a string") &&

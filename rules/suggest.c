@@ -10,22 +10,15 @@
 
 #define SUGGEST_CMDLINE "<command line>"
 
-/* R matches EV, its "unless" patterns considered (as rules_decide()). */
+/* R matches EV, its "unless" and "under" patterns considered (as rules_decide()). */
 static bool suggest_matches(const struct rules_policy *p, const struct rules_rule *r,
 			    const struct rules_event *ev)
 {
-	const struct rules_pattern *unless;
 	char buf[MATCH_PATH_MAX];
 	struct match_subject m;
 
 	match_subject_init(&m, ev, buf);
-	if (!match_pattern(p, (enum rules_kind)r->kind, &r->pat, &m))
-		return false;
-	unless = (const struct rules_pattern *)((const char *)p + p->patterns_off) + r->unless_first;
-	for (uint32_t i = 0; i < r->unless_count; i++)
-		if (match_pattern(p, (enum rules_kind)r->kind, &unless[i], &m))
-			return false;
-	return true;
+	return match_rule(p, (enum rules_kind)r->kind, r, &m);
 }
 
 static bool suggest_from_cmdline(const struct rules_policy *p, const struct rules_rule *r)

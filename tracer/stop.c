@@ -232,6 +232,18 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 
 	if (jc.n_events == 0 || stop_channel_first(s, c))
 		return;
+	if (s->policy->has_under) {
+		/* The supervisor answers one call at a time: one line, kept. */
+		static struct rules_event line[RULES_LINEAGE_MAX];
+		bool cut;
+		size_t n = tracee_info_lineage(t->info, line, RULES_LINEAGE_MAX, &cut);
+
+		for (size_t i = 0; i < jc.n_events; i++) {
+			c->events[i].lineage = line;
+			c->events[i].n_lineage = n;
+			c->events[i].lineage_cut = cut;
+		}
+	}
 	if (c->events[0].kind == RULES_KIND_NET)
 		stop_endpoints(s, t, c, &jc);
 	if (c->events[0].kind == RULES_KIND_EXEC) {
@@ -294,6 +306,7 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			t->pending_exec = tracee_info_new_exec(id.exe ? id.exe : "", ev->argv, ev->argc,
 							       id.loader, id.script,
 							       id.script ? id.script_name : id.exe_name);
+			t->pending_exec->script_arg = id.script_arg;
 			/* npm's install scripts, pip's builds (installed.h). */
 			installs_note_exec(&s->installs, t->pid, caller.argv, caller.argc, ev->argv,
 					   ev->argc);

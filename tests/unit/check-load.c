@@ -904,7 +904,7 @@ START_TEST(test_unknown_name)
 	const char *files[] = { "missing.json" };
 
 	load_fails(names, 1, NULL, 0, &vars,
-		   "defualt: unknown shipped policy \"defualt\" (shipped: default, strict, ci, audit, agent; a file name needs a '/' or \".json\")");
+		   "defualt: unknown shipped policy \"defualt\" (shipped: default, strict, ci, audit, agent, registries; a file name needs a '/' or \".json\")");
 	load_fails(files, 1, NULL, 0, &vars,
 		   "missing.json: cannot read \"missing.json\": No such file or directory");
 }

@@ -276,7 +276,8 @@ static void loop_exec(struct session *s, struct tracee *t)
 		next = loop_info_from_proc(t->pid);
 		unjudged = true;
 	}
-	tracee_info_unref(t->info);
+	/* The program replaced stays in the new one's line (rules "under"). */
+	tracee_info_link(next, t->info);
 	t->info = next;
 	tracee_info_unref(t->pending_exec);
 	t->pending_exec = NULL;

@@ -33,6 +33,10 @@ struct tracee_info *tracee_info_new_exec(const char *exe, const char *const *arg
 		 (name ? strlen(name) + 1 : 0);
 	i = xmalloc(bytes);
 	i->refs = 1;
+	i->script_arg = 0;
+	i->parent = NULL;
+	i->depth = 1;
+	i->cut = false;
 	i->argc = argc;
 	i->argv = (char **)(i + 1);
 	p = (char *)(i->argv + argc + 1);
@@ -60,8 +64,64 @@ struct tracee_info *tracee_info_ref(struct tracee_info *i)
 
 void tracee_info_unref(struct tracee_info *i)
 {
-	if (i && --i->refs == 0)
+	/* A line of programs is freed from the bottom up, without recursion. */
+	while (i && --i->refs == 0) {
+		struct tracee_info *parent = i->parent;
+
 		free(i);
+		i = parent;
+	}
+}
+
+void tracee_info_link(struct tracee_info *i, struct tracee_info *prev)
+{
+	if (!i || i == prev) {
+		tracee_info_unref(prev);
+		return;
+	}
+	tracee_info_unref(i->parent);
+	i->parent = NULL;
+	i->cut = false;
+	i->depth = 1;
+	if (!prev)
+		return;
+	/* Bounded: a process that execs itself in a loop must not grow the
+	 * supervisor. What is dropped is told (cut), never forgotten. */
+	if (prev->depth >= RULES_LINEAGE_MAX) {
+		i->cut = true;
+		tracee_info_unref(prev);
+		return;
+	}
+	i->parent = prev;
+	i->depth = prev->depth + 1;
+}
+
+size_t tracee_info_lineage(const struct tracee_info *i, struct rules_event *out, size_t max,
+			   bool *cut)
+{
+	size_t n = 0;
+
+	*cut = false;
+	for (; i && n < max; i = i->parent) {
+		struct rules_event *e = &out[n++];
+
+		memset(e, 0, sizeof(*e));
+		e->kind = RULES_KIND_EXEC;
+		e->exe = i->exe;
+		e->argv = (const char *const *)i->argv;
+		e->argc = i->argc;
+		e->loader = i->loader;
+		e->script = i->script;
+		e->script_arg = i->script_arg;
+		if (i->script)
+			e->script_name = i->name;
+		else
+			e->exe_name = i->name;
+		*cut = i->cut;
+	}
+	if (i)
+		*cut = true;
+	return n;
 }
 
 static size_t tracee_hash(pid_t pid, size_t mask)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "rules/rules.h"
 #include "tracer/inspect/execid.h"
 
 /* What a process is running: the program and its argv.  Shared (refcounted)
@@ -22,8 +23,26 @@ struct tracee_info {
 	 * none. */
 	char *loader;
 	char *script;
+	size_t script_arg; /* argv[script_arg] named the script */
 	char *name;
+	/* The program this one replaced, or that the process's parent ran
+	 * when it forked it (a reference held); NULL: the session's command,
+	 * or CUT: a line longer than RULES_LINEAGE_MAX was not kept above
+	 * this one.  DEPTH counts the programs from here up. */
+	struct tracee_info *parent;
+	unsigned depth;
+	bool cut;
 };
+
+/* I, which the exec of a process whose program was PREV makes it run,
+ * takes over the reference to PREV as its parent. */
+void tracee_info_link(struct tracee_info *i, struct tracee_info *prev);
+
+/* The line of programs from I up (rules.h, struct rules_event lineage)
+ * as exec events in OUT (MAX of them; pointers into the infos); their
+ * number, and in *CUT whether programs above them were not kept. */
+size_t tracee_info_lineage(const struct tracee_info *i, struct rules_event *out, size_t max,
+			   bool *cut);
 
 /* The tasks of one thread group that the table holds: the race detector
  * (landlock.c) asks whether another thread shares a task's memory, and

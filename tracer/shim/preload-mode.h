@@ -24,7 +24,8 @@ void preload_mode_event(struct session *s, const struct channel_msg *m);
 	"preload-only: decisions were taken inside the programs by an LD_PRELOAD "   \
 	"library, which static binaries, raw syscalls and libc-internal calls "      \
 	"bypass; signals, pidfds and the machine's calls (TIOCSTI, raw sockets, "     \
-	"device nodes, host name) are not judged; use the ptrace backend for "       \
+	"device nodes, host name) are not judged, nor rules with \"under\" (the "    \
+	"programs above a process are not known); use the ptrace backend for "      \
 	"enforcement"
 
 /* The command's own exec, which agenttrace makes without the shim, decided

@@ -1,0 +1,130 @@
+#!/bin/bash
+# Rules with "under" (agenttrace-policy(5), RULES): a rule that matches
+# only below a program.  The registries policy refuses a git fetch that an
+# installer runs, whichever file named the repository, and lets the same
+# git command run by anyone else.  The line of programs survives what a
+# process can do to leave it: an exec of another program, a cleared
+# environment, a double fork that orphans the fetch, a line of execs
+# deeper than the supervisor keeps.  Nothing is fetched: the repositories
+# are local.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+have git || skip_all "no git"
+
+git init -q "$SANDBOX/repo"
+echo hello >"$SANDBOX/repo/README"
+(cd "$SANDBOX/repo" && git add . && git -c user.name=t -c user.email=t@t commit -qm one)
+URL=file://$SANDBOX/repo
+
+# A stand-in installer: a script named pip that runs what follows its
+# subcommand
+# (the name is what the rule matches, as for pip's own script).
+cat >"$ROOT/bin/pip" <<'EOF'
+#!/bin/sh
+shift
+exec "$@"
+EOF
+chmod +x "$ROOT/bin/pip"
+# deep N CMD...: N execs of itself, then CMD.
+cat >"$ROOT/bin/deep" <<'EOF'
+#!/bin/sh
+n=$1; shift
+if [ "$n" -gt 0 ]; then exec "$0" $((n - 1)) "$@"; fi
+exec "$@"
+EOF
+chmod +x "$ROOT/bin/deep"
+
+fetch_denied="event == 'alert' and action == 'deny' and kind == 'exec' and rule_id == 'exec.install-source.git-fetch'"
+
+# The URL stays out of the installer's own command line, as when a file
+# names it (else the command-line rules refuse the install itself).
+export REPO_URL=$URL
+n=0
+next_clone() { n=$((n + 1)); C=$ROOT/clone$n; }
+backend_use auto
+
+next_clone
+at_q --policy registries -- git clone -q "$URL" "$C"
+assert_eq "git clone by the user: runs" 0 $?
+assert_no_rec "git clone by the user: no denial" "$fetch_denied"
+
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
+assert_ne "git clone under pip install: refused" 0 $?
+assert_rec "git clone under pip install: its record names the rule" "$fetch_denied and target_argv[:2] == ['git', 'clone']"
+[ ! -d "$C" ]
+assert_eq "git clone under pip install: nothing cloned" 0 $?
+
+at_q --policy registries -- "$ROOT/bin/pip" install git -C "$SANDBOX/repo" log -1 --format=%s
+assert_eq "git log under pip install: runs" 0 $?
+assert_no_rec "git log under pip install: no denial" "$fetch_denied"
+
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" list sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
+assert_eq "git clone under pip list (no install): runs" 0 $?
+
+# Ways out of the line that do not leave it.
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install sh -c 'exec env -i /usr/bin/git clone -q "$REPO_URL" "$0"' "$C"
+assert_rec "under pip: env -i, then exec git: refused" "$fetch_denied"
+assert_eq "under pip: env -i, then exec git: nothing cloned" no "$([ -d "$C" ] && echo yes || echo no)"
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install sh -c '
+	(setsid sh -c "git clone -q \"\$REPO_URL\" \"$0\"; echo \$? >\"$0.rc\"" &)
+	while [ ! -f "$0.rc" ]; do sleep 0.05; done' "$C"
+assert_ne "under pip: a double fork, its parent gone, then git clone: refused" 0 "$(cat "$C.rc")"
+assert_rec "under pip: the orphan's clone has its record" "$fetch_denied"
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install "$ROOT/bin/deep" 20 sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
+assert_rec "under pip: 20 execs deep, git clone: refused" "$fetch_denied"
+# Past the 128 programs a line keeps, what ran above is not known: the
+# rule matches (fail closed), even with no installer above.
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install "$ROOT/bin/deep" 140 sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
+assert_rec "under pip: 140 execs deep, git clone: refused" "$fetch_denied"
+next_clone
+at_q --policy registries -- "$ROOT/bin/deep" 140 sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
+assert_rec "no installer, 140 execs deep: refused too (the line was cut)" "$fetch_denied"
+next_clone
+at_q --policy registries -- "$ROOT/bin/deep" 100 sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
+assert_eq "no installer, 100 execs deep: runs" 0 $?
+
+# Real installers, where they are here: the repository named in a file.
+if [ -n "$PYTHON" ] && "$PYTHON" -m pip --version >/dev/null 2>&1; then
+	mkdir -p "$SANDBOX/pyrepo"
+	printf 'from setuptools import setup\nsetup(name="gamma", version="0.1", py_modules=[])\n' >"$SANDBOX/pyrepo/setup.py"
+	(cd "$SANDBOX/pyrepo" && git init -q && git add . && git -c user.name=t -c user.email=t@t commit -qm one)
+	echo "git+file://$SANDBOX/pyrepo#egg=gamma" >"$ROOT/requirements.txt"
+	PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+		at_q --policy registries -- "$PYTHON" -m pip install -q --no-build-isolation --prefix "$ROOT/pfx" -r requirements.txt
+	assert_ne "pip install -r requirements.txt naming a git repository: refused" 0 $?
+	assert_rec "pip: the installer's clone has its record" "$fetch_denied and target_argv[:2] == ['git', 'clone']"
+	# Under the default policy pip clones it (whether it then builds
+	# depends on this machine's setuptools and wheel).
+	PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+		at_q -- "$PYTHON" -m pip install -q --no-build-isolation --prefix "$ROOT/pfx" -r requirements.txt
+	assert_no_rec "pip, the same requirements under the default policy: the clone is not refused" \
+		"event == 'alert' and action == 'deny' and kind == 'exec'"
+else
+	skip "pip and a requirements file" "no pip for $PYTHON"
+fi
+if have npm; then
+	mkdir -p "$SANDBOX/jsrepo" "$ROOT/web"
+	printf '{"name":"jsgit","version":"1.0.0"}\n' >"$SANDBOX/jsrepo/package.json"
+	(cd "$SANDBOX/jsrepo" && git init -q && git add . && git -c user.name=t -c user.email=t@t commit -qm one)
+	printf '{"name":"web","version":"1.0.0","dependencies":{"jsgit":"git+file://%s"}}\n' "$SANDBOX/jsrepo" >"$ROOT/web/package.json"
+	npm_config_registry=http://127.0.0.1:9/ npm_config_update_notifier=false \
+		at_q --policy registries -- sh -c 'cd web && npm install --no-audit --no-fund'
+	assert_ne "npm install of a package.json naming a git repository: refused" 0 $?
+	assert_rec "npm: the installer's git has its record" "$fetch_denied"
+else
+	skip "npm and a package.json" "no npm"
+fi
+
+# The preload backend does not know the line: the rule does not apply,
+# and the summary says so.
+backend_use preload
+next_clone
+bk_q --policy registries -- "$ROOT/bin/pip" install sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
+assert_no_rec "preload: no git-fetch denial" "$fetch_denied"
+assert_rec "preload: the summary says rules with under are not judged" "event == 'summary' and 'under' in note"
