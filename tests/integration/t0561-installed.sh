@@ -1,6 +1,6 @@
 #!/bin/bash
 # What the session installed (doc/RECORDS.md, "installed"): read from what
-# pip, npm, cargo, gem and go leave behind (a dist-info an installer wrote, npm's hidden
+# pip, npm, yarn, pnpm, cargo, gem and go leave behind (a dist-info an installer wrote, npm's hidden
 # lockfile), with where each package came from; an install from a URL, a
 # git repository or a path outside the project is flagged; npm's install
 # scripts and pip's builds of a source tree are listed with their
@@ -155,6 +155,58 @@ dependency.install-script note gamma web/node_modules/gamma/package.json %SRCROO
 else
 	skip "npm installs" "npm not installed"
 fi
+
+# yarn 1 and pnpm: what their records of node_modules list that they did
+# not list before (yarn's .yarn-integrity with yarn.lock's versions,
+# pnpm's .pnpm/lock.yaml).  Local tarballs, a directory in the project, a
+# git repository on disk; the registry is a closed loopback port.
+yarn_works() { [ -n "${have_npm:-}" ] && yarn --version 2>/dev/null | grep -q '^1\.'; }
+pnpm_works() { [ -n "${have_npm:-}" ] && pnpm --version >/dev/null 2>&1; }
+if yarn_works || pnpm_works; then
+	npm_pkg "$SANDBOX/outside" lefty 1.2.3 "echo ran > postinstall-ran"
+	npm_pkg "$SANDBOX/outside" depb 0.1.0
+	mkdir -p "$ROOT/dirpkg"
+	printf '{"name":"dirpkg","version":"2.0.0"}\n' >"$ROOT/dirpkg/package.json"
+	# In the project: a local clone hard-links the repository's objects.
+	git init -q "$ROOT/jsrepo"
+	printf '{"name":"gitpkg","version":"3.1.4"}\n' >"$ROOT/jsrepo/package.json"
+	(cd "$ROOT/jsrepo" && git add . && git -c user.name=t -c user.email=t@t commit -qm one)
+	export npm_config_registry=http://127.0.0.1:9/ YARN_REGISTRY=http://127.0.0.1:9/ \
+		YARN_CACHE_FOLDER=$HOME/.cache/yarn YARN_DISABLE_SELF_UPDATE_CHECK=true \
+		npm_config_update_notifier=false
+	# node_pkgs: the listed packages as (name, version, source, flagged, install_script).
+	node_pkgs="sorted((p['name'], p['version'], p['source'], p['flagged'], p['install_script']) for p in installed['packages'])"
+	first_want="[('dirpkg', '2.0.0', 'path', False, False), ('gitpkg', '3.1.4', 'git', True, False), ('lefty', '1.2.3', 'path', True, TOOL_SCRIPT)]"
+fi
+for tool in yarn pnpm; do
+	if ! "${tool}_works"; then
+		skip "$tool installs" "no $tool here (yarn 1, pnpm)"
+		continue
+	fi
+	mkdir -p "$ROOT/$tool-web"
+	printf '{"name":"web","version":"1.0.0"}\n' >"$ROOT/$tool-web/package.json"
+	at_q -- sh -c "cd $tool-web && $tool add --offline file:$SANDBOX/outside/lefty/lefty-1.2.3.tgz file:../dirpkg git+file://$ROOT/jsrepo"
+	assert_eq "$tool: the install ran" 0 $?
+	assert_file_present "$tool: the postinstall script ran" "$ROOT/$tool-web/node_modules/lefty/postinstall-ran"
+	# yarn's record names the packages whose scripts ran; pnpm's does not.
+	want=${first_want/TOOL_SCRIPT/$([ "$tool" = yarn ] && echo True || echo False)}
+	assert_rec "$tool: the three packages, their versions and sources; the outside tarball and git flagged" \
+		"event == 'summary' and $node_pkgs == $want"
+	assert_rec "$tool: where they are" \
+		"event == 'summary' and sorted(p['location'] for p in installed['packages']) == ['$ROOT/$tool-web/node_modules/dirpkg', '$ROOT/$tool-web/node_modules/gitpkg', '$ROOT/$tool-web/node_modules/lefty']"
+	assert_rec "$tool: the git source's URL with its commit" \
+		"event == 'summary' and [p['url'] for p in installed['packages'] if p['name'] == 'gitpkg'][0].startswith('git+file://$ROOT/jsrepo#')"
+	assert_rec "$tool: the postinstall script is listed with its command" \
+		"event == 'summary' and [(x['package'], x['command']) for x in installed['scripts']] == [('lefty', 'echo ran > postinstall-ran')]"
+	assert_no_rec "$tool: no denial" "event == 'alert' and action == 'deny'"
+	at_q -- sh -c "cd $tool-web && $tool add --offline file:$SANDBOX/outside/depb/depb-0.1.0.tgz"
+	assert_rec "$tool: a second add lists only what it added" \
+		"event == 'summary' and $node_pkgs == [('depb', '0.1.0', 'path', True, False)]"
+	at_q -- sh -c "cd $tool-web && $tool install --offline"
+	assert_eq "$tool: an install with nothing to do ran" 0 $?
+	assert_rec "$tool: an install with nothing to do lists nothing" \
+		"event == 'summary' and installed['packages'] == []"
+done
 
 # cargo install: the crates a root's .crates2.json lists that it did not
 # list before, from a path outside the project here (flagged).

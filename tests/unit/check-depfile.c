@@ -10,7 +10,8 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The list as "name=version;..." */
+/* The list as "name=version;..." ("name=version<source>;" where the
+ * lockfile names a source). */
 static char *joined(const struct deplist *l)
 {
 	static char buf[8192];
@@ -18,8 +19,10 @@ static char *joined(const struct deplist *l)
 
 	buf[0] = 0;
 	for (size_t i = 0; i < l->n && w < sizeof(buf); i++)
-		w += (size_t)snprintf(buf + w, sizeof(buf) - w, "%s=%s;", l->v[i].name,
-				      l->v[i].version);
+		w += (size_t)snprintf(buf + w, sizeof(buf) - w, "%s=%s%s%s%s;", l->v[i].name,
+				      l->v[i].version, l->v[i].source ? "<" : "",
+				      l->v[i].source ? l->v[i].source : "",
+				      l->v[i].source ? ">" : "");
 	return buf;
 }
 
@@ -56,7 +59,12 @@ static const struct parse_case parse_cases[] = {
 	  "# yarn lockfile v1\n\n\"@s/a@^1.0.0\", \"@s/a@^1.1.0\":\n  version \"1.2.0\"\n"
 	  "  resolved \"https://r/a.tgz\"\n  dependencies:\n    b \"^2\"\n\n"
 	  "b@^2:\n  version \"2.0.1\"\n",
-	  0, "@s/a=1.2.0;b=2.0.1;" },
+	  0, "@s/a=1.2.0<https://r/a.tgz>;b=2.0.1;" },
+	{ "yarn.lock",
+	  "# yarn lockfile v1\n\n\"d@file:../src/d\":\n  version \"2.0.0\"\n\n"
+	  "\"g@git+ssh://git@h.example/g.git\":\n  version \"3.1.4\"\n"
+	  "  resolved \"git+ssh://git@h.example/g.git#2200a7f\"\n",
+	  0, "d=2.0.0<file:../src/d>;g=3.1.4<git+ssh://git@h.example/g.git#2200a7f>;" },
 	{ "yarn.lock",
 	  "__metadata:\n  version: 6\n\n\"a@npm:^1.0.0\":\n  version: 1.0.3\n  resolution: \"a@npm:1.0.3\"\n",
 	  0, "a=1.0.3;" },
@@ -66,6 +74,15 @@ static const struct parse_case parse_cases[] = {
 	  "packages:\n\n  a@1.0.0:\n    resolution: {integrity: x}\n"
 	  "  '@s/b@2.0.0':\n    resolution: {}\n\nsnapshots:\n\n  c@3.0.0:\n    x: 1\n",
 	  0, "@s/b=2.0.0;a=1.0.0;" },
+	{ "pnpm-lock.yaml",
+	  "lockfileVersion: '9.0'\n\npackages:\n\n"
+	  "  b@file:../b-0.1.0.tgz:\n    resolution: {integrity: x, tarball: file:../b-0.1.0.tgz}\n"
+	  "    version: 0.1.0\n\n"
+	  "  d@file:../src/d:\n    resolution: {directory: ../src/d, type: directory}\n\n"
+	  "  g@git+ssh://git@h.example/g.git#2200a7f:\n    resolution: {commit: 2200a7f}\n"
+	  "    version: 3.1.4\n",
+	  0, "b=0.1.0<file:../b-0.1.0.tgz>;d=file:../src/d<file:../src/d>;"
+	  "g=3.1.4<git+ssh://git@h.example/g.git#2200a7f>;" },
 	{ "pnpm-lock.yaml",
 	  "lockfileVersion: '6.0'\npackages:\n  /a@1.0.0(react@18.0.0):\n    r: 1\n",
 	  0, "a=1.0.0;" },

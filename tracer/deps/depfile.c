@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,17 @@ static void dep_addn(struct deplist *l, const char *name, size_t nlen, const cha
 	l->v[l->n].name = xstrndup(name, nlen < DEP_TEXT_MAX ? nlen : DEP_TEXT_MAX);
 	l->v[l->n].version = xstrndup(version ? version : "", vlen < DEP_TEXT_MAX ? vlen :
 				      DEP_TEXT_MAX);
+	l->v[l->n].source = NULL;
 	l->n++;
+}
+
+/* The source of the entry just added (nothing when none was). */
+static void dep_last_source(struct deplist *l, size_t added_before, const char *s, size_t len)
+{
+	if (l->n == added_before || !len)
+		return;
+	free(l->v[l->n - 1].source);
+	l->v[l->n - 1].source = xstrndup(s, len < DEP_TEXT_MAX ? len : DEP_TEXT_MAX);
 }
 
 static void dep_add(struct deplist *l, const char *name, const char *version)
@@ -99,6 +110,7 @@ static void deplist_sort(struct deplist *l)
 		if (dep_cmp(&l->v[w], &l->v[i]) == 0) {
 			free(l->v[i].name);
 			free(l->v[i].version);
+			free(l->v[i].source);
 		} else {
 			l->v[++w] = l->v[i];
 		}
@@ -111,6 +123,7 @@ void deplist_free(struct deplist *l)
 	for (size_t i = 0; l && i < l->n; i++) {
 		free(l->v[i].name);
 		free(l->v[i].version);
+		free(l->v[i].source);
 	}
 	if (l)
 		free(l->v);
@@ -334,19 +347,43 @@ static int parse_package_lock(const char *text, size_t len, struct deplist *l)
 /* ---- yarn.lock (v1, and Berry's YAML) ---- */
 
 /* The package name of a yarn/pnpm spec "name@range", "@scope/name@range":
- * up to the last '@' that does not begin it. */
+ * up to the first '@' that does not begin it (names have no other; a
+ * range may: git+ssh://git@host/...). */
 static size_t spec_name(const char *b, const char *e)
 {
-	for (const char *p = e; p > b + 1; p--)
-		if (p[-1] == '@')
-			return (size_t)(p - 1 - b);
+	for (const char *p = b + 1; p < e; p++)
+		if (*p == '@')
+			return (size_t)(p - b);
 	return (size_t)(e - b);
+}
+
+bool depfile_range_is_source(const char *b, const char *e)
+{
+	static const char *const protocols[] = { "file:", "link:", "git", "http:", "https:",
+						 "github:", "portal:", NULL };
+
+	for (size_t i = 0; protocols[i]; i++)
+		if ((size_t)(e - b) > strlen(protocols[i]) &&
+		    strncmp(b, protocols[i], strlen(protocols[i])) == 0)
+			return true;
+	return false;
+}
+
+/* A quoted or bare value [b, e), unquoted. */
+static void unquote(const char **b, const char **e)
+{
+	*b = skip_ws(*b, *e);
+	*e = trim_end(*b, *e);
+	if (*e - *b >= 2 && **b == '"' && (*e)[-1] == '"') {
+		(*b)++;
+		(*e)--;
+	}
 }
 
 static int parse_yarn_lock(const char *p, const char *end, struct deplist *l)
 {
-	const char *b, *e, *name = NULL;
-	size_t nlen = 0;
+	const char *b, *e, *name = NULL, *range = NULL, *range_end = NULL;
+	size_t nlen = 0, entry = SIZE_MAX;
 
 	while (next_line(&p, end, &b, &e)) {
 		const char *q;
@@ -356,6 +393,7 @@ static int parse_yarn_lock(const char *p, const char *end, struct deplist *l)
 		if (*b != ' ') {
 			/* An entry: "a@^1", a@^2: (the first spec names it). */
 			name = NULL;
+			entry = SIZE_MAX;
 			e = trim_end(b, e);
 			if (e == b || e[-1] != ':')
 				continue;
@@ -371,23 +409,31 @@ static int parse_yarn_lock(const char *p, const char *end, struct deplist *l)
 					q++;
 			}
 			nlen = spec_name(b, q);
+			range = b + nlen + 1 <= q ? b + nlen + 1 : q;
+			range_end = q;
 			if (nlen && strncmp(b, "__metadata", nlen) != 0)
 				name = b;
 			continue;
 		}
-		if (!name || indent_of(b, e) != 2)
+		if (indent_of(b, e) != 2)
 			continue;
 		b = skip_ws(b, e);
-		if ((size_t)(e - b) > 8 && strncmp(b, "version", 7) == 0 &&
+		if (name && (size_t)(e - b) > 8 && strncmp(b, "version", 7) == 0 &&
 		    (b[7] == ' ' || b[7] == ':')) {
-			b = skip_ws(b + 8, e);
-			e = trim_end(b, e);
-			if (e > b && *b == '"' && e[-1] == '"' && e - b >= 2) {
-				b++;
-				e--;
-			}
+			size_t before = l->n;
+
+			b += 8;
+			unquote(&b, &e);
 			dep_addn(l, name, nlen, b, (size_t)(e - b));
+			if (depfile_range_is_source(range, range_end))
+				dep_last_source(l, before, range, (size_t)(range_end - range));
+			entry = l->n > before ? l->n - 1 : SIZE_MAX;
 			name = NULL;
+		} else if (entry != SIZE_MAX && entry == l->n - 1 && (size_t)(e - b) > 9 &&
+			   strncmp(b, "resolved ", 9) == 0) {
+			b += 9;
+			unquote(&b, &e);
+			dep_last_source(l, entry, b, (size_t)(e - b));
 		}
 	}
 	return 0;
@@ -399,6 +445,7 @@ static int parse_pnpm_lock(const char *p, const char *end, struct deplist *l)
 {
 	const char *b, *e;
 	bool in_packages = false, slash_versions = false;
+	size_t entry = SIZE_MAX;
 
 	while (next_line(&p, end, &b, &e)) {
 		const char *k, *ke;
@@ -416,8 +463,25 @@ static int parse_pnpm_lock(const char *p, const char *end, struct deplist *l)
 			in_packages = (size_t)(e - b) >= 9 && strncmp(b, "packages:", 9) == 0;
 			continue;
 		}
+		if (in_packages && entry != SIZE_MAX && entry == l->n - 1 && indent_of(b, e) == 4) {
+			/* A tarball, directory or repository's key holds its
+			 * source; its version is a field (none for a directory). */
+			k = skip_ws(b, e);
+			if ((size_t)(e - k) > 9 && strncmp(k, "version: ", 9) == 0) {
+				k += 9;
+				ke = e;
+				unquote(&k, &ke);
+				if (ke > k) {
+					free(l->v[entry].version);
+					l->v[entry].version = xstrndup(k, (size_t)(ke - k) < DEP_TEXT_MAX ?
+								       (size_t)(ke - k) : DEP_TEXT_MAX);
+				}
+			}
+			continue;
+		}
 		if (!in_packages || indent_of(b, e) != 2)
 			continue;
+		entry = SIZE_MAX;
 		k = skip_ws(b, e);
 		ke = trim_end(k, e);
 		if (ke == k || ke[-1] != ':')
@@ -446,8 +510,15 @@ static int parse_pnpm_lock(const char *p, const char *end, struct deplist *l)
 		} else {
 			size_t n = spec_name(k, ke);
 
-			if (n < (size_t)(ke - k))
+			if (n < (size_t)(ke - k)) {
+				size_t before = l->n;
+
 				dep_addn(l, k, n, k + n + 1, (size_t)(ke - k - n - 1));
+				if (depfile_range_is_source(k + n + 1, ke)) {
+					dep_last_source(l, before, k + n + 1, (size_t)(ke - k - n - 1));
+					entry = l->n > before ? l->n - 1 : SIZE_MAX;
+				}
+			}
 		}
 	}
 	return 0;

@@ -49,6 +49,11 @@ const char *depfile_format_name(enum depfile_format f);
 struct dep {
 	char *name;     /* as the format spells it (Python names normalised, PEP 503) */
 	char *version;  /* the version, or the manifest's requirement ("^1.2", ">=2") */
+	/* Where a lockfile says the package came from when it says more than
+	 * a registry's name: yarn.lock's "resolved" (or the spec's
+	 * "file:"/"link:"/"git..." range when it has none), pnpm-lock's spec
+	 * of a tarball, directory or repository; NULL otherwise. */
+	char *source;
 };
 
 struct deplist {
@@ -56,6 +61,11 @@ struct deplist {
 	size_t n, cap;
 	bool truncated; /* more than DEPLIST_MAX packages: the rest were dropped */
 };
+
+/* Whether a yarn or pnpm spec's range [B, E) names a place (a "file:",
+ * "link:", "portal:" path, a git or GitHub repository, a URL) rather than
+ * versions. */
+bool depfile_range_is_source(const char *b, const char *e);
 
 /* Parse TEXT (LEN bytes) of format F into OUT (empty on entry).  0, or
  * -EINVAL when the text is not of the format (OUT is then empty), or

@@ -25,6 +25,8 @@ static bool remembered(const struct installs *in, const char *dir, size_t len)
 }
 
 static void cargo_read(const char *dir, struct deplist *out);
+static void yarn_read(const char *dir, struct deplist *out);
+static void pnpm_read(const char *dir, struct deplist *out);
 
 static void remember(struct installs *in, const char *dir, size_t len, enum install_dir kind)
 {
@@ -43,9 +45,14 @@ static void remember(struct installs *in, const char *dir, size_t len, enum inst
 	in->kind[in->n_dirs] = kind;
 	/* The write is stopped, not yet made: what the root lists now is
 	 * what it listed before the session's install. */
-	if (kind == INSTALL_DIR_CARGO) {
+	if (kind == INSTALL_DIR_CARGO || kind == INSTALL_DIR_YARN || kind == INSTALL_DIR_PNPM) {
 		in->before[in->n_dirs] = xcalloc(1, sizeof(struct deplist));
-		cargo_read(in->dirs[in->n_dirs], in->before[in->n_dirs]);
+		if (kind == INSTALL_DIR_CARGO)
+			cargo_read(in->dirs[in->n_dirs], in->before[in->n_dirs]);
+		else if (kind == INSTALL_DIR_YARN)
+			yarn_read(in->dirs[in->n_dirs], in->before[in->n_dirs]);
+		else
+			pnpm_read(in->dirs[in->n_dirs], in->before[in->n_dirs]);
 	}
 	in->n_dirs++;
 }
@@ -68,6 +75,17 @@ void installs_note_write(struct installs *in, const char *path)
 	hidden = strstr(path, "/node_modules/.package-lock.json");
 	if (hidden && hidden[strlen("/node_modules/.package-lock.json")] == 0)
 		remember(in, path, (size_t)(hidden - path) + strlen("/node_modules"), INSTALL_DIR_NPM);
+	/* yarn 1's record of what node_modules holds (unlinked, then
+	 * written again, at every install that changes it). */
+	hidden = strstr(path, "/node_modules/.yarn-integrity");
+	if (hidden && hidden[strlen("/node_modules/.yarn-integrity")] == 0)
+		remember(in, path, (size_t)(hidden - path) + strlen("/node_modules"), INSTALL_DIR_YARN);
+	/* pnpm's copy of its lockfile for what it linked: renamed into
+	 * node_modules/.pnpm, or a global dir's .pnpm. */
+	for (hidden = strstr(path, "/.pnpm/lock.yaml"); hidden;
+	     hidden = strstr(hidden + 1, "/.pnpm/lock.yaml"))
+		if (hidden[strlen("/.pnpm/lock.yaml")] == 0 && hidden > path)
+			remember(in, path, (size_t)(hidden - path), INSTALL_DIR_PNPM);
 	p = strrchr(path, '/');
 	if (p && p > path && strcmp(p, "/.crates2.json") == 0)
 		remember(in, path, (size_t)(p - path), INSTALL_DIR_CARGO);
@@ -147,7 +165,9 @@ void installs_note_exec(struct installs *in, pid_t pid, const char *const *calle
 	for (size_t i = 0; caller_argv && i < caller_argc && i < 4 && caller_argv[i]; i++) {
 		const char *b = base_of(caller_argv[i]);
 
-		by_npm |= strcmp(b, "npm-cli.js") == 0 || strcmp(b, "npm") == 0;
+		by_npm |= strcmp(b, "npm-cli.js") == 0 || strcmp(b, "npm") == 0 ||
+			  strcmp(b, "yarn.js") == 0 || strcmp(b, "yarn") == 0 ||
+			  strcmp(b, "pnpm.cjs") == 0 || strcmp(b, "pnpm") == 0;
 		by_pip |= strcmp(b, "pip") == 0 || strncmp(b, "pip3", 4) == 0 ||
 			  (i > 0 && strcmp(caller_argv[i - 1], "-m") == 0 && strcmp(b, "pip") == 0);
 	}
@@ -488,6 +508,7 @@ static void cargo_read(const char *dir, struct deplist *out)
 		if (out->n == DEPLIST_MAX)
 			break;
 		out->v[out->n].name = xstrndup(k, 1024);
+		out->v[out->n].source = NULL;
 		out->v[out->n++].version = xstrdup("");
 	}
 	json_decref(j);
@@ -558,6 +579,237 @@ static void collect_gem(const char *spec, struct install_list *l)
 	x->location = xasprintf("%sgems/%.*s", home, (int)n, base);
 	x->source = "registry";
 	free(home);
+}
+
+/* The entries of a sorted LIST, pairs compared whole. */
+static int dep_pair_cmp(const void *a, const void *b)
+{
+	const struct dep *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->version, y->version);
+}
+
+static json_t *yarn_integrity(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char *text;
+	size_t len;
+	json_t *j;
+
+	if (fd < 0)
+		return NULL;
+	text = read_small(fd, ".yarn-integrity", DEPFILE_MAX_BYTES, &len);
+	close(fd);
+	if (!text)
+		return NULL;
+	j = json_loadb(text, len, 0, NULL);
+	free(text);
+	return j;
+}
+
+/* The length of the name in a yarn pattern "name@range" ("@scope/name@..."),
+ * 0 when it has no range. */
+static size_t yarn_name_len(const char *pattern)
+{
+	const char *at = pattern[0] ? strchr(pattern + 1, '@') : NULL;
+
+	return at ? (size_t)(at - pattern) : 0;
+}
+
+/* What tells one installed copy from another in a lockfileEntries value:
+ * its "#" fragment (a tarball's SHA-1, a repository's commit), else the
+ * whole value. */
+static const char *yarn_identity(const char *resolved)
+{
+	const char *hash = strrchr(resolved, '#');
+
+	return hash ? hash + 1 : resolved;
+}
+
+/* DIR/.yarn-integrity's "lockfileEntries" (what node_modules was
+ * installed from) as name -> yarn_identity() pairs in OUT's names and
+ * versions, sorted.  Neither the pattern nor a path is kept: yarn writes
+ * a path as given at an add and relative to the project once it rereads
+ * it. */
+static void yarn_read(const char *dir, struct deplist *out)
+{
+	json_t *j = yarn_integrity(dir), *v;
+	const char *k;
+
+	json_object_foreach(json_object_get(j, "lockfileEntries"), k, v) {
+		size_t nlen = yarn_name_len(k);
+
+		if (!nlen)
+			continue;
+		if (out->n == DEPLIST_MAX)
+			break;
+		if (out->n == out->cap) {
+			out->cap = out->cap ? out->cap * 2 : 16;
+			out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+		}
+		out->v[out->n].name = xstrndup(k, nlen < 1024 ? nlen : 1024);
+		out->v[out->n].version =
+			xstrndup(yarn_identity(json_is_string(v) ? json_string_value(v) : ""), 1024);
+		out->v[out->n++].source = NULL;
+	}
+	json_decref(j);
+	qsort(out->v, out->n, sizeof(*out->v), dep_pair_cmp);
+}
+
+/* DIR/NAME parsed as F into OUT (left empty when it cannot be read). */
+static void depfile_read(const char *dir, const char *name, enum depfile_format f,
+			 struct deplist *out)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char *text;
+	size_t len;
+
+	if (fd < 0)
+		return;
+	text = read_small(fd, name, DEPFILE_MAX_BYTES, &len);
+	close(fd);
+	if (text && depfile_parse(f, text, len, out) < 0)
+		deplist_free(out);
+	free(text);
+}
+
+/* The packages DIR/.pnpm/lock.yaml lists (pnpm's lockfile of what it
+ * linked), sorted. */
+static void pnpm_read(const char *dir, struct deplist *out)
+{
+	char *pnpm = xasprintf("%s/.pnpm", dir);
+
+	depfile_read(pnpm, "lock.yaml", DEPFILE_PNPM_LOCK, out);
+	free(pnpm);
+}
+
+/* A yarn or pnpm source: npm_source() on it, without a tarball's hash
+ * fragment (a git source keeps its commit), "link:" as npm's link. */
+static void node_source(struct install *x, const char *src, const char *project, const char *root)
+{
+	bool link = src && strncmp(src, "link:", 5) == 0;
+	char *s;
+
+	if (!src || !*src) {
+		npm_source(x, NULL, false, project, root);
+		return;
+	}
+	s = xstrdup(link ? src + 5 : src);
+	if (strncmp(s, "git", 3) != 0 && strchr(s, '#'))
+		*strchr(s, '#') = 0;
+	npm_source(x, s, link, project, root);
+	free(s);
+}
+
+static const char *base_dir_end(const char *dir, const char *suffix)
+{
+	size_t n = strlen(dir), k = strlen(suffix);
+
+	return n > k && strcmp(dir + n - k, suffix) == 0 ? dir + n - k : dir + n;
+}
+
+/* yarn 1: the lockfileEntries of DIR/.yarn-integrity (DIR a node_modules)
+ * that were not there when the session first wrote it, with versions and
+ * sources from the project's yarn.lock; "artifacts" names the packages
+ * whose install scripts ran. */
+static void collect_yarn(const char *dir, const struct deplist *was, const char *root,
+			 struct install_list *l)
+{
+	json_t *j = yarn_integrity(dir), *v, *artifacts;
+	char *project = xstrndup(dir, (size_t)(base_dir_end(dir, "/node_modules") - dir));
+	struct deplist lock = { 0 };
+	const char *k;
+
+	depfile_read(project, "yarn.lock", DEPFILE_YARN_LOCK, &lock);
+	artifacts = json_object_get(j, "artifacts");
+	json_object_foreach(json_object_get(j, "lockfileEntries"), k, v) {
+		const char *resolved = json_is_string(v) ? json_string_value(v) : "";
+		size_t nlen = yarn_name_len(k);
+		const char *range, *version = "";
+		struct install *x;
+		char *key, *name;
+
+		if (!nlen)
+			continue;
+		name = xstrndup(k, nlen);
+		if (listed(was, name, yarn_identity(resolved)) || !(x = list_add(l))) {
+			free(name);
+			continue;
+		}
+		range = k + nlen + 1;
+		/* The lock's entry of the same name and source: its version. */
+		for (size_t i = 0; i < lock.n; i++)
+			if (strlen(lock.v[i].name) == nlen && strncmp(lock.v[i].name, k, nlen) == 0 &&
+			    (*resolved ? lock.v[i].source && strcmp(lock.v[i].source, resolved) == 0
+				       : !lock.v[i].source || strcmp(lock.v[i].source, range) == 0)) {
+				version = lock.v[i].version;
+				break;
+			}
+		x->ecosystem = "npm";
+		x->name = name;
+		x->version = xstrdup(version);
+		x->location = xasprintf("%s/%s", dir, x->name);
+		node_source(x, *resolved ? resolved : depfile_range_is_source(range, range + strlen(range)) ? range : NULL,
+			    project, root);
+		key = xasprintf("%s@%s", x->name, version);
+		x->install_script = json_object_get(artifacts, key) != NULL;
+		free(key);
+	}
+	deplist_free(&lock);
+	free(project);
+	json_decref(j);
+}
+
+/* The "version" of DIR/package.json ("" when none can be read); DIR may
+ * be pnpm's link to the package. */
+static char *package_version(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t len = 0;
+	char *text = fd >= 0 ? read_small(fd, "package.json", INSTALLS_META_MAX, &len) : NULL;
+	json_t *j = text ? json_loadb(text, len, 0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(j, "version"));
+	char *out = xstrndup(v ? v : "", 200);
+
+	json_decref(j);
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	return out;
+}
+
+/* pnpm: the packages DIR/.pnpm/lock.yaml lists (DIR a node_modules, or a
+ * global dir) that it did not list when the session first wrote it. */
+static void collect_pnpm(const char *dir, const struct deplist *was, const char *root,
+			 struct install_list *l)
+{
+	const char *end = base_dir_end(dir, "/node_modules");
+	char *project = xstrndup(dir, (size_t)(end - dir));
+	char *nm = *end ? xstrdup(dir) : xasprintf("%s/node_modules", dir);
+	struct deplist now = { 0 };
+
+	pnpm_read(dir, &now);
+	for (size_t i = 0; i < now.n; i++) {
+		const struct dep *d = &now.v[i];
+		struct install *x;
+
+		if (listed(was, d->name, d->version) || !(x = list_add(l)))
+			continue;
+		x->ecosystem = "npm";
+		x->name = xstrdup(d->name);
+		x->location = xasprintf("%s/%s", nm, d->name);
+		/* A directory's entry has no version (its key's spec stands
+		 * in): the package's own says it. */
+		if (d->source && strcmp(d->source, d->version) == 0)
+			x->version = package_version(x->location);
+		else
+			x->version = xstrdup(d->version);
+		node_source(x, d->source, project, root);
+	}
+	deplist_free(&now);
+	free(nm);
+	free(project);
 }
 
 /* A module path or version as the go command escapes it in the module
@@ -646,6 +898,10 @@ void installs_collect(const struct installs *in, const char *root, const struct 
 			collect_gem(in->dirs[i], out);
 		else if (in->kind[i] == INSTALL_DIR_GO)
 			collect_go(in->dirs[i], out);
+		else if (in->kind[i] == INSTALL_DIR_YARN)
+			collect_yarn(in->dirs[i], in->before[i], root, out);
+		else if (in->kind[i] == INSTALL_DIR_PNPM)
+			collect_pnpm(in->dirs[i], in->before[i], root, out);
 		else
 			collect_python(in->dirs[i], root, out);
 	}

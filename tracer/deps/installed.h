@@ -14,6 +14,14 @@
  *  - cargo: every .crates2.json the session wrote (cargo install's record
  *    of what a root holds): the crates it lists that it did not list when
  *    the session first wrote it, with their source (registry, git, path).
+ *  - yarn 1: every node_modules/.yarn-integrity the session wrote (yarn's
+ *    record of the lockfile entries node_modules holds): the entries it
+ *    did not list at the session's first write of it, their versions
+ *    and sources from the project's yarn.lock; its "artifacts" name the
+ *    packages whose install scripts ran.
+ *  - pnpm: every .pnpm/lock.yaml the session wrote (pnpm's copy of the
+ *    lockfile it linked, in node_modules or a global dir): the packages
+ *    it did not list at the session's first write of it.
  *  - RubyGems: every specifications/NAME-VERSION.gemspec the session
  *    wrote (a gem home's record of an installed gem); RubyGems keeps no
  *    record of where a gem came from: "registry".
@@ -55,12 +63,16 @@ enum install_dir {
 	INSTALL_DIR_CARGO,      /* a cargo install root */
 	INSTALL_DIR_GEM,        /* a gemspec in a gem home's specifications dir */
 	INSTALL_DIR_GO,         /* a .ziphash in a Go module cache's download dir */
+	INSTALL_DIR_YARN,       /* a node_modules dir with yarn 1's .yarn-integrity */
+	INSTALL_DIR_PNPM,       /* the dir of a .pnpm holding pnpm's lock.yaml */
 };
 
 struct installs {
 	char **dirs;       /* dist-info, node_modules and cargo root dirs written */
 	enum install_dir *kind;
-	struct deplist **before; /* cargo: the crates its root listed before the first write */
+	/* cargo, yarn, pnpm: what the record listed before the session's
+	 * first write of it */
+	struct deplist **before;
 	size_t n_dirs;
 	struct install_script scripts[INSTALLS_SCRIPTS];
 	size_t n_scripts;
