@@ -99,7 +99,25 @@ static const char *suggest_option_name(enum rules_kind k)
 	}
 }
 
-/* The exact argv of an exec as an argv pattern: each argument literal. */
+/* An argument naming a path in a temp dir: the dir and a "*" below it, since the
+ * name there is new at every run (pip's /tmp/pip-install-XXXX/...), and an
+ * exemption naming it would admit nothing the next time. NULL otherwise. */
+static char *suggest_temp_arg(const struct rules_anchors *a, const char *arg)
+{
+	static const char *const temps[] = { "/tmp", "/var/tmp", "/dev/shm" };
+	const char *tmpdir = a ? a->dir[RULES_ANCHOR_TMPDIR] : NULL;
+	char *out = NULL;
+
+	if (tmpdir && rules_path_under(arg, tmpdir) && strcmp(arg, tmpdir) != 0)
+		return asprintf(&out, "%s/*", rules_anchor_var(RULES_ANCHOR_TMPDIR)) < 0 ? NULL : out;
+	for (size_t i = 0; i < sizeof(temps) / sizeof(temps[0]); i++)
+		if (rules_path_under(arg, temps[i]) && strcmp(arg, temps[i]) != 0)
+			return asprintf(&out, "%s/*", temps[i]) < 0 ? NULL : out;
+	return NULL;
+}
+
+/* The exact argv of an exec as an argv pattern: each argument literal,
+ * but for paths in the temp dirs. */
 static json_t *suggest_exact_argv(const struct rules_anchors *a, const struct rules_event *ev)
 {
 	json_t *argv = json_array();
@@ -109,7 +127,11 @@ static json_t *suggest_exact_argv(const struct rules_anchors *a, const struct ru
 		goto fail;
 	free(lit);
 	for (size_t i = 1; i < ev->argc; i++) {
-		lit = rules_literal("", ev->argv[i] ? ev->argv[i] : "", true, true);
+		const char *arg = ev->argv[i] ? ev->argv[i] : "";
+
+		lit = arg[0] == '/' ? suggest_temp_arg(a, arg) : NULL;
+		if (!lit)
+			lit = rules_literal("", arg, true, true);
 		if (!lit || json_array_append_new(argv, json_string(lit)) < 0)
 			goto fail;
 		free(lit);

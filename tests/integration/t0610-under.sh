@@ -63,6 +63,19 @@ next_clone
 at_q --policy registries -- "$ROOT/bin/pip" list sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
 assert_eq "git clone under pip list (no install): runs" 0 $?
 
+# The denial's fix admits the next run too, whose clone goes to a new
+# temp dir, as pip's does (the temp path is a glob in the suggestion).
+clone_tmp='exec git clone -q "$REPO_URL" "$(mktemp -d)/c"'
+at_q --policy registries -- "$ROOT/bin/pip" install sh -c "$clone_tmp"
+layer=$(rec_field "$fetch_denied and has('suggest')" suggest)
+printf '%s\n' "$layer" >"$SANDBOX/fix.json"
+assert_match "the suggestion exempts the rule, the temp dir a glob" \
+	'"overrides":\["exec.install-source.git-fetch"\]' "$layer"
+assert_match "the suggestion: the clone's dir is a glob" '"\$\{TMPDIR\}/\*"' "$layer"
+at_q --policy "$SANDBOX/fix.json" -- "$ROOT/bin/pip" install sh -c "$clone_tmp"
+assert_eq "under the suggested layer, the next clone (a new temp dir) runs" 0 $?
+assert_no_rec "under the suggested layer: no denial" "$fetch_denied"
+
 # Ways out of the line that do not leave it.
 next_clone
 at_q --policy registries -- "$ROOT/bin/pip" install sh -c 'exec env -i /usr/bin/git clone -q "$REPO_URL" "$0"' "$C"
