@@ -63,7 +63,51 @@ static void log_event_identity(struct log_event *e, const struct logrec *rec)
 	}
 }
 
+/* The program REC's process ran when it made the call (an alert's "exe"
+ * and "argv"), as the one program of the call's line that a record
+ * tells: rules with "under" are replayed against it alone. */
+static void log_event_caller(struct log_event *e, const struct logrec *rec)
+{
+	size_t n = json_array_size(rec->argv), script;
+
+	if (!rec->exe || !n)
+		return;
+	if (n > LOG_EVENT_ARGV_MAX)
+		n = LOG_EVENT_ARGV_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = logread_argv_at(rec->argv, i);
+
+		e->caller_argv[i] = a ? a : "";
+	}
+	e->caller_argv[n] = NULL;
+	e->caller.kind = RULES_KIND_EXEC;
+	e->caller.exe = rec->exe;
+	e->caller.argv = e->caller_argv;
+	e->caller.argc = n;
+	script = rules_interp_script(rec->exe, e->caller_argv, n, NULL, NULL, NULL);
+	if (script) {
+		e->caller.script = e->caller_argv[script];
+		e->caller.script_arg = script;
+	}
+	for (size_t i = 0; i < e->n; i++) {
+		e->ev[i].lineage = &e->caller;
+		e->ev[i].n_lineage = 1;
+	}
+}
+
+static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int *kind);
+
 bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind)
+{
+	if (!log_event_of_kind(rec, e, kind))
+		return false;
+	/* An "exec" record's process is the program it became. */
+	if (strcmp(rec->event, "exec") != 0)
+		log_event_caller(e, rec);
+	return true;
+}
+
+static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int *kind)
 {
 	bool exec_rec = strcmp(rec->event, "exec") == 0;
 

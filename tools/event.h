@@ -17,6 +17,10 @@ struct log_event {
 	size_t n;
 	const char *argv[LOG_EVENT_ARGV_MAX + 1];
 	char unix_path[4096];
+	/* The calling process's program: the events' lineage (one program;
+	 * a log tells none above it). */
+	struct rules_event caller;
+	const char *caller_argv[LOG_EVENT_ARGV_MAX + 1];
 };
 
 /* REC as engine events in E, its kind in *KIND: an "exec" record (the

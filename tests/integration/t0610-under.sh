@@ -55,6 +55,19 @@ assert_rec "git clone under pip install: its record names the rule" "$fetch_deni
 [ ! -d "$C" ]
 assert_eq "git clone under pip install: nothing cloned" 0 $?
 
+# Replayed, the record's own process is the line: the same policy decides
+# the same, one without the rule admits the clone.  (The repository by
+# its path: a URL on pip's command line is refused before it runs.)
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install git clone -q "$SANDBOX/repo" "$C"
+assert_rec "git clone run by pip itself: refused" "$fetch_denied"
+cp "$LOG" "$SANDBOX/under.jsonl"
+"$top_builddir/agenttrace-policy" replay "$SANDBOX/under.jsonl" --policy registries -q >"$OUT" 2>"$ERR"
+assert_eq "replay under registries: decided the same (exit 0)" 0 $?
+"$top_builddir/agenttrace-policy" replay "$SANDBOX/under.jsonl" --policy ci -q >"$OUT" 2>"$ERR"
+assert_eq "replay under ci: decided otherwise (exit 1)" 1 $?
+assert_match "replay under ci: the clone was denied, now allowed" "^was deny, now allow: exec /usr/bin/git clone" "$(cat "$OUT")"
+
 at_q --policy registries -- "$ROOT/bin/pip" install git -C "$SANDBOX/repo" log -1 --format=%s
 assert_eq "git log under pip install: runs" 0 $?
 assert_no_rec "git log under pip install: no denial" "$fetch_denied"
