@@ -115,6 +115,19 @@ next_clone
 at_q --policy registries -- "$ROOT/bin/deep" 100 sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
 assert_eq "no installer, 100 execs deep: runs" 0 $?
 
+# A net rule with "under": a connection to the session's own loopback
+# listener, refused only below pip.
+cat >"$SANDBOX/net-under.json" <<'EOF'
+{"agenttrace": 1, "extends": "default",
+ "net": {"deny": [{"id": "net.test.under-pip", "addr": "127.0.0.1", "under": ["pip"]}]}}
+EOF
+self_connect='import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); c = socket.socket(); c.connect(s.getsockname()); print("connected")'
+at_q --policy "$SANDBOX/net-under.json" -- "$PYTHON" -c "$self_connect"
+assert_eq "net under pip: the same connect outside pip runs" connected "$(cat "$OUT")"
+at_q --policy "$SANDBOX/net-under.json" -- "$ROOT/bin/pip" install "$PYTHON" -c "$self_connect"
+assert_ne "net under pip: refused below pip" connected "$(cat "$OUT")"
+assert_rec "net under pip: its record" "event == 'alert' and action == 'deny' and kind == 'net' and rule_id == 'net.test.under-pip'"
+
 # Real installers, where they are here: the repository named in a file.
 if [ -n "$PYTHON" ] && "$PYTHON" -m pip --version >/dev/null 2>&1; then
 	mkdir -p "$SANDBOX/pyrepo"
