@@ -103,6 +103,28 @@ assert_rec "under pip: the orphan's clone has its record" "$fetch_denied"
 next_clone
 at_q --policy registries -- "$ROOT/bin/pip" install "$ROOT/bin/deep" 20 sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
 assert_rec "under pip: 20 execs deep, git clone: refused" "$fetch_denied"
+# Other ways git fetches: the command named by argv[0] (git-clone, as git's
+# own exec dir has it, or exec -a), the plumbing (fetch-pack, archive
+# --remote, what clone runs on the other side: upload-pack).
+gitdir=$(git --exec-path)
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install sh -c 'exec "$1/git-clone" -q "$REPO_URL" "$0"' "$C" "$gitdir"
+assert_rec "under pip: git's exec dir's git-clone: refused" "$fetch_denied or rule_id == 'exec.install-source.git-dashed'"
+assert_eq "under pip: git-clone: nothing cloned" no "$([ -d "$C" ] && echo yes || echo no)"
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install bash -c 'exec -a git-clone "$(command -v git)" -q "$REPO_URL" "$0"' "$C"
+assert_rec "under pip: exec -a git-clone git: refused" "rule_id == 'exec.install-source.git-dashed'"
+assert_eq "under pip: exec -a git-clone: nothing cloned" no "$([ -d "$C" ] && echo yes || echo no)"
+next_clone
+at_q --policy registries -- "$ROOT/bin/pip" install sh -c 'git init -q "$0" && cd "$0" && git fetch-pack "$REPO_URL" HEAD' "$C"
+assert_rec "under pip: git fetch-pack: refused" "$fetch_denied and 'fetch-pack' in target_argv"
+assert_eq "under pip: fetch-pack: no objects came" "" "$(find "$C/.git/objects" -type f 2>/dev/null | grep -v '/info/\|/pack/' | head -1)"
+next_clone
+mkdir -p "$C"
+at_q --policy registries -- "$ROOT/bin/pip" install sh -c 'git archive --remote="$REPO_URL" HEAD | tar -x -C "$0"' "$C"
+assert_rec "under pip: git archive --remote: refused" "rule_id == 'exec.install-source.git-archive'"
+assert_file_absent "under pip: git archive --remote: nothing extracted" "$C/README"
+
 # Past the 128 programs a line keeps, what ran above is not known: the
 # rule matches (fail closed), even with no installer above.
 next_clone
@@ -156,6 +178,17 @@ if have npm; then
 		at_q --policy registries -- sh -c 'cd web && npm install --no-audit --no-fund'
 	assert_ne "npm install of a package.json naming a git repository: refused" 0 $?
 	assert_rec "npm: the installer's git has its record" "$fetch_denied"
+	# npm's own "git" setting, in the project's .npmrc, naming a wrapper
+	# that runs git under a dashed name.
+	printf '#!/bin/bash\nwhile [ "${1#-}" != "$1" ]; do [ "$1" = -c ] && shift; shift; done\ns=$1; shift\nexec -a "git-$s" /usr/bin/git "$@"\n' >"$ROOT/web/vcs"
+	chmod +x "$ROOT/web/vcs"
+	echo "git=$ROOT/web/vcs" >"$ROOT/web/.npmrc"
+	npm_config_registry=http://127.0.0.1:9/ npm_config_update_notifier=false \
+		at_q --policy registries -- sh -c 'cd web && npm install --no-audit --no-fund'
+	assert_ne "npm, git= in .npmrc naming a wrapper: refused" 0 $?
+	assert_rec "npm, git= in .npmrc: the wrapper's git has its record" \
+		"event == 'alert' and action == 'deny' and rule_id.startswith('exec.install-source.git')"
+	assert_file_absent "npm, git= in .npmrc: nothing installed" "$ROOT/web/node_modules/jsgit/package.json"
 else
 	skip "npm and a package.json" "no npm"
 fi
