@@ -935,7 +935,8 @@ static int comp_under(struct comp *c, const struct rule_in *in, struct cpat **ou
 			return -1;
 		}
 		*out = nv;
-		memcpy(*out + *n_out, more, n_more * sizeof(*more));
+		if (n_more)
+			memcpy(*out + *n_out, more, n_more * sizeof(*more));
 		*n_out += n_more;
 		free(more);
 	}
