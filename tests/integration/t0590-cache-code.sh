@@ -58,6 +58,16 @@ assert_rec "ordinary cache work: cache_code 0" "event == 'summary' and cache_cod
 bk_allowed "executables in the project and TMPDIR" -- sh -c '
 	printf "#!/bin/sh\n" >build.sh; chmod +x build.sh; cp /bin/true "$TMPDIR/t3"; chmod +x "$TMPDIR/t3"'
 
+# A git clone in a cache (yarn's and go's are): its sample hooks and its
+# config are executable and never run; a real hook there is code.
+git init -q "$SANDBOX/repo" && git -C "$SANDBOX/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one
+bk_allowed "a git clone in ~/.cache" -- git clone -q "file://$SANDBOX/repo" "$cache/clone"
+assert_rec "a git clone in ~/.cache: cache_code 0" "event == 'summary' and cache_code == 0"
+bk_allowed "a bare repository moved into ~/.cache" -- sh -c 'git init -q --bare "$TMPDIR/b.git" && mv "$TMPDIR/b.git" "$1"' sh "$cache/b.git"
+assert_rec "a bare repository moved in: cache_code 0" "event == 'summary' and cache_code == 0"
+bk_status "a hook written into the cached clone" 0 -- sh -c 'printf "#!/bin/sh\n" >"$1"; chmod +x "$1"' sh "$cache/clone/.git/hooks/post-checkout"
+assert_rec "a real hook in a cached clone: an alert" "$(code_expr "$cache/clone/.git/hooks/post-checkout" "made executable")"
+
 # The shim does not look into caches.
 backend_use preload
 bk_status "chmod +x in ~/.cache" 0 -- sh -c 'printf "#!/bin/sh\n" >"$1"; chmod +x "$1"' sh "$cache/run2.sh"

@@ -30,8 +30,34 @@ static bool cachecode_pth(const char *path)
 	return n > 4 && strcmp(path + n - 4, ".pth") == 0;
 }
 
+/* Files of a git repository that are executable but never run: the
+ * sample hooks git init copies ("hooks/NAME.sample": git runs no hook so
+ * named) and the repository's config, which git chmods like its other
+ * files.  A clone in a package manager's cache (yarn's, go's, pnpm's
+ * store) has them all. */
+static bool cachecode_git_inert(const char *dir, size_t dir_len, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (dir_len >= 5 && strncmp(dir + dir_len - 5, "hooks", 5) == 0 &&
+	    (dir_len == 5 || dir[dir_len - 6] == '/'))
+		return n > 7 && strcmp(name + n - 7, ".sample") == 0;
+	if (dir_len >= 4 && strncmp(dir + dir_len - 4, ".git", 4) == 0 &&
+	    (dir_len == 4 || dir[dir_len - 5] == '/'))
+		return strcmp(name, "config") == 0;
+	return false;
+}
+
+/* cachecode_git_inert() of a whole path. */
+static bool cachecode_git_inert_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && cachecode_git_inert(path, (size_t)(slash - path), slash + 1);
+}
+
 /* Executable regular files in the tree at DIR (bounded): how many. */
-static unsigned cachecode_scan(int dir, unsigned depth, unsigned *budget)
+static unsigned cachecode_scan(int dir, const char *name, unsigned depth, unsigned *budget)
 {
 	DIR *d = fdopendir(dir);
 	struct dirent *e;
@@ -50,13 +76,13 @@ static unsigned cachecode_scan(int dir, unsigned depth, unsigned *budget)
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISREG(st.st_mode) && ((st.st_mode & 0111) || cachecode_pth(e->d_name))) {
-			n++;
+			n += !cachecode_git_inert(name, strlen(name), e->d_name);
 		} else if (S_ISDIR(st.st_mode) && depth < CACHECODE_SCAN_DEPTH) {
 			int sub = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0)
-				n += cachecode_scan(sub, depth + 1, budget);
+				n += cachecode_scan(sub, e->d_name, depth + 1, budget);
 		}
 	}
 	closedir(d);
@@ -70,6 +96,8 @@ static bool cachecode_makes(const struct call *c, size_t i, char *why, size_t si
 	struct stat st;
 	bool exists = lstat(path, &st) == 0;
 
+	if (cachecode_git_inert_path(path))
+		return false;
 	if (c->is_open && (c->flags & O_CREAT) && !exists) {
 		if (c->open_mode & 0111) {
 			snprintf(why, size, "created executable (mode %04o)", c->open_mode & 07777);
@@ -108,7 +136,8 @@ static bool cachecode_makes(const struct call *c, size_t i, char *why, size_t si
 		if (S_ISDIR(fs.st_mode)) {
 			unsigned budget = CACHECODE_SCAN_ENTRIES;
 			int d = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			unsigned n = d >= 0 ? cachecode_scan(d, 0, &budget) : 0;
+			const char *base = strrchr(from, '/');
+			unsigned n = d >= 0 ? cachecode_scan(d, base ? base + 1 : from, 0, &budget) : 0;
 
 			if (n) {
 				snprintf(why, size, "a directory moved in with %u executable file%s%s", n,

@@ -512,7 +512,8 @@ static void cargo_read(const char *dir, struct deplist *out)
 		out->v[out->n++].version = xstrdup("");
 	}
 	json_decref(j);
-	qsort(out->v, out->n, sizeof(*out->v), dep_name_cmp);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), dep_name_cmp);
 }
 
 /* "name 1.0.0 (registry+https://...)": a crate and where it came from. */
@@ -654,7 +655,8 @@ static void yarn_read(const char *dir, struct deplist *out)
 		out->v[out->n++].source = NULL;
 	}
 	json_decref(j);
-	qsort(out->v, out->n, sizeof(*out->v), dep_pair_cmp);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), dep_pair_cmp);
 }
 
 /* DIR/NAME parsed as F into OUT (left empty when it cannot be read). */
