@@ -129,10 +129,16 @@ assert_file_content() {
 
 # --- sandbox --------------------------------------------------------------
 
+# Dirs a test made outside its sandbox (a place under /tmp or /dev/shm it
+# needs): removed at the end, as the sandbox is.
+tap_outside_dirs=
 tap_cleanup() {
-	local pid
+	local pid d
 	for pid in $tap_bg_pids; do
 		kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	for d in $tap_outside_dirs; do
+		rm -rf "$d"
 	done
 	if [ -z "${tap_plan_printed:-}" ]; then
 		echo "1..$tap_n"

@@ -10,7 +10,7 @@ need_agenttrace
 POLICY_BIN=$top_builddir/agenttrace-policy
 places=$(mktemp -d /tmp/agenttrace-places.XXXXXX) || exit 99
 shm=$(mktemp -d /dev/shm/agenttrace-places.XXXXXX 2>/dev/null) || shm=$places/shm
-trap 'rm -rf "$places" "$shm"' EXIT
+tap_outside_dirs="$places $shm"
 mkdir -p "$places/home" "$places/tmp" "$places/root" "$shm/home" "$shm/tmp"
 policies="default strict ci audit agent registries"
 for h in "$HOME" "$places/home" "$shm/home"; do
