@@ -208,6 +208,42 @@ for tool in yarn pnpm; do
 		"event == 'summary' and installed['packages'] == []"
 done
 
+# yarn 2 and later (Berry, here as yarn-berry): the project's yarn.lock
+# against the snapshot's once it writes its install state; everything in
+# it at a first install.  node-modules and Plug'n'Play linkers.  (Paths
+# relative: yarn 4 takes an absolute file: path for a relative one.)
+if [ -n "${have_npm:-}" ] && yarn-berry --version >/dev/null 2>&1; then
+	# yarn 1's settings, which yarn 4 refuses as legacy ones.
+	unset YARN_REGISTRY YARN_CACHE_FOLDER YARN_DISABLE_SELF_UPDATE_CHECK
+	for linker in node-modules pnp; do
+		w=berry-$linker
+		mkdir -p "$ROOT/$w"
+		printf '{"name":"%s","version":"1.0.0"}\n' "$w" >"$ROOT/$w/package.json"
+		printf 'nodeLinker: %s\nenableGlobalCache: false\nenableTelemetry: false\nnpmRegistryServer: "http://127.0.0.1:9"\n' \
+			"$linker" >"$ROOT/$w/.yarnrc.yml"
+		at_q -- sh -c "cd $w && yarn-berry add lefty@file:../../outside/lefty/lefty-1.2.3.tgz dirpkg@file:../dirpkg"
+		assert_eq "yarn 4, $linker: the add ran" 0 $?
+		want_loc=$([ "$linker" = pnp ] && echo "'$ROOT/$w'" || echo "'$ROOT/$w/node_modules/' + p['name']")
+		assert_rec "yarn 4, $linker: the two packages, versions and sources; the outside tarball flagged; not the project itself" \
+			"event == 'summary' and sorted((p['name'], p['version'], p['source'], p['flagged']) for p in installed['packages']) == [('dirpkg', '2.0.0', 'path', False), ('lefty', '1.2.3', 'path', True)]"
+		assert_rec "yarn 4, $linker: where they are" \
+			"event == 'summary' and all(p['location'] == $want_loc for p in installed['packages']) and installed['packages']"
+		assert_no_rec "yarn 4, $linker: no denial" "event == 'alert' and action == 'deny'"
+		at_q -- sh -c "cd $w && yarn-berry add depb@file:../../outside/depb/depb-0.1.0.tgz"
+		assert_rec "yarn 4, $linker: a second add lists only what it added" \
+			"event == 'summary' and [p['name'] for p in installed['packages']] == ['depb']"
+		at_q -- sh -c "cd $w && yarn-berry install"
+		assert_rec "yarn 4, $linker: an install with nothing to do lists nothing" \
+			"event == 'summary' and installed['packages'] == []"
+		rm -rf "$ROOT/$w/node_modules" "$ROOT/$w/.yarn/install-state.gz" "$ROOT/$w/.pnp.cjs"
+		at_q -- sh -c "cd $w && yarn-berry install"
+		assert_rec "yarn 4, $linker: a first install from the lockfile lists all three" \
+			"event == 'summary' and sorted(p['name'] for p in installed['packages']) == ['depb', 'dirpkg', 'lefty']"
+	done
+else
+	skip "yarn 4 installs" "no yarn-berry here"
+fi
+
 # cargo install: the crates a root's .crates2.json lists that it did not
 # list before, from a path outside the project here (flagged).
 rustup_home=${RUSTUP_HOME:-}

@@ -459,7 +459,7 @@ START_TEST(test_extras_errors)
 	load_fails(names, 1, bad_path, 1, &vars,
 		   "<command line>: write rule \"build/**\": path pattern \"build/**\" must be absolute after expansion");
 	load_fails(names, 1, dup, 1, &vars,
-		   "<command line>: duplicate id \"write.git-hooks\" (first used at <builtin:default>:37:14)");
+		   "<command line>: duplicate id \"write.git-hooks\" (first used at <builtin:default>:38:14)");
 }
 END_TEST
 

@@ -360,7 +360,7 @@ static size_t spec_name(const char *b, const char *e)
 bool depfile_range_is_source(const char *b, const char *e)
 {
 	static const char *const protocols[] = { "file:", "link:", "git", "http:", "https:",
-						 "github:", "portal:", NULL };
+						 "github:", "portal:", "workspace:", NULL };
 
 	for (size_t i = 0; protocols[i]; i++)
 		if ((size_t)(e - b) > strlen(protocols[i]) &&
@@ -434,6 +434,14 @@ static int parse_yarn_lock(const char *p, const char *end, struct deplist *l)
 			b += 9;
 			unquote(&b, &e);
 			dep_last_source(l, entry, b, (size_t)(e - b));
+		} else if (entry != SIZE_MAX && entry == l->n - 1 && (size_t)(e - b) > 12 &&
+			   strncmp(b, "resolution: ", 12) == 0) {
+			/* Berry: "name@npm:1.0.3", "name@file:../x.tgz#...". */
+			b += 12;
+			unquote(&b, &e);
+			b += spec_name(b, e);
+			if (b < e && *b == '@' && depfile_range_is_source(b + 1, e))
+				dep_last_source(l, entry, b + 1, (size_t)(e - b - 1));
 		}
 	}
 	return 0;

@@ -63,8 +63,8 @@ struct deplist {
 };
 
 /* Whether a yarn or pnpm spec's range [B, E) names a place (a "file:",
- * "link:", "portal:" path, a git or GitHub repository, a URL) rather than
- * versions. */
+ * "link:", "portal:" path, a "workspace:" of the project, a git or GitHub
+ * repository, a URL) rather than versions. */
 bool depfile_range_is_source(const char *b, const char *e);
 
 /* Parse TEXT (LEN bytes) of format F into OUT (empty on entry).  0, or

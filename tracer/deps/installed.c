@@ -40,9 +40,17 @@ static void remember(struct installs *in, const char *dir, size_t len, enum inst
 		in->dirs = xcalloc(INSTALLS_DIRS, sizeof(*in->dirs));
 		in->kind = xcalloc(INSTALLS_DIRS, sizeof(*in->kind));
 		in->before = xcalloc(INSTALLS_DIRS, sizeof(*in->before));
+		in->had_state = xcalloc(INSTALLS_DIRS, sizeof(*in->had_state));
 	}
 	in->dirs[in->n_dirs] = xstrndup(dir, len);
 	in->kind[in->n_dirs] = kind;
+	if (kind == INSTALL_DIR_BERRY) {
+		char *state = xasprintf("%s/.yarn/install-state.gz", in->dirs[in->n_dirs]);
+		struct stat st;
+
+		in->had_state[in->n_dirs] = lstat(state, &st) == 0;
+		free(state);
+	}
 	/* The write is stopped, not yet made: what the root lists now is
 	 * what it listed before the session's install. */
 	if (kind == INSTALL_DIR_CARGO || kind == INSTALL_DIR_YARN || kind == INSTALL_DIR_PNPM) {
@@ -80,6 +88,11 @@ void installs_note_write(struct installs *in, const char *path)
 	hidden = strstr(path, "/node_modules/.yarn-integrity");
 	if (hidden && hidden[strlen("/node_modules/.yarn-integrity")] == 0)
 		remember(in, path, (size_t)(hidden - path) + strlen("/node_modules"), INSTALL_DIR_YARN);
+	/* yarn 2 and later (Berry) write their install state after the
+	 * lockfile, at every install. */
+	hidden = strstr(path, "/.yarn/install-state.gz");
+	if (hidden && hidden[strlen("/.yarn/install-state.gz")] == 0 && hidden > path)
+		remember(in, path, (size_t)(hidden - path), INSTALL_DIR_BERRY);
 	/* pnpm's copy of its lockfile for what it linked: renamed into
 	 * node_modules/.pnpm, or a global dir's .pnpm. */
 	for (hidden = strstr(path, "/.pnpm/lock.yaml"); hidden;
@@ -410,18 +423,19 @@ static void npm_source(struct install *x, const char *resolved, bool link, const
 	}
 }
 
-/* What DIR/.package-lock.json listed at the start (NULL: no such file,
- * or not read); *SAME when the end's look found it unchanged. */
-static const struct deplist *hidden_before(const struct depsnap *before, const char *dir,
-					   bool *same)
+/* What DIR/NAME listed at the start, as the project's snapshot read it
+ * (NULL: no such file, or not read); *SAME when the end's look found it
+ * unchanged. */
+static const struct deplist *snapshot_before(const struct depsnap *before, const char *dir,
+					     const char *name, bool *same)
 {
 	const char *root = before ? before->root : NULL;
 	size_t n = root ? strlen(root) : 0;
 	char rel[4096];
 
-	if (!n || strncmp(dir, root, n) != 0 || dir[n] != '/')
+	if (!n || strncmp(dir, root, n) != 0 || (dir[n] != '/' && dir[n] != 0))
 		return NULL;
-	snprintf(rel, sizeof(rel), "%s/.package-lock.json", dir + n + 1);
+	snprintf(rel, sizeof(rel), "%s%s%s", dir[n] ? dir + n + 1 : "", dir[n] ? "/" : "", name);
 	for (size_t i = 0; i < before->n; i++) {
 		if (strcmp(before->v[i].rel, rel) != 0)
 			continue;
@@ -435,7 +449,7 @@ static void collect_npm(const char *dir, const char *root, const struct depsnap 
 			struct install_list *l)
 {
 	bool same = false;
-	const struct deplist *was = hidden_before(before, dir, &same);
+	const struct deplist *was = snapshot_before(before, dir, ".package-lock.json", &same);
 	int fd;
 	char *text, *project;
 	json_t *j, *pk, *v;
@@ -698,7 +712,12 @@ static void node_source(struct install *x, const char *src, const char *project,
 		return;
 	}
 	s = xstrdup(link ? src + 5 : src);
-	if (strncmp(s, "git", 3) != 0 && strchr(s, '#'))
+	/* Berry's "::locator=..." and "#...::hash=..." say which project
+	 * asked; a tarball's "#sha1" is no place either. */
+	if (strstr(s, "::"))
+		*strstr(s, "::") = 0;
+	if (strncmp(s, "git", 3) != 0 && !strstr(s, ".git#") && !strstr(s, "#commit=") &&
+	    strchr(s, '#'))
 		*strchr(s, '#') = 0;
 	npm_source(x, s, link, project, root);
 	free(s);
@@ -814,6 +833,40 @@ static void collect_pnpm(const char *dir, const struct deplist *was, const char 
 	free(project);
 }
 
+/* yarn 2 and later: what the project's yarn.lock lists at the end that it
+ * did not list at the start (the snapshot's); all of it when the install
+ * state did not exist before the session wrote it (a first install from
+ * a lockfile).  The project's own workspaces are not packages installed. */
+static void collect_berry(const char *dir, bool had_state, const char *root,
+			  const struct depsnap *before, struct install_list *l)
+{
+	bool same = false;
+	const struct deplist *was = had_state ? snapshot_before(before, dir, "yarn.lock", &same) : NULL;
+	struct deplist now = { 0 };
+
+	if (had_state && same)
+		return;
+	depfile_read(dir, "yarn.lock", DEPFILE_YARN_LOCK, &now);
+	for (size_t i = 0; i < now.n; i++) {
+		const struct dep *d = &now.v[i];
+		struct install *x;
+		char *nm;
+		struct stat st;
+
+		if ((d->source && strncmp(d->source, "workspace:", 10) == 0) ||
+		    listed(was, d->name, d->version) || !(x = list_add(l)))
+			continue;
+		x->ecosystem = "npm";
+		x->name = xstrdup(d->name);
+		x->version = xstrdup(d->version);
+		/* node-modules linker: the package's dir; Plug'n'Play: the project. */
+		nm = xasprintf("%s/node_modules/%s", dir, d->name);
+		x->location = lstat(nm, &st) == 0 ? nm : (free(nm), xstrdup(dir));
+		node_source(x, d->source, dir, root);
+	}
+	deplist_free(&now);
+}
+
 /* A module path or version as the go command escapes it in the module
  * cache: each upper-case letter as '!' and the letter in lower case. */
 static char *go_unescape(const char *s, size_t n)
@@ -904,6 +957,8 @@ void installs_collect(const struct installs *in, const char *root, const struct 
 			collect_yarn(in->dirs[i], in->before[i], root, out);
 		else if (in->kind[i] == INSTALL_DIR_PNPM)
 			collect_pnpm(in->dirs[i], in->before[i], root, out);
+		else if (in->kind[i] == INSTALL_DIR_BERRY)
+			collect_berry(in->dirs[i], in->had_state[i], root, before, out);
 		else
 			collect_python(in->dirs[i], root, out);
 	}
@@ -945,6 +1000,7 @@ void installs_free(struct installs *in)
 		free(in->dirs);
 		free(in->kind);
 		free(in->before);
+		free(in->had_state);
 		memset(in, 0, sizeof(*in));
 	}
 }

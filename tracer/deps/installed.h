@@ -19,6 +19,10 @@
  *    did not list at the session's first write of it, their versions
  *    and sources from the project's yarn.lock; its "artifacts" name the
  *    packages whose install scripts ran.
+ *  - yarn 2 and later (Berry): every project whose .yarn/install-state.gz
+ *    the session wrote: its yarn.lock's packages that the project's
+ *    snapshot did not list at the start (all of them when there was no
+ *    install state before: a first install), sources from "resolution".
  *  - pnpm: every .pnpm/lock.yaml the session wrote (pnpm's copy of the
  *    lockfile it linked, in node_modules or a global dir): the packages
  *    it did not list at the session's first write of it.
@@ -65,6 +69,7 @@ enum install_dir {
 	INSTALL_DIR_GO,         /* a .ziphash in a Go module cache's download dir */
 	INSTALL_DIR_YARN,       /* a node_modules dir with yarn 1's .yarn-integrity */
 	INSTALL_DIR_PNPM,       /* the dir of a .pnpm holding pnpm's lock.yaml */
+	INSTALL_DIR_BERRY,      /* a project whose .yarn/install-state.gz yarn 2+ wrote */
 };
 
 struct installs {
@@ -73,6 +78,7 @@ struct installs {
 	/* cargo, yarn, pnpm: what the record listed before the session's
 	 * first write of it */
 	struct deplist **before;
+	bool *had_state;   /* yarn 2+: the install state existed before the first write */
 	size_t n_dirs;
 	struct install_script scripts[INSTALLS_SCRIPTS];
 	size_t n_scripts;
