@@ -86,7 +86,7 @@ static void dep_last_source(struct deplist *l, size_t added_before, const char *
 	l->v[l->n - 1].source = xstrndup(s, len < DEP_TEXT_MAX ? len : DEP_TEXT_MAX);
 }
 
-static void dep_add(struct deplist *l, const char *name, const char *version)
+void deplist_add(struct deplist *l, const char *name, const char *version)
 {
 	dep_addn(l, name, strlen(name), version, version ? strlen(version) : 0);
 }
@@ -99,7 +99,7 @@ static int dep_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->version, y->version);
 }
 
-static void deplist_sort(struct deplist *l)
+void deplist_sort(struct deplist *l)
 {
 	size_t w = 0;
 
@@ -277,7 +277,7 @@ static int parse_package_json(const char *text, size_t len, struct deplist *l)
 			continue;
 		json_object_foreach(o, k, v)
 			if (json_is_string(v))
-				dep_add(l, k, json_string_value(v));
+				deplist_add(l, k, json_string_value(v));
 	}
 	json_decref(j);
 	return 0;
@@ -290,13 +290,13 @@ static void lock_entry(struct deplist *l, const char *name, json_t *entry)
 	json_t *v = json_object_get(entry, "version");
 
 	if (json_is_string(v)) {
-		dep_add(l, name, json_string_value(v));
+		deplist_add(l, name, json_string_value(v));
 	} else if (json_is_true(json_object_get(entry, "link"))) {
 		json_t *r = json_object_get(entry, "resolved");
 		char buf[DEP_TEXT_MAX + 8];
 
 		snprintf(buf, sizeof(buf), "link:%s", json_is_string(r) ? json_string_value(r) : "");
-		dep_add(l, name, buf);
+		deplist_add(l, name, buf);
 	}
 }
 
@@ -656,7 +656,7 @@ struct toml_deps {
 static void toml_flush(struct toml_deps *t)
 {
 	if (t->in_package && t->name[0])
-		dep_add(t->l, t->name, t->version);
+		deplist_add(t->l, t->name, t->version);
 	t->in_package = false;
 	t->name[0] = t->version[0] = 0;
 }
@@ -697,7 +697,7 @@ static void toml_named_dep(struct toml_deps *t, const char *name, const struct t
 	char buf[DEP_TEXT_MAX + 8];
 
 	if (v->type == TOML_STRING) {
-		dep_add(t->l, name, v->text);
+		deplist_add(t->l, name, v->text);
 		return;
 	}
 	if (v->type != TOML_INLINE_TABLE)
@@ -711,10 +711,10 @@ static void toml_named_dep(struct toml_deps *t, const char *name, const struct t
 			snprintf(buf, sizeof(buf), "%s", got);
 		else
 			snprintf(buf, sizeof(buf), "%s:%s", keys[i], got);
-		dep_add(t->l, name, buf);
+		deplist_add(t->l, name, buf);
 		return;
 	}
-	dep_add(t->l, name, "*");
+	deplist_add(t->l, name, "*");
 }
 
 static void toml_requirements(struct toml_deps *t, const struct toml_value *v)
@@ -760,7 +760,7 @@ static void toml_key(void *arg, const char *table, bool array_table, const char 
 				toml_named_dep(t, key, v);
 			} else if (strcmp(dot + 1, "version") == 0 && v->type == TOML_STRING) {
 				snprintf(name, sizeof(name), "%.*s", (int)(dot - key), key);
-				dep_add(t->l, name, v->text);
+				deplist_add(t->l, name, v->text);
 			}
 			return;
 		}
@@ -771,7 +771,7 @@ static void toml_key(void *arg, const char *table, bool array_table, const char 
 
 			snprintf(parent, sizeof(parent), "%.*s", (int)(dot - table), table);
 			if (cargo_deps_table(parent))
-				dep_add(t->l, dot + 1, v->text);
+				deplist_add(t->l, dot + 1, v->text);
 		}
 		return;
 	case DEPFILE_PYPROJECT:

@@ -62,6 +62,13 @@ struct deplist {
 	bool truncated; /* more than DEPLIST_MAX packages: the rest were dropped */
 };
 
+/* NAME at VERSION (NULL: "") added to L, cut at DEP_TEXT_MAX; past
+ * DEPLIST_MAX packages L is truncated instead. */
+void deplist_add(struct deplist *l, const char *name, const char *version);
+
+/* L sorted by name, then version, without duplicates. */
+void deplist_sort(struct deplist *l);
+
 /* Whether a yarn or pnpm spec's range [B, E) names a place (a "file:",
  * "link:", "portal:" path, a "workspace:" of the project, a git or GitHub
  * repository, a URL) rather than versions. */

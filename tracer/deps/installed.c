@@ -392,11 +392,6 @@ static bool listed(const struct deplist *list, const char *name, const char *ver
 	return false;
 }
 
-static int dep_name_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct dep *)a)->name, ((const struct dep *)b)->name);
-}
-
 /* npm's "resolved": the registry's tarball (".../name/-/name-1.0.0.tgz"),
  * a git repository, a local path (relative to the project's dir) or a URL. */
 static void npm_source(struct install *x, const char *resolved, bool link, const char *project,
@@ -514,6 +509,8 @@ static void cargo_read(const char *dir, struct deplist *out)
 		return;
 	j = json_loadb(text, len, 0, NULL);
 	free(text);
+	/* Not deplist_add(): a key's source may be a long path, and
+	 * DEP_TEXT_MAX would cut it. */
 	json_object_foreach(json_object_get(j, "installs"), k, v) {
 		if (out->n == out->cap) {
 			out->cap = out->cap ? out->cap * 2 : 16;
@@ -526,8 +523,7 @@ static void cargo_read(const char *dir, struct deplist *out)
 		out->v[out->n++].version = xstrdup("");
 	}
 	json_decref(j);
-	if (out->n)
-		qsort(out->v, out->n, sizeof(*out->v), dep_name_cmp);
+	deplist_sort(out);
 }
 
 /* "name 1.0.0 (registry+https://...)": a crate and where it came from. */
@@ -596,15 +592,6 @@ static void collect_gem(const char *spec, struct install_list *l)
 	free(home);
 }
 
-/* The entries of a sorted LIST, pairs compared whole. */
-static int dep_pair_cmp(const void *a, const void *b)
-{
-	const struct dep *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : strcmp(x->version, y->version);
-}
-
 static json_t *yarn_integrity(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -654,23 +641,16 @@ static void yarn_read(const char *dir, struct deplist *out)
 
 	json_object_foreach(json_object_get(j, "lockfileEntries"), k, v) {
 		size_t nlen = yarn_name_len(k);
+		char *name;
 
 		if (!nlen)
 			continue;
-		if (out->n == DEPLIST_MAX)
-			break;
-		if (out->n == out->cap) {
-			out->cap = out->cap ? out->cap * 2 : 16;
-			out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
-		}
-		out->v[out->n].name = xstrndup(k, nlen < 1024 ? nlen : 1024);
-		out->v[out->n].version =
-			xstrndup(yarn_identity(json_is_string(v) ? json_string_value(v) : ""), 1024);
-		out->v[out->n++].source = NULL;
+		name = xstrndup(k, nlen);
+		deplist_add(out, name, yarn_identity(json_is_string(v) ? json_string_value(v) : ""));
+		free(name);
 	}
 	json_decref(j);
-	if (out->n)
-		qsort(out->v, out->n, sizeof(*out->v), dep_pair_cmp);
+	deplist_sort(out);
 }
 
 /* DIR/NAME parsed as F into OUT (left empty when it cannot be read). */
