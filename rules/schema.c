@@ -247,6 +247,19 @@ enum rules_content schema_content(const char *name)
 	return RULES_CONTENT_NONE;
 }
 
+/* V is a non-empty array (WHAT says of what). */
+static bool want_nonempty_array(struct schema *sch, const json_t *v, const char *kp,
+				const char *what)
+{
+	if (!want_type(sch, v, kp, JSON_ARRAY, what))
+		return false;
+	if (!json_array_size(v)) {
+		FAIL(sch, kp, false, "must not be empty");
+		return false;
+	}
+	return true;
+}
+
 /* "overrides": the ids of earlier layers' deny and alert rules an allow
  * rule exempts its pattern from (compile.c checks that they exist). */
 static void check_overrides(struct schema *sch, const char *action, const json_t *v,
@@ -260,12 +273,8 @@ static void check_overrides(struct schema *sch, const char *action, const json_t
 		     "layer exempt nothing", action);
 		return;
 	}
-	if (!want_type(sch, v, kp, JSON_ARRAY, "an array of rule ids"))
+	if (!want_nonempty_array(sch, v, kp, "an array of rule ids"))
 		return;
-	if (!json_array_size(v)) {
-		FAIL(sch, kp, false, "must not be empty");
-		return;
-	}
 	json_array_foreach(v, i, el) {
 		char ekp[KP_SIZE];
 
@@ -286,12 +295,8 @@ static void check_under(struct schema *sch, const char *action, const json_t *v,
 		     "the programs above a process are partly theirs to choose, and admit nothing");
 		return;
 	}
-	if (!want_type(sch, v, kp, JSON_ARRAY, "an array of program globs or argv patterns"))
+	if (!want_nonempty_array(sch, v, kp, "an array of program globs or argv patterns"))
 		return;
-	if (!json_array_size(v)) {
-		FAIL(sch, kp, false, "must not be empty");
-		return;
-	}
 	json_array_foreach(v, i, el) {
 		char ekp[KP_SIZE];
 
