@@ -274,10 +274,16 @@ static int session_load_policy(struct session *s, const char *log_abs)
 		names[n_names++] = s->project_policy;
 	}
 	if (rules_load(names, n_names, x.v, x.n, &vars, &s->policy, &err) < 0) {
+		const char *root = vars.root ? vars.root : vars.cwd;
 		char line[1536];
 
 		rules_error_format(&err, line, sizeof(line));
 		error_msg("%s", line);
+		/* Every path lies under a ROOT of "/": the shipped policies'
+		 * own tests, which expect a project directory, fail there. */
+		if (root && strcmp(root, "/") == 0 && strncmp(err.keypath, "tests", 5) == 0)
+			error_msg("ROOT is / (the current directory, or --root): the whole file system "
+				  "would be the project; run from the project's directory or give --root DIR");
 		ret = AT_EXIT_FAILURE;
 	}
 	session_extras_free(&x);

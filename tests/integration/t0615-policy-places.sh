@@ -25,3 +25,8 @@ for h in "$HOME" "$places/home" "$shm/home"; do
 done
 (cd "$places/root" && HOME=$places/home TMPDIR=$shm/tmp "$AGENTTRACE" -q --log "$LOG" -- true)
 assert_eq "agenttrace starts with HOME under /tmp and TMPDIR on /dev/shm" 0 $?
+
+# A ROOT of / leaves nothing outside the project: the error says so.
+(cd / && "$AGENTTRACE" -q --log "$LOG" -- true) >"$OUT" 2>"$ERR"
+assert_eq "ROOT /: exit 125" 125 $?
+assert_match "ROOT /: the error says why" "ROOT is / .*give --root DIR" "$(cat "$ERR")"
