@@ -11,7 +11,9 @@
 #   $HOME    a temporary home (dotfiles and credentials live here)
 #   $TMPDIR  a temporary TMPDIR
 #   $LOG     the --log file of the last `at` run (outside ROOT)
-# and removes it at exit unless a case failed or AGENTTRACE_KEEP=1.
+# and removes it at exit unless a case failed or AGENTTRACE_KEEP=1.  The
+# shared tests/tmp stays (make clean removes it): a test that removed it
+# when empty would race another test's mkdir and mktemp under it.
 #
 # Skips: `skip DESC REASON` for one case, `skip_all REASON` for the file.
 # With AGENTTRACE_MUST_WORK=1 (CI) every skip is a failure.
@@ -147,7 +149,6 @@ tap_cleanup() {
 		if [ "$tap_failed" -eq 0 ] && [ "${AGENTTRACE_KEEP:-0}" != 1 ]; then
 			chmod -R u+rwx "$SANDBOX" 2>/dev/null
 			rm -rf "$SANDBOX"
-			rmdir "$top_builddir/tests/tmp" 2>/dev/null
 		else
 			echo "# sandbox kept: $SANDBOX"
 		fi

@@ -78,3 +78,18 @@ env_sec=$(printf '%s\n' "$page" | sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p')
 for v in GITHUB_ACTIONS GITHUB_STEP_SUMMARY AGENTTRACE_CONTEXT; do
 	assert_match "agenttrace(1) ENVIRONMENT: $v" "$v" "$env_sec"
 done
+
+# Every page formats without a warning from groff: a text line that starts
+# with "." or "'" is a request to troff, and its words vanish from the page.
+if need_apt_package "command -v groff" groff-base; then
+	for page in "$MAN"/*.[15]; do
+		warnings=$(groff -man -ww -z -Tutf8 "$page" 2>&1)
+		if [ -z "$warnings" ]; then
+			ok "$(basename "$page"): groff gives no warning"
+		else
+			not_ok "$(basename "$page"): groff gives no warning" "$warnings"
+		fi
+	done
+else
+	skip "the man pages format without a warning" "no groff"
+fi
