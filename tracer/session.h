@@ -62,6 +62,7 @@ enum session_child_stage {
 	SESSION_CHILD_LANDLOCK, /* landlock_restrict_self() failed */
 	SESSION_CHILD_EXEC,     /* execvp() failed */
 	SESSION_CHILD_CAPS,     /* a root command's capabilities could not be dropped */
+	SESSION_CHILD_CGROUP,   /* the session's cgroup refused the command */
 };
 
 struct cgroup_session;

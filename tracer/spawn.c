@@ -200,7 +200,8 @@ const char *spawn_root_warning(const struct session *s)
 	return why;
 }
 
-static void spawn_child(struct session *s, int sync_fd, int report_fd, int listener_sock)
+static void spawn_child(struct session *s, int sync_fd, int report_fd, int listener_sock,
+			bool in_cgroup)
 {
 	char **argv = s->opt->command;
 	ssize_t n;
@@ -217,6 +218,10 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd, int liste
 	if (n != 1)
 		spawn_child_fail(report_fd, SESSION_CHILD_SYNC, 0, AT_EXIT_FAILURE);
 	close(sync_fd);
+	/* Before the filter, which would see the write, and before the
+	 * command's first instruction, which the ceilings count. */
+	if (!in_cgroup && (e = limits_enter(s)) < 0)
+		spawn_child_fail(report_fd, SESSION_CHILD_CGROUP, -e, AT_EXIT_FAILURE);
 
 	spawn_drop_env(s->policy);
 	/* preload-only: no filter, no tracer; the shim (LD_PRELOAD) decides. */
@@ -320,6 +325,7 @@ int spawn_command(struct session *s)
 {
 	int sync_fds[2], report_fds[2];
 	pid_t pid;
+	bool in_cgroup;
 	const char *const *argv = (const char *const *)s->opt->command;
 	size_t argc = 0;
 	struct tracee_info *info;
@@ -365,7 +371,7 @@ int spawn_command(struct session *s)
 		return AT_EXIT_FAILURE;
 	}
 	fflush(NULL);
-	pid = fork();
+	pid = limits_fork(s, &in_cgroup);
 	if (pid < 0) {
 		error_msg("cannot fork: %s", strerror(errno));
 		close(sync_fds[0]);
@@ -381,7 +387,7 @@ int spawn_command(struct session *s)
 		close(report_fds[0]);
 		if (s->log_fd >= 0)
 			close(s->log_fd);
-		spawn_child(s, sync_fds[0], report_fds[1], listener_sock);
+		spawn_child(s, sync_fds[0], report_fds[1], listener_sock, in_cgroup);
 	}
 	close(sync_fds[0]);
 	close(report_fds[1]);
@@ -424,16 +430,6 @@ int spawn_command(struct session *s)
 		s->child_pipe = -1;
 		unotify_close(s);
 		return spawn_command(s);
-	}
-	/* Before the sync byte: the command's first instruction counts. */
-	e = limits_attach(s, pid);
-	if (e < 0) {
-		error_msg("cannot put the command into the session's cgroup: %s", strerror(-e));
-		kill(pid, SIGKILL);
-		close(sync_fds[1]);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		return AT_EXIT_FAILURE;
 	}
 	s->main_pid = pid;
 	while (argv[argc])
@@ -500,6 +496,9 @@ int spawn_outcome(struct session *s)
 	case SESSION_CHILD_CAPS:
 		error_msg("cannot drop the capabilities of a root command: %s", strerror(r.err));
 		hint_msg("--keep-caps all keeps them all; --user USER runs the command unprivileged");
+		return AT_EXIT_FAILURE;
+	case SESSION_CHILD_CGROUP:
+		error_msg("cannot put the command into the session's cgroup: %s", strerror(r.err));
 		return AT_EXIT_FAILURE;
 	case SESSION_CHILD_EXEC:
 		error_msg("'%s': %s", cmd, strerror(r.err));

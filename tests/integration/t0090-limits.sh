@@ -189,6 +189,20 @@ for B in auto preload; do
 			"limits: max-procs $(( task_limit * 15 / 100 )) \\(tasks, .*max-memory $(( mem_kb * 1024 / 100 * 75 )) bytes \\(a share" "$(cat "$ERR")"
 	fi
 
+	# The command is in the session's cgroup before it runs, whichever way
+	# it got there: made there (clone3 into a v2 cgroup) or moved there by
+	# itself before its filter (v1, and v2 where clone3 cannot).
+	for knob in 0 1; do
+		AGENTTRACE_TEST_NO_CLONE_INTO_CGROUP=$knob bk -v --max-memory 200M -- cat /proc/self/cgroup >"$OUT" 2>"$ERR"
+		cg=$(cgroup_dir)
+		if [ -z "$cg" ]; then
+			skip "${BK}the command is in the session's cgroup (knob $knob)" "no usable cgroup here"
+			continue
+		fi
+		assert_eq "${BK}the command's memory cgroup is the session's (knob $knob)" 1 \
+			"$(grep -cE "^(0::|[0-9]+:([^:]*,)?memory(,[^:]*)?:).*/${cg##*/}\$" "$OUT")"
+	done
+
 	# --- a share of the kernel's task limit (the pids controller) ---------------------
 	# A fork bomb: forks fail at the ceiling, and the first refusal ends
 	# the session.  1% keeps it small (a few hundred tasks).

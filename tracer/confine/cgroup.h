@@ -7,6 +7,7 @@
 #ifndef AGENTTRACE_CGROUP_H
 #define AGENTTRACE_CGROUP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -25,8 +26,16 @@ struct cgroup_session {
  * behind then).  AGENTTRACE_TEST_NO_CGROUP=1 forces the failure. */
 int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu, uint64_t max_tasks);
 
-/* Moves PID (not yet running the command) into the cgroup(s). */
-int cgroup_attach(const struct cgroup_session *cg, pid_t pid);
+/* fork(2), the child made inside the session's cgroup where the kernel
+ * can: clone3(CLONE_INTO_CGROUP) (Linux 5.7) into a v2 cgroup, and
+ * *ENTERED true.  Elsewhere (v1, an older kernel, a refusal,
+ * AGENTTRACE_TEST_NO_CLONE_INTO_CGROUP=1) a plain fork(), *ENTERED false,
+ * and the child enters by cgroup_enter_self() before the command runs. */
+pid_t cgroup_fork(const struct cgroup_session *cg, bool *entered);
+
+/* The calling process, which has one thread, into the cgroup(s).  0 or
+ * -errno. */
+int cgroup_enter_self(const struct cgroup_session *cg);
 
 /* CPU time used so far by the session's processes, in microseconds. */
 int cgroup_cpu_usec(const struct cgroup_session *cg, uint64_t *usec);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include "lib/log.h"
 #include "lib/xalloc.h"
@@ -310,9 +311,15 @@ uint64_t limits_machine_share(uint32_t percent)
 	return (uint64_t)si.totalram * si.mem_unit / 100 * percent;
 }
 
-int limits_attach(struct session *s, pid_t pid)
+pid_t limits_fork(struct session *s, bool *in_cgroup)
 {
-	return s->cgroup ? cgroup_attach(s->cgroup, pid) : 0;
+	*in_cgroup = false;
+	return s->cgroup ? cgroup_fork(s->cgroup, in_cgroup) : fork();
+}
+
+int limits_enter(struct session *s)
+{
+	return s->cgroup ? cgroup_enter_self(s->cgroup) : 0;
 }
 
 void limits_finish(struct session *s)

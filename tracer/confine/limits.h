@@ -38,8 +38,13 @@ void limits_prepare(struct session *s);
  * when its size cannot be read. */
 uint64_t limits_machine_share(uint32_t percent);
 
-/* PID, the command not yet exec'd, into the session's cgroup.  0 or -errno. */
-int limits_attach(struct session *s, pid_t pid);
+/* fork(2) of the command's process; *IN_CGROUP true when it was made in
+ * the session's cgroup, else the child calls limits_enter() first. */
+pid_t limits_fork(struct session *s, bool *in_cgroup);
+
+/* In the child, before the command runs: into the session's cgroup, if
+ * there is one.  0 or -errno. */
+int limits_enter(struct session *s);
 
 /* At the end: records the last OOM kills, removes the cgroup. */
 void limits_finish(struct session *s);
