@@ -1737,7 +1737,8 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 	}
 	hdr.endpoint_first = comp_endpoint_first(c);
 	for (size_t i = 0; i < c->n_rules; i++)
-		hdr.has_under |= c->rules[i].n_under != 0;
+		if (c->rules[i].n_under)
+			hdr.under_kinds |= (uint8_t)(1u << c->rules[i].kind);
 	hdr.env_drop_first = (uint32_t)b.n_strs;
 	hdr.env_drop_count = (uint32_t)c->n_env;
 	for (size_t i = 0; i < c->n_env; i++)

@@ -25,7 +25,7 @@
 #include <sys/types.h>
 
 #define RULES_MAGIC 0x50525441u /* "ATRP" little-endian */
-#define RULES_VERSION 4u
+#define RULES_VERSION 5u
 
 /* A string inside the block: the byte offset of a NUL-terminated string
  * from the start of the block.  0 means "none" (offset 0 is the header). */
@@ -188,8 +188,10 @@ struct rules_policy {
 	 * verdict, so a backend must find out before deciding (else only
 	 * when the verdict is the local fallback: rules_endpoint_first()). */
 	uint8_t endpoint_first;
-	/* A rule has "under": a backend gives events their lineage. */
-	uint8_t has_under;
+	/* Bit 1 << kind: a rule of that kind has "under", and a backend gives
+	 * events of that kind their lineage (which costs a walk up the
+	 * process's line). */
+	uint8_t under_kinds;
 	rules_str name;    /* "default", or the last layer's "name" */
 	rules_str layers;  /* "default+./extra.json" for records and --explain */
 

@@ -83,6 +83,16 @@ static void stop_bypass(struct session *s, struct tracee *t, struct call *c,
 	judge_record(s, &w, &jc, &v);
 }
 
+/* Whether a rule with "under" can be asked about one of the call's N
+ * events: only then is the caller's line walked. */
+static bool stop_wants_lineage(const struct rules_policy *p, const struct call *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p->under_kinds & (1u << c->events[i].kind))
+			return true;
+	return false;
+}
+
 /* The shim's own sendto to the channel: let through unrecorded, after
  * making room in the queue (the shim never waits for the supervisor).
  * Before an inet event is decided, the names the shim reported are read,
@@ -232,7 +242,7 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 
 	if (jc.n_events == 0 || stop_channel_first(s, c))
 		return;
-	if (s->policy->has_under) {
+	if (stop_wants_lineage(s->policy, c, jc.n_events)) {
 		/* The supervisor answers one call at a time: one line, kept. */
 		static struct rules_event line[RULES_LINEAGE_MAX];
 		bool cut;

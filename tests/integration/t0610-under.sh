@@ -200,3 +200,21 @@ next_clone
 bk_q --policy registries -- "$ROOT/bin/pip" install sh -c 'exec git clone -q "$REPO_URL" "$0"' "$C"
 assert_no_rec "preload: no git-fetch denial" "$fetch_denied"
 assert_rec "preload: the summary says rules with under are not judged" "event == 'summary' and 'under' in note"
+
+# A write rule and a read rule with "under" hold below their program and
+# nowhere else: the line is walked for every kind that has such a rule.
+cat >"$SANDBOX/under-fs.json" <<'JSON'
+{ "agenttrace": 1, "extends": "default",
+  "write": {"deny": [{"id": "write.t-under", "path": "${ROOT}/w-*", "under": ["pip"]}]},
+  "read": {"deny": [{"id": "read.t-under", "path": "${ROOT}/r-*", "under": ["pip"]}]} }
+JSON
+echo secret >"$ROOT/r-1"
+at_q --policy "$SANDBOX/under-fs.json" -- sh -c 'echo x >w-1 && cat r-1'
+assert_eq "write and read rules with under: the user's own write and read run" 0 $?
+assert_file_content "write and read rules with under: the user's write happened" "$ROOT/w-1" x
+at_q --policy "$SANDBOX/under-fs.json" -- "$ROOT/bin/pip" install sh -c 'echo x >w-2'
+assert_rec "a write rule with under: refused below pip" "event == 'alert' and action == 'deny' and kind == 'write' and rule_id == 'write.t-under'"
+assert_file_absent "a write rule with under: nothing written below pip" "$ROOT/w-2"
+at_q --policy "$SANDBOX/under-fs.json" -- "$ROOT/bin/pip" install cat r-1
+assert_rec "a read rule with under: refused below pip" "event == 'alert' and action == 'deny' and kind == 'read' and rule_id == 'read.t-under'"
+assert_ne "a read rule with under: nothing read below pip" secret "$(cat "$OUT")"
