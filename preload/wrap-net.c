@@ -1,4 +1,4 @@
-/* connect, sendto, sendmsg (preload mode: decided here, with the host
+/* connect, sendto, sendmsg, sendmmsg (preload mode: decided here, with the host
  * name this process resolved for the address; whose a local destination
  * is, the supervisor says), bind and listen (preload mode: an address
  * other than loopback is judged, a UNIX path is a write, and a socket
@@ -25,6 +25,15 @@
 /* 0 or the errno of a denial, for a destination SA of the socket FD, or
  * (BIND) the address FD is bound to; UPATH (PATH_MAX) gets the UNIX name
  * (resolved, or "@name"), "" for none. */
+/* The address family of socket FD; 0 when it is none. */
+static int net_domain(int fd)
+{
+	int domain = 0;
+	socklen_t len = sizeof(domain);
+
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 ? domain : 0;
+}
+
 static int net_check_at(int fd, const struct sockaddr *sa, socklen_t len, const char *name,
 			bool bind, char *upath)
 {
@@ -40,7 +49,13 @@ static int net_check_at(int fd, const struct sockaddr *sa, socklen_t len, const 
 	c.family = sa->sa_family;
 	c.sock_fd = fd;
 	c.bind = bind;
-	switch (sa->sa_family) {
+	/* A datagram named AF_UNSPEC goes where its address says on an IPv4
+	 * socket (udp_sendmsg() takes it for AF_INET); on an IPv6 one, to
+	 * the connected peer.  A connect with it dissolves an association. */
+	if (sa->sa_family == AF_UNSPEC && !bind && strcmp(name, "connect") != 0 &&
+	    len >= (socklen_t)sizeof(struct sockaddr_in) && net_domain(fd) == AF_INET)
+		c.family = AF_INET;
+	switch (c.family) {
 	case AF_INET: {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
 
@@ -171,6 +186,25 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		return -1;
 	}
 	return REAL(sendmsg, ssize_t (*)(int, const struct msghdr *, int))(fd, msg, flags);
+}
+
+/* Every message's destination, as the supervisor judges them: one that is
+ * denied refuses the whole call. */
+EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
+{
+	int err;
+
+	for (unsigned int i = 0; shim_deciding() && vec && i < vlen; i++) {
+		const struct msghdr *msg = &vec[i].msg_hdr;
+
+		if (msg->msg_name &&
+		    (err = net_check(fd, msg->msg_name, msg->msg_namelen, "sendmmsg"))) {
+			errno = err;
+			return -1;
+		}
+	}
+	return REAL(sendmmsg, int (*)(int, struct mmsghdr *, unsigned int, int))(fd, vec, vlen,
+										 flags);
 }
 
 EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)

@@ -162,7 +162,7 @@ static void stop_endpoints(struct session *s, struct tracee *t, struct call *c,
 		jc->local_answer[i] = f.answer;
 		jc->listener[i] = f.listener;
 		if (f.copy >= 0 && i == 0 && c->sockaddr_len) {
-			s->endpoint_copy = f.copy; /* a connect: judged on this socket */
+			s->endpoint_copy = f.copy; /* a connect or send: judged on this socket */
 		} else if (f.copy >= 0) {
 			close(f.copy);
 		}

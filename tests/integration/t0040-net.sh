@@ -161,6 +161,20 @@ for B in auto preload; do
 		# The summary's egress: every destination judged, allowed ones
 		# too, without --record; more than 256 destinations are counted,
 		# not listed (doc/RECORDS.md, egress).
+		# AF_UNSPEC names an IPv4 destination to an IPv4 socket's send.
+		at_netns -- "$TRY" unspec-send 192.0.2.1 53 >"$OUT" 2>"$ERR"
+		assert_eq "${BK}sendto 192.0.2.1:53 named AF_UNSPEC: EACCES" "$EACCES" $?
+		assert_rec "${BK}sendto named AF_UNSPEC: deny record" \
+			"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.1' and port == 53 and syscall == 'sendto'$(bk_rec_backend)"
+		# A message's name longer than a sockaddr_storage is cut to one
+		# by the kernel, not refused: the address in it is judged.
+		for m in sendmsg sendmmsg; do
+			at_netns -- "$TRY" long-name-send "$m" 192.0.2.1 53 >"$OUT" 2>"$ERR"
+			assert_eq "${BK}$m to 192.0.2.1:53, msg_namelen 200: EACCES" "$EACCES" $?
+			assert_rec "${BK}$m with msg_namelen 200: deny record" \
+				"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.1' and port == 53 and syscall == '$m'$(bk_rec_backend)"
+		done
+
 		at_netns -- sh -c '"$0" connect 127.0.0.1 1; "$0" connect 127.0.0.1 1; "$0" connect 192.0.2.1 9; "$0" sendto 192.0.2.1 53; exit 0' "$TRY" >"$OUT" 2>"$ERR"
 		assert_rec "${BK}egress: an allowed destination with its count" \
 			"event == 'summary' and {'family': 'inet', 'addr': '127.0.0.1', 'port': 1, 'host': None, 'allowed': 2, 'denied': 0} in egress"

@@ -816,6 +816,47 @@ static int op_raw_send(char **argv)
 	return err;
 }
 
+/* long-name-send sendmsg|sendmmsg ADDR PORT: a UDP datagram to ADDR
+ * whose message names it with a msg_namelen of 200, which the kernel cuts
+ * to a sockaddr_storage rather than refuse. */
+static int op_long_name_send(char **argv)
+{
+	struct sockaddr_storage ss[2];
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	char b = 'x';
+	struct iovec iov = { &b, 1 };
+	struct mmsghdr mm = { .msg_hdr = { .msg_name = ss, .msg_namelen = 200, .msg_iov = &iov,
+					   .msg_iovlen = 1 } };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	memset(ss, 0, sizeof(ss));
+	in->sin_family = AF_INET;
+	in->sin_port = htons((uint16_t)atoi(argv[2]));
+	if (fd < 0 || inet_pton(AF_INET, argv[1], &in->sin_addr) != 1)
+		return EINVAL;
+	if (strcmp(argv[0], "sendmmsg") == 0 ? sendmmsg(fd, &mm, 1, 0) != 1 :
+					       sendmsg(fd, &mm.msg_hdr, 0) != 1)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* unspec-send ADDR PORT: a UDP datagram by sendto(2) to a sockaddr_in
+ * for ADDR whose family is AF_UNSPEC, which an IPv4 socket takes for
+ * AF_INET. */
+static int op_unspec_send(char **argv)
+{
+	struct sockaddr_in in = { .sin_family = AF_UNSPEC, .sin_port = htons((uint16_t)atoi(argv[1])) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0 || inet_pton(AF_INET, argv[0], &in.sin_addr) != 1)
+		return EINVAL;
+	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&in, sizeof(in)) != 1)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* mknod PATH b|c|p|s [MAJOR MINOR] */
 static int op_mknod(char **argv)
 {
@@ -1005,6 +1046,8 @@ static const struct try_op {
 	{ "tioclinux", 1, op_tioclinux },
 	{ "socket", 3, op_socket },
 	{ "raw-send", 1, op_raw_send },
+	{ "long-name-send", 3, op_long_name_send },
+	{ "unspec-send", 2, op_unspec_send },
 	{ "mknod", 2, op_mknod },
 	{ "sethostname", 1, op_sethostname },
 	{ "setdomainname", 1, op_setdomainname },

@@ -550,9 +550,9 @@ static void loop_notification(struct session *s)
 	}
 	if (s->notif_answered)
 		return;
-	/* An allowed open or connect whose path or address another thread
-	 * could rewrite before the kernel reads it again: made here, on what
-	 * was judged. */
+	/* An allowed open, connect or send whose path or address another
+	 * thread could rewrite before the kernel reads it again: made here,
+	 * on what was judged. */
 	if (t && a.how == STOP_RUN && s->emulate_opens && emulate_needed(s, t)) {
 		if (s->call->is_open && emulate_open(s, &u, s->call, &a) == 1)
 			return;
@@ -561,6 +561,8 @@ static void loop_notification(struct session *s)
 		else if (s->call->listens)
 			emulate_listen(s, &u, s->call, t->tgid, &a);
 		else if (s->call->sockaddr_len && emulate_connect(s, &u, s->call, t->tgid, &a) == 1)
+			return;
+		else if (emulate_send(s, &u, s->call, t->tgid, &a) == 1)
 			return;
 	}
 	r = unotify_answer(s, &u, &a);

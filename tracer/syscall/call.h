@@ -91,8 +91,9 @@ struct call {
 	bool argv_truncated;
 	char unix_path[110];
 	int flags;               /* open flags, AT_* flags, clone flags: as the call has them */
-	/* connect, bind: the address bytes as read and judged, what an
-	 * engine needs to make the call itself; 0 length: none. */
+	/* connect, bind, sendto, sendmsg, sendmmsg (its first message): the
+	 * name's bytes as read and judged, whatever its family, what an
+	 * engine needs to make the call itself; 0 length: no name. */
 	struct sockaddr_storage sockaddr;
 	unsigned sockaddr_len;
 	/* An open (open, openat, openat2, creat): its mode, and openat2's

@@ -463,6 +463,12 @@ static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned 
 	if (judged)
 		*judged = ss; /* the bytes judged, for an engine that makes the call */
 	memset(ev, 0, sizeof(*ev));
+	/* A datagram named AF_UNSPEC goes where its address says on an IPv4
+	 * socket (udp_sendmsg() takes it for AF_INET, as BSD did), and to
+	 * the connected peer on an IPv6 one: judged as IPv4 in a send. */
+	if (ss.ss_family == AF_UNSPEC && !bind && d->e->net != SYSCALL_NET_CONNECT &&
+	    len >= sizeof(struct sockaddr_in))
+		ss.ss_family = AF_INET;
 	switch (ss.ss_family) {
 	case AF_INET: {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
@@ -547,6 +553,24 @@ static bool decode_same_dest(const struct rules_event *a, const struct rules_eve
 	return a->port == b->port && memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
 }
 
+/* Whether a name of LEN bytes at ADDR is read (decode_sockaddr()): the
+ * bytes an engine that makes the call itself passes on, event or not. */
+static bool decode_named(unsigned long addr, unsigned long len)
+{
+	return addr && len >= sizeof(sa_family_t) && len <= sizeof(struct sockaddr_storage);
+}
+
+/* A message's name length as the kernel takes it (__copy_msghdr()): one
+ * longer than a sockaddr_storage is cut to that size, not refused as
+ * connect's, bind's and sendto's are, so the address in its first bytes
+ * is where the message goes; a negative one is refused (no event). */
+static unsigned long decode_msg_namelen(socklen_t len)
+{
+	if ((int)len < 0)
+		return 0;
+	return len > sizeof(struct sockaddr_storage) ? sizeof(struct sockaddr_storage) : len;
+}
+
 /* sendmmsg: one event per distinct destination.  struct call has room for
  * two; when the vector names more, the call is cut to the messages before
  * the third destination (vlen is an argument: sendmmsg(2) then sends
@@ -574,11 +598,18 @@ static int decode_sendmmsg(const struct decode *d)
 			char text[PATH_MAX];
 			bool dup = false;
 
-			rc = decode_sockaddr(d, (unsigned long)batch[j].msg_hdr.msg_name,
-					     batch[j].msg_hdr.msg_namelen, false, &ev, text,
-					     c->n_events == 0 ? c->unix_path : NULL, NULL);
+			unsigned long nl = decode_msg_namelen(batch[j].msg_hdr.msg_namelen);
+			unsigned long na = (unsigned long)batch[j].msg_hdr.msg_name;
+
+			/* The first message's name, for an engine that sends
+			 * that message itself. */
+			rc = decode_sockaddr(d, na, nl, false, &ev, text,
+					     c->n_events == 0 ? c->unix_path : NULL,
+					     i == 0 ? &c->sockaddr : NULL);
 			if (rc < 0)
 				goto cut;
+			if (i == 0 && decode_named(na, nl))
+				c->sockaddr_len = (unsigned)nl;
 			if (rc == DECODE_NO_EVENT)
 				continue;
 			for (size_t k = 0; k < c->n_events; k++)
@@ -628,7 +659,7 @@ static int decode_net(const struct decode *d)
 		if (rc < 0)
 			return decode_fail(c, rc);
 		addr = (unsigned long)mh.msg_name;
-		len = mh.msg_namelen;
+		len = decode_msg_namelen(mh.msg_namelen);
 		break;
 	}
 	case SYSCALL_NET_SENDMMSG:
@@ -650,7 +681,7 @@ static int decode_net(const struct decode *d)
 		c->binds = true;
 		c->bind_name = c->path[0][0] ? c->path[0] : NULL;
 	}
-	if (rc == 0 && (e->net == SYSCALL_NET_CONNECT || e->net == SYSCALL_NET_BIND))
+	if (rc >= 0 && decode_named(addr, len))
 		c->sockaddr_len = (unsigned)len;
 	return 0;
 }

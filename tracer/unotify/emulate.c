@@ -4,6 +4,8 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -25,6 +28,7 @@
 #include "tracer/session.h"
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
+#include "tracer/syscall/mem.h"
 #include "tracer/unotify/emulate.h"
 #include "tracer/unotify/listener.h"
 
@@ -39,6 +43,20 @@ bool emulate_needed(const struct session *s, const struct tracee *t)
 {
 	(void)s;
 	return t->shares_mm || (t->group && t->group->tasks > 1);
+}
+
+/* FN(ARG) in a detached thread: the calls that may wait.  0, or an error of pthread_create(). */
+static int emulate_detach(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	int r;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	r = pthread_create(&th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return r;
 }
 
 /* PATH, exactly: no symlink on the way (one there now appeared after the
@@ -134,16 +152,11 @@ static int emulate_fifo(struct session *s, const struct unotify_call *u, int fd0
 			const struct creds *cr)
 {
 	struct emulate_fifo_job *j = xmalloc(sizeof(*j));
-	pthread_attr_t attr;
-	pthread_t th;
 	int r;
 
 	*j = (struct emulate_fifo_job){ .listener = s->listener_fd, .id = u->id, .fd0 = fd0,
 					 .flags = flags, .creds = *cr };
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	r = pthread_create(&th, &attr, emulate_fifo_thread, j);
-	pthread_attr_destroy(&attr);
+	r = emulate_detach(emulate_fifo_thread, j);
 	if (r != 0) {
 		close(fd0);
 		free(j);
@@ -271,6 +284,44 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	return 1;
 }
 
+/* ---- sockets ---- */
+
+/* The socket C is about (its args[0]) as the caller has it, or -1 with
+ * A holding the kernel's own answer (EBADF, ENOTSOCK).  A copy made while
+ * a local destination was judged is taken first (endpoints.h): the
+ * caller's descriptor may name another socket by now. */
+static int emulate_socket_copy(struct session *s, pid_t tgid, const struct call *c,
+			       struct stop_answer *a)
+{
+	int pidfd, fd, e;
+
+	if (s->endpoint_copy >= 0) {
+		fd = s->endpoint_copy;
+		s->endpoint_copy = -1;
+		return fd;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)c->args[0], 0);
+	e = errno;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (fd < 0) {
+		a->how = STOP_RETURN;
+		a->ret = e == EBADF || e == ENOTSOCK ? -e : -EBADF;
+	}
+	return fd;
+}
+
+/* Whether FD is an AF_INET or AF_INET6 socket. */
+static bool emulate_inet_socket(int fd)
+{
+	int domain = 0;
+	socklen_t len = sizeof(domain);
+
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
+	       (domain == AF_INET || domain == AF_INET6);
+}
+
 /* ---- connect ---- */
 
 /* A connect may wait (a TCP handshake, a full listen queue): made by a
@@ -310,9 +361,7 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 		    pid_t tgid, struct stop_answer *a)
 {
 	struct emulate_connect_job *j;
-	pthread_attr_t attr;
-	pthread_t th;
-	int pidfd, fd, r;
+	int fd;
 
 	if (!c->name || strcmp(c->name, "connect") != 0 || c->sockaddr_len == 0 ||
 	    c->sockaddr_len > sizeof(c->sockaddr))
@@ -322,39 +371,278 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 		free(j);
 		return -ENOTSUP;
 	}
-	if (s->endpoint_copy >= 0) {
-		/* The socket whose local destination was judged
-		 * (endpoints.h): the caller's descriptor may name another by
-		 * now. */
-		fd = s->endpoint_copy;
-		s->endpoint_copy = -1;
-		r = 0;
-	} else {
-		pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-		fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)c->args[0], 0);
-		r = errno;
-		if (pidfd >= 0)
-			close(pidfd);
-	}
+	fd = emulate_socket_copy(s, tgid, c, a);
 	if (fd < 0) {
 		free(j);
-		/* EBADF and the like: the kernel's own answer to the caller. */
-		a->how = STOP_RETURN;
-		a->ret = r == EBADF || r == ENOTSOCK ? -r : -EBADF;
 		return 0;
+	}
+	/* A name of no family the policy speaks of matters only to an inet
+	 * socket (AF_UNSPEC dissolves its association); to another it is
+	 * the kernel's business, with the caller's privileges. */
+	if (c->n_events == 0 && !emulate_inet_socket(fd)) {
+		close(fd);
+		free(j);
+		return -ENOTSUP;
 	}
 	j->listener = s->listener_fd;
 	j->id = u->id;
 	j->fd = fd;
 	j->addr = c->sockaddr;
 	j->len = (socklen_t)c->sockaddr_len;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	r = pthread_create(&th, &attr, emulate_connect_thread, j);
-	pthread_attr_destroy(&attr);
-	if (r != 0) {
+	if (emulate_detach(emulate_connect_thread, j) != 0) {
 		close(fd);
 		free(j);
+		return -ENOTSUP;
+	}
+	return 1;
+}
+
+/* ---- sendto, sendmsg ---- */
+
+/* A datagram's destination is judged on memory the caller can rewrite.
+ * The send is made by a thread of its own (a send may wait for room in
+ * the socket's buffer), on a copy of the caller's socket, to the address
+ * that was judged, with the caller's bytes and control messages read
+ * now (they are not judged).  At most EMULATE_SEND_MAX bytes: more is
+ * no datagram the kernel sends (EMSGSIZE), and a stream socket (TCP Fast
+ * Open names its peer so) may send less than it was given. */
+#define EMULATE_SEND_MAX (256 * 1024)
+#define EMULATE_SEND_CONTROL_MAX 4096
+#define EMULATE_SEND_MAXIOV 1024 /* UIO_MAXIOV: the kernel's own cap */
+
+struct emulate_send_job {
+	int listener;
+	uint64_t id;
+	int fd;
+	pid_t tgid, tid;
+	int flags;
+	struct sockaddr_storage addr;
+	socklen_t len;
+	struct creds creds;
+	size_t n, control_len;
+	char *data, *control;
+	/* sendmmsg: where the caller's first mmsghdr takes the bytes sent;
+	 * 0: sendto or sendmsg. */
+	unsigned long msg_len_at;
+};
+
+static void emulate_send_free(struct emulate_send_job *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j->data);
+	free(j->control);
+	free(j);
+}
+
+/* The bytes of IOV[0..N) of task PID, gathered into J (at most
+ * EMULATE_SEND_MAX).  0 or -errno (EFAULT: what the kernel would say). */
+static int emulate_send_gather(pid_t pid, const struct iovec *iov, size_t n,
+			       struct emulate_send_job *j)
+{
+	size_t total = 0;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		total += iov[i].iov_len < EMULATE_SEND_MAX - total ? iov[i].iov_len :
+								     EMULATE_SEND_MAX - total;
+	j->data = xmalloc(total ? total : 1);
+	for (size_t i = 0; i < n && j->n < total; i++) {
+		size_t take = iov[i].iov_len < total - j->n ? iov[i].iov_len : total - j->n;
+
+		r = take ? mem_read(pid, (unsigned long)iov[i].iov_base, j->data + j->n, take) : 0;
+		if (r < 0)
+			return r;
+		j->n += take;
+	}
+	return 0;
+}
+
+/* Whether the caller may attach CONTROL: the kernel asks CAP_NET_RAW or
+ * CAP_NET_ADMIN of the sender for a packet's mark and for a priority
+ * above 6, and the sender here would be the supervisor.  Only a caller in
+ * the supervisor's own user namespace has its capabilities where the
+ * socket's network namespace is owned. */
+static bool emulate_send_control_allowed(pid_t tid, const char *control, size_t len)
+{
+	struct msghdr mh = { .msg_control = (void *)control, .msg_controllen = len };
+	char text[16384], path[64];
+	unsigned long long eff = 0;
+	struct stat mine, its;
+	bool needs = false;
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		uint32_t prio = 0;
+
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SO_MARK)
+			needs = true;
+		if (cm->cmsg_type == SO_PRIORITY && cm->cmsg_len >= CMSG_LEN(sizeof(prio))) {
+			memcpy(&prio, CMSG_DATA(cm), sizeof(prio));
+			needs |= prio > 6;
+		}
+	}
+	if (!needs)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
+	if (stat("/proc/self/ns/user", &mine) < 0 || stat(path, &its) < 0 ||
+	    mine.st_ino != its.st_ino || mine.st_dev != its.st_dev)
+		return false;
+	if (proc_read(tid, "status", text, sizeof(text)) < 0 ||
+	    !proc_status_field(text, "\nCapEff:", 16, &eff))
+		return false;
+	return (eff >> 12) & 3; /* CAP_NET_ADMIN, CAP_NET_RAW */
+}
+
+/* The iovecs and control messages of MH, a message of task PID, into J.
+ * 0 or -errno: what the kernel would say of the message. */
+static int emulate_send_read_msg(pid_t pid, const struct msghdr *mh, struct emulate_send_job *j)
+{
+	struct iovec *iov = NULL;
+	size_t n_iov = mh->msg_iovlen;
+	int r = 0;
+
+	if (n_iov > EMULATE_SEND_MAXIOV)
+		return -EMSGSIZE;
+	if (mh->msg_controllen > EMULATE_SEND_CONTROL_MAX)
+		return -ENOBUFS;
+	if (n_iov) {
+		iov = xmalloc(n_iov * sizeof(*iov));
+		r = mem_read(pid, (unsigned long)mh->msg_iov, iov, n_iov * sizeof(*iov));
+	}
+	if (r == 0)
+		r = emulate_send_gather(pid, iov, n_iov, j);
+	free(iov);
+	if (r == 0 && mh->msg_controllen) {
+		j->control = xmalloc(mh->msg_controllen);
+		j->control_len = mh->msg_controllen;
+		r = mem_read(pid, (unsigned long)mh->msg_control, j->control, j->control_len);
+		if (r == 0 && !emulate_send_control_allowed(pid, j->control, j->control_len))
+			r = -EPERM;
+	}
+	return r;
+}
+
+/* The send of job J, made; the answer for the caller in RESP (a count
+ * or an error), its SIGPIPE sent. */
+static void emulate_send_make(struct emulate_send_job *j, struct seccomp_notif_resp *resp)
+{
+	struct iovec iov = { j->data, j->n };
+	struct msghdr mh = { .msg_name = j->len ? &j->addr : NULL, .msg_namelen = j->len,
+			     .msg_iov = &iov, .msg_iovlen = 1, .msg_control = j->control,
+			     .msg_controllen = j->control_len };
+	struct creds saved;
+	ssize_t r;
+
+	creds_become(&j->creds, &saved);
+	do
+		r = sendmsg(j->fd, &mh, j->flags | MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	resp->error = r < 0 ? -errno : 0;
+	creds_restore(&saved);
+	if (r < 0) {
+		/* The caller's own SIGPIPE, which the supervisor's thread
+		 * would otherwise have taken. */
+		if (resp->error == -EPIPE && !(j->flags & MSG_NOSIGNAL))
+			syscall(SYS_tgkill, j->tgid, j->tid, SIGPIPE);
+	} else if (j->msg_len_at) {
+		unsigned int sent = (unsigned int)r;
+		struct iovec local = { &sent, sizeof(sent) };
+		struct iovec remote = { (void *)j->msg_len_at, sizeof(sent) };
+
+		/* As the kernel does: the count in the message, one message. */
+		if (process_vm_writev(j->tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(sent))
+			resp->error = -EFAULT;
+		else
+			resp->val = 1;
+	} else {
+		resp->val = r;
+	}
+}
+
+static void *emulate_send_thread(void *arg)
+{
+	struct emulate_send_job *j = arg;
+	struct seccomp_notif_resp resp = { .id = j->id };
+
+	emulate_send_make(j, &resp);
+	if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+		debug_msg("answering a send: %s", strerror(errno));
+	emulate_send_free(j);
+	return NULL;
+}
+
+int emulate_send(struct session *s, const struct unotify_call *u, const struct call *c,
+		 pid_t tgid, struct stop_answer *a)
+{
+	bool by_msg = c->name && strcmp(c->name, "sendmsg") == 0;
+	bool by_mmsg = c->name && strcmp(c->name, "sendmmsg") == 0;
+	struct seccomp_notif_resp resp = { 0 };
+	struct emulate_send_job *j;
+	struct msghdr mh;
+	int fl, r;
+
+	/* sendto: no name judged is one the kernel refuses (EINVAL); a
+	 * message's name lives in memory, and is taken as judged, none
+	 * included. */
+	if (!c->name || (!by_msg && !by_mmsg && strcmp(c->name, "sendto") != 0) ||
+	    c->sockaddr_len > sizeof(c->sockaddr) || (!by_msg && !by_mmsg && !c->sockaddr_len))
+		return -ENOTSUP;
+	if (by_mmsg && c->args[2] == 0)
+		return -ENOTSUP; /* nothing to send */
+	j = xcalloc(1, sizeof(*j));
+	j->fd = emulate_socket_copy(s, tgid, c, a);
+	if (j->fd < 0) {
+		free(j);
+		return 0;
+	}
+	/* Only an inet socket's destination is judged.  A UNIX socket's
+	 * receiver learns who sent (SCM_CREDENTIALS, the peer's pid), which
+	 * would be the supervisor: its sends are run by the kernel. */
+	if (!emulate_inet_socket(j->fd) || creds_of_task(u->tid, &j->creds) < 0) {
+		emulate_send_free(j);
+		return -ENOTSUP;
+	}
+	a->how = STOP_RETURN;
+	if (by_msg || by_mmsg) {
+		/* sendmmsg: the first message alone.  It may send fewer than
+		 * it was given and say how many; the caller sends the rest
+		 * again, judged again. */
+		j->flags = (int)c->args[by_mmsg ? 3 : 2];
+		if (by_mmsg)
+			j->msg_len_at = c->args[1] + offsetof(struct mmsghdr, msg_len);
+		r = mem_read(u->tid, c->args[1], &mh, sizeof(mh));
+		if (r == 0)
+			r = emulate_send_read_msg(u->tid, &mh, j);
+	} else {
+		struct iovec one = { (void *)c->args[1], (size_t)c->args[2] };
+
+		j->flags = (int)c->args[3];
+		r = emulate_send_gather(u->tid, &one, 1, j);
+	}
+	if (r < 0) {
+		a->ret = r == -ESRCH ? -EFAULT : r;
+		emulate_send_free(j);
+		return 0;
+	}
+	j->listener = s->listener_fd;
+	j->id = u->id;
+	j->tgid = tgid;
+	j->tid = u->tid;
+	j->addr = c->sockaddr;
+	j->len = (socklen_t)c->sockaddr_len;
+	fl = fcntl(j->fd, F_GETFL);
+	if ((fl >= 0 && (fl & O_NONBLOCK)) || (j->flags & MSG_DONTWAIT)) {
+		/* It cannot wait: made and answered here. */
+		emulate_send_make(j, &resp);
+		a->ret = resp.error ? resp.error : resp.val;
+		emulate_send_free(j);
+		return 0;
+	}
+	if (emulate_detach(emulate_send_thread, j) != 0) {
+		emulate_send_free(j);
+		a->how = STOP_RUN;
 		return -ENOTSUP;
 	}
 	return 1;

@@ -38,6 +38,13 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 int emulate_connect(struct session *s, const struct unotify_call *u, const struct call *c,
 		    pid_t tgid, struct stop_answer *a);
 
+/* The sendto or sendmsg C of notification U by a task of process TGID
+ * (allowed, to an inet destination): sent on a copy of its socket to the
+ * address that was judged, with the bytes and control messages the
+ * caller gave, by a thread of its own.  Returns as emulate_open(). */
+int emulate_send(struct session *s, const struct unotify_call *u, const struct call *c,
+		 pid_t tgid, struct stop_answer *a);
+
 /* The bind C (allowed) of an inet socket of process TGID, made on a copy
  * of it to the address that was judged (the kernel's own check of a
  * privileged port made for the caller), or the listen C, made on a copy
