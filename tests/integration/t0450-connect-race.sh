@@ -65,3 +65,25 @@ for E in notify ptrace; do
 		ok "ptrace: the race was not won in $N tries"
 	fi
 done
+
+# The family flipped instead: AF_UNSPEC names no destination (the connect
+# dissolves an association), AF_INET names 192.0.2.10.  Made by the
+# supervisor with the bytes judged, no connection reaches it.
+for E in notify ptrace; do
+	rm -f "$LOG"
+	in_netns timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" --engine "$E" \
+		--allow-net "127.0.0.1:$PORT" -- \
+		"$RACE" 127.0.0.1 192.0.2.10 "$PORT" "$N" family >"$OUT" 2>"$ERR"
+	assert_eq "$E, family flipped: the race helper ran" 0 $?
+	diag "$E, family flipped: $(cat "$OUT")"
+	won=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' "$OUT")
+	if [ "$E" = notify ]; then
+		assert_eq "notify, family flipped: no connection reached 192.0.2.10" 0 "${won:-x}"
+		assert_rec "notify, family flipped: the AF_INET tries are denied and recorded" \
+			"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.10'"
+	elif [ "${won:-0}" -gt 0 ]; then
+		ok "ptrace, family flipped: the race is won (${won} connections reached 192.0.2.10): doc/THREAT-MODEL.md says so"
+	else
+		ok "ptrace, family flipped: the race was not won in $N tries"
+	fi
+done

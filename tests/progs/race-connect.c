@@ -1,13 +1,16 @@
-/* race-connect GOOD BAD PORT N: the connect race.  A second thread flips
- * the IPv4 address of one sockaddr between GOOD and BAD while the main
- * thread connects a new TCP socket to it N times, so that the supervisor
- * may judge GOOD and the kernel connect to BAD.  Prints "connects=N
+/* race-connect GOOD BAD PORT N [family]: the connect race.  A second
+ * thread flips the IPv4 address of one sockaddr between GOOD and BAD
+ * while the main thread connects a new TCP socket to it N times, so that
+ * the supervisor may judge GOOD and the kernel connect to BAD.  With
+ * "family" the address stays BAD and the thread flips its family between
+ * AF_UNSPEC (no destination: a connect that dissolves) and AF_INET.  Prints "connects=N
  * good=G bad=B refused=R": good and bad count the connections made, by
  * the peer address the kernel reports.  Exit 0, or 2 on usage errors.
  * Built without sanitizers: it runs under the filter. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,18 @@
 
 static struct sockaddr_in race_sa;
 static struct in_addr race_good, race_bad;
+
+static void *race_family_flipper(void *arg)
+{
+	volatile sa_family_t *f = &race_sa.sin_family;
+
+	(void)arg;
+	for (;;) {
+		*f = AF_INET;
+		*f = AF_UNSPEC;
+	}
+	return NULL;
+}
 
 static void *race_flipper(void *arg)
 {
@@ -34,16 +49,18 @@ int main(int argc, char **argv)
 	unsigned long n, good = 0, bad = 0, refused = 0;
 	pthread_t th;
 
-	if (argc != 5 || inet_pton(AF_INET, argv[1], &race_good) != 1 ||
+	bool family = argc == 6 && strcmp(argv[5], "family") == 0;
+
+	if ((argc != 5 && !family) || inet_pton(AF_INET, argv[1], &race_good) != 1 ||
 	    inet_pton(AF_INET, argv[2], &race_bad) != 1) {
-		fprintf(stderr, "usage: race-connect GOOD BAD PORT N\n");
+		fprintf(stderr, "usage: race-connect GOOD BAD PORT N [family]\n");
 		return 2;
 	}
 	race_sa.sin_family = AF_INET;
 	race_sa.sin_port = htons((uint16_t)atoi(argv[3]));
-	race_sa.sin_addr = race_good;
+	race_sa.sin_addr = family ? race_bad : race_good;
 	n = strtoul(argv[4], NULL, 10);
-	if (pthread_create(&th, NULL, race_flipper, NULL) != 0)
+	if (pthread_create(&th, NULL, family ? race_family_flipper : race_flipper, NULL) != 0)
 		return 2;
 	for (unsigned long i = 0; i < n; i++) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
