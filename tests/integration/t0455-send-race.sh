@@ -114,6 +114,26 @@ t = socket.create_connection(l.getsockname()); a, _ = l.accept()
 case("tcp-sendto", lambda: (t.sendto(b"tcp", l.getsockname()), a.recv(100)))
 t.shutdown(socket.SHUT_WR)
 case("tcp-epipe", lambda: t.sendto(b"late", l.getsockname()))
+# A control message whose length claims more than the buffer holds.
+import ctypes
+class iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+class msghdr(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_void_p), ("namelen", ctypes.c_uint32), ("iov", ctypes.POINTER(iovec)),
+                ("iovlen", ctypes.c_size_t), ("control", ctypes.c_void_p), ("controllen", ctypes.c_size_t),
+                ("flags", ctypes.c_int)]
+libc = ctypes.CDLL(None, use_errno=True)
+sa = ctypes.create_string_buffer(struct.pack("=H", socket.AF_INET) + struct.pack("!H", dst[1]) +
+                                 socket.inet_aton(dst[0]) + bytes(8))
+data = ctypes.create_string_buffer(b"c")
+ctl = ctypes.create_string_buffer(struct.pack("=Qii", 20, socket.SOL_SOCKET, socket.SO_PRIORITY), 16)
+iov = iovec(ctypes.cast(data, ctypes.c_void_p), 1)
+mh = msghdr(ctypes.cast(sa, ctypes.c_void_p), 16, ctypes.pointer(iov), 1, ctypes.cast(ctl, ctypes.c_void_p), 16, 0)
+def short_control():
+    if libc.sendmsg(u.fileno(), ctypes.byref(mh), 0) < 0:
+        raise OSError(ctypes.get_errno(), "sendmsg")
+    return r.recv(100)
+case("sendmsg-short-control", short_control)
 print("signals", got)
 PY
 for caps in "" "--keep-caps all"; do

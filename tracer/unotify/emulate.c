@@ -478,7 +478,10 @@ static bool emulate_send_control_allowed(pid_t tid, const char *control, size_t 
 			continue;
 		if (cm->cmsg_type == SO_MARK)
 			needs = true;
-		if (cm->cmsg_type == SO_PRIORITY && cm->cmsg_len >= CMSG_LEN(sizeof(prio))) {
+		/* Within the buffer, whatever its length says: the kernel
+		 * refuses one that claims more (EINVAL). */
+		if (cm->cmsg_type == SO_PRIORITY && cm->cmsg_len >= CMSG_LEN(sizeof(prio)) &&
+		    (const char *)CMSG_DATA(cm) + sizeof(prio) <= control + len) {
 			memcpy(&prio, CMSG_DATA(cm), sizeof(prio));
 			needs |= prio > 6;
 		}
