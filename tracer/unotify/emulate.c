@@ -418,7 +418,6 @@ struct emulate_send_job {
 	int flags;
 	struct sockaddr_storage addr;
 	socklen_t len;
-	struct creds creds;
 	size_t n, control_len;
 	char *data, *control;
 	/* sendmmsg: where the caller's first mmsghdr takes the bytes sent;
@@ -535,15 +534,14 @@ static void emulate_send_make(struct emulate_send_job *j, struct seccomp_notif_r
 	struct msghdr mh = { .msg_name = j->len ? &j->addr : NULL, .msg_namelen = j->len,
 			     .msg_iov = &iov, .msg_iovlen = 1, .msg_control = j->control,
 			     .msg_controllen = j->control_len };
-	struct creds saved;
 	ssize_t r;
 
-	creds_become(&j->creds, &saved);
+	/* No permission of an inet send depends on who sends, but for the
+	 * capabilities emulate_send_control_allowed() asks of the caller. */
 	do
 		r = sendmsg(j->fd, &mh, j->flags | MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);
 	resp->error = r < 0 ? -errno : 0;
-	creds_restore(&saved);
 	if (r < 0) {
 		/* The caller's own SIGPIPE, which the supervisor's thread
 		 * would otherwise have taken. */
@@ -583,8 +581,10 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	bool by_mmsg = c->name && strcmp(c->name, "sendmmsg") == 0;
 	struct seccomp_notif_resp resp = { 0 };
 	struct emulate_send_job *j;
+	socklen_t tl = sizeof(int);
 	struct msghdr mh;
-	int fl, r;
+	int fl, r, type = 0;
+	bool tried;
 
 	/* sendto: no name judged is one the kernel refuses (EINVAL); a
 	 * message's name lives in memory, and is taken as judged, none
@@ -603,7 +603,8 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	/* Only an inet socket's destination is judged.  A UNIX socket's
 	 * receiver learns who sent (SCM_CREDENTIALS, the peer's pid), which
 	 * would be the supervisor: its sends are run by the kernel. */
-	if (!emulate_inet_socket(j->fd) || creds_of_task(u->tid, &j->creds) < 0) {
+	if (!emulate_inet_socket(j->fd) ||
+	    getsockopt(j->fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
 		emulate_send_free(j);
 		return -ENOTSUP;
 	}
@@ -636,12 +637,21 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	j->addr = c->sockaddr;
 	j->len = (socklen_t)c->sockaddr_len;
 	fl = fcntl(j->fd, F_GETFL);
-	if ((fl >= 0 && (fl & O_NONBLOCK)) || (j->flags & MSG_DONTWAIT)) {
-		/* It cannot wait: made and answered here. */
+	/* A send that cannot wait is made and answered here; so is a
+	 * datagram that finds room now (all or nothing, either way).  One
+	 * that must wait, by a thread of its own. */
+	tried = (fl >= 0 && (fl & O_NONBLOCK)) || (j->flags & MSG_DONTWAIT);
+	if (tried || type == SOCK_DGRAM) {
+		int caller_flags = j->flags;
+
+		j->flags |= MSG_DONTWAIT;
 		emulate_send_make(j, &resp);
-		a->ret = resp.error ? resp.error : resp.val;
-		emulate_send_free(j);
-		return 0;
+		j->flags = caller_flags;
+		if (tried || resp.error != -EAGAIN) {
+			a->ret = resp.error ? resp.error : resp.val;
+			emulate_send_free(j);
+			return 0;
+		}
 	}
 	if (emulate_detach(emulate_send_thread, j) != 0) {
 		emulate_send_free(j);
