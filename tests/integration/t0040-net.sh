@@ -166,6 +166,24 @@ for B in auto preload; do
 		assert_eq "${BK}sendto 192.0.2.1:53 named AF_UNSPEC: EACCES" "$EACCES" $?
 		assert_rec "${BK}sendto named AF_UNSPEC: deny record" \
 			"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.1' and port == 53 and syscall == 'sendto'$(bk_rec_backend)"
+		# The kernel delivers a datagram to 0.0.0.0 to its own source,
+		# which IP_PKTINFO sets: that address is the one judged.  (The
+		# preload backend judges neither this nor socket options.)
+		if [ "$B" = auto ]; then
+			at_netns -- "$TRY" pktinfo-zero 192.0.2.1 53 >"$OUT" 2>"$ERR"
+			assert_eq "${BK}sendmsg to 0.0.0.0:53 from 192.0.2.1 (IP_PKTINFO): EACCES" "$EACCES" $?
+			assert_rec "${BK}sendmsg to 0.0.0.0 from 192.0.2.1: judged as 192.0.2.1" \
+				"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.1' and port == 53 and syscall == 'sendmsg'"
+			# An IPv6 routing header sends a packet to its segments,
+			# whatever address the send names (::1 here).
+			for how in setsockopt cmsg flowlabel; do
+				at_netns -- "$TRY" route-send "$how" 2001:db8::1 53 >"$OUT" 2>"$ERR"
+				assert_eq "${BK}a routing header to 2001:db8::1 by $how: EPERM" "$EPERM" $?
+				assert_rec "${BK}a routing header by $how: record syscall.routing-header" \
+					"event == 'alert' and action == 'deny' and kind == 'syscall' and rule_id == 'syscall.routing-header'"
+			done
+		fi
+
 		# A message's name longer than a sockaddr_storage is cut to one
 		# by the kernel, not refused: the address in it is judged.
 		for m in sendmsg sendmmsg; do

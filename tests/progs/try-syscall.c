@@ -857,6 +857,88 @@ static int op_unspec_send(char **argv)
 	return err;
 }
 
+/* An IPv6 segment routing header (type 4) of one segment, ADDR. */
+struct try_srh {
+	unsigned char nexthdr, hdrlen, type, segments_left, first_segment, flags;
+	unsigned short tag;
+	struct in6_addr seg;
+} __attribute__((packed));
+
+/* route-send setsockopt|cmsg|flowlabel ADDR6 PORT: a UDP datagram to
+ * [::1]:PORT that a routing header would send to ADDR6 instead: set on the
+ * socket, given as a control message, or (flowlabel) appended to a flow
+ * label request. */
+static int op_route_send(char **argv)
+{
+	struct try_srh srh = { .hdrlen = 2, .type = 4 };
+	struct sockaddr_in6 lo = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)atoi(argv[2])),
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	union {
+		char buf[CMSG_SPACE(sizeof(struct try_srh))];
+		struct cmsghdr align;
+	} u;
+	char b = 'x', freq[32 + sizeof(srh)];
+	struct iovec iov = { &b, 1 };
+	struct msghdr mh = { .msg_name = &lo, .msg_namelen = sizeof(lo), .msg_iov = &iov, .msg_iovlen = 1 };
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0 || inet_pton(AF_INET6, argv[1], &srh.seg) != 1)
+		return EINVAL;
+	memset(&u, 0, sizeof(u));
+	memset(freq, 0, sizeof(freq));
+	if (!strcmp(argv[0], "setsockopt")) {
+		if (setsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, &srh, sizeof(srh)) < 0)
+			err = errno;
+	} else if (!strcmp(argv[0], "flowlabel")) {
+		memcpy(freq + 32, &srh, sizeof(srh));
+		if (setsockopt(fd, IPPROTO_IPV6, 32 /* IPV6_FLOWLABEL_MGR */, freq, sizeof(freq)) < 0)
+			err = errno;
+	} else {
+		struct cmsghdr *cm = (struct cmsghdr *)u.buf;
+
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_RTHDR;
+		cm->cmsg_len = CMSG_LEN(sizeof(srh));
+		memcpy(CMSG_DATA(cm), &srh, sizeof(srh));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+	}
+	if (!err && sendmsg(fd, &mh, 0) != 1)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* pktinfo-zero SOURCE PORT: a UDP datagram to 0.0.0.0:PORT whose
+ * IP_PKTINFO sets SOURCE, where the kernel then delivers it. */
+static int op_pktinfo_zero(char **argv)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1])) };
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} u;
+	struct cmsghdr *cm = (struct cmsghdr *)u.buf;
+	struct in_pktinfo pi = { 0 };
+	char b = 'x';
+	struct iovec iov = { &b, 1 };
+	struct msghdr mh = { .msg_name = &any, .msg_namelen = sizeof(any), .msg_iov = &iov,
+			     .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0 || inet_pton(AF_INET, argv[0], &pi.ipi_spec_dst) != 1)
+		return EINVAL;
+	memset(&u, 0, sizeof(u));
+	cm->cmsg_level = IPPROTO_IP;
+	cm->cmsg_type = IP_PKTINFO;
+	cm->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	if (sendmsg(fd, &mh, 0) != 1)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* mknod PATH b|c|p|s [MAJOR MINOR] */
 static int op_mknod(char **argv)
 {
@@ -1048,6 +1130,8 @@ static const struct try_op {
 	{ "raw-send", 1, op_raw_send },
 	{ "long-name-send", 3, op_long_name_send },
 	{ "unspec-send", 2, op_unspec_send },
+	{ "route-send", 3, op_route_send },
+	{ "pktinfo-zero", 2, op_pktinfo_zero },
 	{ "mknod", 2, op_mknod },
 	{ "sethostname", 1, op_sethostname },
 	{ "setdomainname", 1, op_setdomainname },

@@ -553,6 +553,70 @@ static bool decode_same_dest(const struct rules_event *a, const struct rules_eve
 	return a->port == b->port && memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
 }
 
+/* ---- control messages ---- */
+
+#define DECODE_CONTROL_MAX (16 * 1024)
+
+/* What a message's control data says of where it goes.  An IPv6 routing
+ * header (IPV6_RTHDR, RFC 2292's) sends it to its segments: refused, as
+ * setsockopt's (table.c).  The IPv4 source that IP_PKTINFO, or a
+ * v4-mapped IPV6_PKTINFO, sets is where a datagram to 0.0.0.0 goes (the
+ * kernel sends it to its own source): the destination EV is judged as
+ * that address.  0, or -errno (the message unreadable), or 1 when C was
+ * made a bypass. */
+static int decode_control(const struct decode *d, const struct msghdr *mh,
+			  struct rules_event *ev, bool have_event)
+{
+	static const unsigned char zero4[4], mapped_zero[16] = { [10] = 0xff, [11] = 0xff };
+	unsigned char buf[DECODE_CONTROL_MAX];
+	struct msghdr m = { .msg_control = buf, .msg_controllen = mh->msg_controllen };
+	uint32_t source = 0;
+	int rc;
+
+	if (!mh->msg_control || mh->msg_controllen < sizeof(struct cmsghdr))
+		return 0;
+	if (mh->msg_controllen > sizeof(buf)) {
+		decode_set_bypass(d->c, &syscall_bypass_control_size, ENOBUFS);
+		return 1;
+	}
+	rc = mem_read(d->pid, (unsigned long)mh->msg_control, buf, mh->msg_controllen);
+	if (rc < 0)
+		return rc;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		size_t data = cm->cmsg_len >= CMSG_LEN(0) ? cm->cmsg_len - CMSG_LEN(0) : 0;
+
+		if ((unsigned char *)CMSG_DATA(cm) + data > buf + mh->msg_controllen)
+			break; /* the kernel refuses it (EINVAL) */
+		if (cm->cmsg_level == IPPROTO_IPV6 &&
+		    (cm->cmsg_type == IPV6_RTHDR || cm->cmsg_type == IPV6_2292RTHDR)) {
+			decode_set_bypass(d->c, &syscall_bypass_routing_header, EPERM);
+			return 1;
+		}
+		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO &&
+		    data >= sizeof(struct in_pktinfo)) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			source = pi.ipi_spec_dst.s_addr;
+		}
+		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO &&
+		    data >= sizeof(struct in6_pktinfo)) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			if (IN6_IS_ADDR_V4MAPPED(&pi.ipi6_addr))
+				memcpy(&source, &pi.ipi6_addr.s6_addr[12], 4);
+		}
+	}
+	if (!have_event || !source || ev->kind != RULES_KIND_NET)
+		return 0;
+	if (ev->family == AF_INET && !memcmp(ev->addr, zero4, 4))
+		memcpy(ev->addr, &source, 4);
+	else if (ev->family == AF_INET6 && !memcmp(ev->addr, mapped_zero, 16))
+		memcpy(ev->addr + 12, &source, 4);
+	return 0;
+}
+
 /* Whether a name of LEN bytes at ADDR is read (decode_sockaddr()): the
  * bytes an engine that makes the call itself passes on, event or not. */
 static bool decode_named(unsigned long addr, unsigned long len)
@@ -597,7 +661,7 @@ static int decode_sendmmsg(const struct decode *d)
 			struct rules_event ev;
 			char text[PATH_MAX];
 			bool dup = false;
-
+			int cr;
 			unsigned long nl = decode_msg_namelen(batch[j].msg_hdr.msg_namelen);
 			unsigned long na = (unsigned long)batch[j].msg_hdr.msg_name;
 
@@ -610,6 +674,13 @@ static int decode_sendmmsg(const struct decode *d)
 				goto cut;
 			if (i == 0 && decode_named(na, nl))
 				c->sockaddr_len = (unsigned)nl;
+			cr = decode_control(d, &batch[j].msg_hdr, &ev, rc == 0);
+			if (cr == 1)
+				return 0;
+			if (cr < 0) {
+				rc = cr;
+				goto cut;
+			}
 			if (rc == DECODE_NO_EVENT)
 				continue;
 			for (size_t k = 0; k < c->n_events; k++)
@@ -642,6 +713,7 @@ static int decode_net(const struct decode *d)
 {
 	struct call *c = d->c;
 	const struct syscall_entry *e = d->e;
+	struct msghdr mh = { 0 };
 	unsigned long addr, len;
 	int rc;
 
@@ -652,16 +724,13 @@ static int decode_net(const struct decode *d)
 		addr = decode_arg(d, e->addr);
 		len = decode_arg(d, e->addrlen) & 0xffffffffUL;
 		break;
-	case SYSCALL_NET_SENDMSG: {
-		struct msghdr mh;
-
+	case SYSCALL_NET_SENDMSG:
 		rc = mem_read(d->pid, decode_arg(d, e->addr), &mh, sizeof(mh));
 		if (rc < 0)
 			return decode_fail(c, rc);
 		addr = (unsigned long)mh.msg_name;
 		len = decode_msg_namelen(mh.msg_namelen);
 		break;
-	}
 	case SYSCALL_NET_SENDMMSG:
 		return decode_sendmmsg(d);
 	case SYSCALL_NET_LISTEN:
@@ -677,6 +746,14 @@ static int decode_net(const struct decode *d)
 		return decode_fail(c, rc);
 	if (rc == 0)
 		c->n_events = 1;
+	if (e->net == SYSCALL_NET_SENDMSG) {
+		int cr = decode_control(d, &mh, &c->events[0], rc == 0);
+
+		if (cr == 1)
+			return 0;
+		if (cr < 0)
+			return decode_fail(c, cr);
+	}
 	if (e->net == SYSCALL_NET_BIND) {
 		c->binds = true;
 		c->bind_name = c->path[0][0] ? c->path[0] : NULL;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -14,6 +15,10 @@
 #include <sys/syscall.h>
 
 #include "tracer/syscall/table.h"
+
+#ifndef IPV6_FLOWLABEL_MGR
+#define IPV6_FLOWLABEL_MGR 32 /* linux/in6.h, which clashes with netinet/in.h */
+#endif
 
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
@@ -65,6 +70,7 @@ _Static_assert(__NR_file_setattr < SYSCALL_TABLE_SIZE, "table too small");
 #define WHY_LISTENER "a seccomp user-notification listener would outrank the supervisor's filter"
 #define WHY_OWNER "the owner of a file's I/O signals is signalled by the kernel later: signals reach only the session's own processes"
 #define WHY_TTY "TIOCSTI and TIOCLINUX type into a terminal: the user's shell would run the text after the session"
+#define WHY_ROUTING_HEADER "an IPv6 routing header sends a packet to its segments, not to the address the net rules judged"
 #define WHY_SOCKET_RAW "a packet or raw IP socket writes its own headers: its packets go past every net rule"
 #define WHY_SOCKET_FAMILY "a socket of a family the policy cannot judge (only unix, inet, inet6 and netlink are)"
 #define WHY_DEVICE "a device node reaches the hardware or the file system underneath, past every path rule"
@@ -232,6 +238,22 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	[__NR_sendmmsg] = { .name = "sendmmsg", .cls = SYSCALL_NET, .bpf = SYSCALL_BPF_TRACE,
 			    .flags = A(3), .net = SYSCALL_NET_SENDMMSG, .addr = A(1),
 			    .addrlen = A(2) },
+	/* The socket options that route a socket's packets past the
+	 * address of each send: an IPv6 routing header (type 4 needs no
+	 * capability), also inside RFC 2292 packet options, or a flow
+	 * label request with options appended (a struct in6_flowlabel_req
+	 * is 32 bytes).  IPv4 source routes need CAP_NET_RAW, which a root
+	 * command does not keep unless --keep-caps says so. */
+	[__NR_setsockopt] = { .name = "setsockopt", .cls = SYSCALL_BYPASS,
+			      .bpf = SYSCALL_BPF_BYPASS,
+			      .bypass = { { "syscall.routing-header", WHY_ROUTING_HEADER,
+					    { TEST_IN(1, ALL_BITS, 1, IPPROTO_IPV6),
+					      TEST_IN(2, ALL_BITS, 3, IPV6_2292RTHDR,
+						      IPV6_2292PKTOPTIONS, IPV6_RTHDR) }, 0 },
+					  { "syscall.routing-header", WHY_ROUTING_HEADER,
+					    { TEST_IN(1, ALL_BITS, 1, IPPROTO_IPV6),
+					      TEST_IN(2, ALL_BITS, 1, IPV6_FLOWLABEL_MGR),
+					      TEST_NOT_IN(4, ALL_BITS, 1, 32) }, 0 } } },
 	[__NR_bind] = { .name = "bind", .cls = SYSCALL_NET, .bpf = SYSCALL_BPF_TRACE,
 			.net = SYSCALL_NET_BIND, .addr = A(1), .addrlen = A(2) },
 	[__NR_listen] = { .name = "listen", .cls = SYSCALL_NET, .bpf = SYSCALL_BPF_TRACE,
@@ -361,6 +383,16 @@ const struct syscall_bypass syscall_bypass_userfaultfd_dev = {
 const struct syscall_bypass syscall_bypass_unresolvable = {
 	.id = "syscall.unresolvable",
 	.why = "the path could not be resolved as the kernel would (too long, or too many symlinks)",
+};
+
+const struct syscall_bypass syscall_bypass_routing_header = {
+	.id = "syscall.routing-header",
+	.why = WHY_ROUTING_HEADER,
+};
+
+const struct syscall_bypass syscall_bypass_control_size = {
+	.id = "syscall.net-control",
+	.why = "a message's control data is longer than agenttrace reads to judge it (16 KiB)",
 };
 
 const struct syscall_bypass syscall_bypass_signal_outside = {

@@ -103,7 +103,7 @@ struct syscall_test {
 	uint32_t values[SYSCALL_TEST_VALUES];
 };
 
-#define SYSCALL_BYPASS_TESTS 2
+#define SYSCALL_BYPASS_TESTS 3
 
 /* A call that steps around the supervisor when every one of its tests
  * holds (no test: always). */
@@ -171,6 +171,10 @@ extern const struct syscall_bypass syscall_bypass_abi;
 extern const struct syscall_bypass syscall_bypass_unresolvable;
 /* An open of /dev/userfaultfd: "syscall.userfaultfd" by another route. */
 extern const struct syscall_bypass syscall_bypass_userfaultfd_dev;
+/* A message whose control data routes it past its name (an IPv6
+ * routing header), or holds more than the decoder reads. */
+extern const struct syscall_bypass syscall_bypass_routing_header;
+extern const struct syscall_bypass syscall_bypass_control_size;
 /* A signal, or a pidfd, to a process outside the session. */
 extern const struct syscall_bypass syscall_bypass_signal_outside;
 extern const struct syscall_bypass syscall_bypass_pidfd_outside;

@@ -457,7 +457,8 @@ static int emulate_send_gather(pid_t pid, const struct iovec *iov, size_t n,
 	return 0;
 }
 
-/* Whether the caller may attach CONTROL: the kernel asks CAP_NET_RAW or
+/* Whether the caller may attach CONTROL: no IPv6 routing header, and the
+ * kernel asks CAP_NET_RAW or
  * CAP_NET_ADMIN of the sender for a packet's mark and for a priority
  * above 6, and the sender here would be the supervisor.  Only a caller in
  * the supervisor's own user namespace has its capabilities where the
@@ -473,6 +474,11 @@ static bool emulate_send_control_allowed(pid_t tid, const char *control, size_t 
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		uint32_t prio = 0;
 
+		/* Read again since the check: a routing header now is one the
+		 * decoder would have refused (decode_control()). */
+		if (cm->cmsg_level == IPPROTO_IPV6 &&
+		    (cm->cmsg_type == IPV6_RTHDR || cm->cmsg_type == IPV6_2292RTHDR))
+			return false;
 		if (cm->cmsg_level != SOL_SOCKET)
 			continue;
 		if (cm->cmsg_type == SO_MARK)
@@ -574,6 +580,26 @@ static void *emulate_send_thread(void *arg)
 	return NULL;
 }
 
+/* A datagram to 0.0.0.0 goes to its own source, which a control message
+ * read again may have changed since the check: sent to the address that
+ * was judged for it (decode_control()) instead. */
+static void emulate_send_unspecified(struct sockaddr_storage *ss, const struct call *c)
+{
+	static const unsigned char mapped_zero[16] = { [10] = 0xff, [11] = 0xff };
+	const struct rules_event *ev = &c->events[0];
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	if (c->n_events < 1 || ev->kind != RULES_KIND_NET)
+		return;
+	if ((ss->ss_family == AF_INET || ss->ss_family == AF_UNSPEC) && ev->family == AF_INET &&
+	    in->sin_addr.s_addr == 0)
+		memcpy(&in->sin_addr, ev->addr, 4);
+	else if (ss->ss_family == AF_INET6 && ev->family == AF_INET6 &&
+		 !memcmp(&in6->sin6_addr, mapped_zero, 16))
+		memcpy(&in6->sin6_addr, ev->addr, 16);
+}
+
 int emulate_send(struct session *s, const struct unotify_call *u, const struct call *c,
 		 pid_t tgid, struct stop_answer *a)
 {
@@ -636,6 +662,7 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	j->tid = u->tid;
 	j->addr = c->sockaddr;
 	j->len = (socklen_t)c->sockaddr_len;
+	emulate_send_unspecified(&j->addr, c);
 	fl = fcntl(j->fd, F_GETFL);
 	/* A send that cannot wait is made and answered here; so is a
 	 * datagram that finds room now (all or nothing, either way).  One
