@@ -510,7 +510,8 @@ static void plan_normalize(struct mask *m)
 {
 	size_t w = 0;
 
-	qsort(m->v, m->n, sizeof(*m->v), plan_cmp);
+	if (m->n > 1) /* no masks: no array, which qsort may not be given */
+		qsort(m->v, m->n, sizeof(*m->v), plan_cmp);
 	for (size_t i = 0; i < m->n; i++) {
 		struct mask_entry *e = &m->v[i];
 		bool drop = false;
