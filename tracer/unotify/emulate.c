@@ -390,20 +390,24 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 	j->addr = c->sockaddr;
 	j->len = (socklen_t)c->sockaddr_len;
 	if (emulate_detach(emulate_connect_thread, j) != 0) {
+		/* Continued, it would be raced: the kernel's answer when it
+		 * is short of what a call needs. */
 		close(fd);
 		free(j);
-		return -ENOTSUP;
+		a->how = STOP_RETURN;
+		a->ret = -EAGAIN;
+		return 0;
 	}
 	return 1;
 }
 
-/* ---- sendto, sendmsg ---- */
+/* ---- sendto, sendmsg, sendmmsg ---- */
 
 /* A datagram's destination is judged on memory the caller can rewrite.
- * The send is made by a thread of its own (a send may wait for room in
- * the socket's buffer), on a copy of the caller's socket, to the address
- * that was judged, with the caller's bytes and control messages read
- * now (they are not judged).  At most EMULATE_SEND_MAX bytes: more is
+ * The send is made on a copy of the caller's socket, to the address that
+ * was judged, with the caller's bytes and control messages read now
+ * (they are not judged), in the loop when it cannot wait and by a thread
+ * of its own when it must (no room in the socket's buffer).  At most EMULATE_SEND_MAX bytes: more is
  * no datagram the kernel sends (EMSGSIZE), and a stream socket (TCP Fast
  * Open names its peer so) may send less than it was given. */
 #define EMULATE_SEND_MAX (256 * 1024)
@@ -681,9 +685,10 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 		}
 	}
 	if (emulate_detach(emulate_send_thread, j) != 0) {
+		/* Continued, it would be raced (as emulate_connect()). */
 		emulate_send_free(j);
-		a->how = STOP_RUN;
-		return -ENOTSUP;
+		a->ret = -EAGAIN;
+		return 0;
 	}
 	return 1;
 }

@@ -38,10 +38,11 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 int emulate_connect(struct session *s, const struct unotify_call *u, const struct call *c,
 		    pid_t tgid, struct stop_answer *a);
 
-/* The sendto or sendmsg C of notification U by a task of process TGID
- * (allowed, to an inet destination): sent on a copy of its socket to the
- * address that was judged, with the bytes and control messages the
- * caller gave, by a thread of its own.  Returns as emulate_open(). */
+/* The sendto, sendmsg or sendmmsg (its first message) C of notification U
+ * by a task of process TGID, allowed, on an inet socket: sent on a copy
+ * of its socket to the name that was judged, with the bytes and control
+ * messages the caller gave, here or (when it must wait) by a thread of
+ * its own.  Returns as emulate_open(). */
 int emulate_send(struct session *s, const struct unotify_call *u, const struct call *c,
 		 pid_t tgid, struct stop_answer *a);
 
