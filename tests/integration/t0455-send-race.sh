@@ -34,6 +34,10 @@ in_netns() {
 import select, socket, sys
 good = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); good.bind((\"127.0.0.1\", int(sys.argv[1])))
 bad = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); bad.bind((\"192.0.2.10\", int(sys.argv[1])))
+for s in (good, bad):
+    # Room for every datagram of a run: a drop would look like a lost send.
+    try: s.setsockopt(socket.SOL_SOCKET, getattr(socket, \"SO_RCVBUFFORCE\", 33), 16 << 20)
+    except OSError: s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
 n = {good: 0, bad: 0}
 print(\"ready\", flush=True)
 out = open(sys.argv[2], \"w\")
