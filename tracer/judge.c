@@ -140,6 +140,20 @@ static bool judge_on_the_way(const struct rules_policy *p, const struct judge_ca
 	       rules_write_root_ancestor(p, c->events[0].path);
 }
 
+static void judge_verdict_of(struct judge_verdict *v, const struct judge_call *c,
+			     const struct rules_call_verdict *cv)
+{
+	v->action = cv->action;
+	v->effective = cv->effective;
+	v->event = cv->event;
+	v->kind = c->n_events ? (int)c->events[cv->event].kind : -1;
+	v->rule = cv->rule;
+	if (!cv->rule) {
+		v->rule_id = "engine.error";
+		v->why = "the policy engine could not decide this event";
+	}
+}
+
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v)
 {
 	struct rules_event judged[RULES_CALL_EVENTS];
@@ -166,34 +180,37 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 		v->why = "a directory on the way to a write root";
 		return;
 	}
-	v->action = cv.action;
-	v->effective = cv.effective;
-	v->event = cv.event;
-	v->kind = c->n_events ? (int)c->events[cv.event].kind : -1;
-	v->rule = cv.rule;
-	if (!cv.rule) {
-		v->rule_id = "engine.error";
-		v->why = "the policy engine could not decide this event";
-	}
-	if (c->n_events && cv.action != RULES_ACTION_ALLOW) {
+	/* The answers below that let a refused event go quietly hold for
+	 * that event only: the call's next one may still be refused (a
+	 * sendmmsg to a local port nobody has, then to a denied host). */
+	while (c->n_events && cv.action != RULES_ACTION_ALLOW) {
 		const struct rules_event *dev = &c->events[cv.event];
+		struct rules_call_verdict next;
+		size_t k = cv.event + 1;
 		int answer = judge_kernel_answer(c, dev);
-
 		/* A datagram to a local port no socket has reaches nobody:
 		 * refused by nothing but the local fallback, it goes. */
-		if (!answer && dev->kind == RULES_KIND_NET && dev->endpoint == RULES_ENDPOINT_NONE &&
-		    cv.rule == rules_fallback(s->policy, dev) && rules_net_local(dev)) {
-			v->quiet = true;
-			v->err = 0;
-			return;
-		}
+		bool nobody = !answer && dev->kind == RULES_KIND_NET &&
+			      dev->endpoint == RULES_ENDPOINT_NONE &&
+			      cv.rule == rules_fallback(s->policy, dev) && rules_net_local(dev);
 
-		if (answer) {
-			v->quiet = true;
-			v->err = cv.effective == RULES_ACTION_DENY ? answer : 0;
-			return;
+		if (!nobody && !answer)
+			break;
+		if (k < c->n_events) {
+			rules_decide_call(s->policy, evs + k, c->n_events - k,
+					  c->explicit_deny_only ? c->explicit_deny_only + k : NULL, &next);
+			if (next.action != RULES_ACTION_ALLOW) {
+				next.event += k;
+				cv = next;
+				continue;
+			}
 		}
+		judge_verdict_of(v, c, &cv);
+		v->quiet = true;
+		v->err = nobody || cv.effective != RULES_ACTION_DENY ? 0 : answer;
+		return;
 	}
+	judge_verdict_of(v, c, &cv);
 	if (cv.effective == RULES_ACTION_DENY)
 		v->err = c->deny_errno;
 }

@@ -184,6 +184,13 @@ for B in auto preload; do
 			done
 		fi
 
+		# A datagram to a local port nobody has goes quietly; the next
+		# message of the same sendmmsg is judged all the same.
+		at_netns -- "$TRY" mmsg-two 127.0.0.1 192.0.2.1 53 >"$OUT" 2>"$ERR"
+		assert_eq "${BK}sendmmsg to 127.0.0.1:53 (nobody there), then 192.0.2.1:53: EACCES" "$EACCES" $?
+		assert_rec "${BK}sendmmsg's second destination: deny record" \
+			"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.1' and port == 53 and syscall == 'sendmmsg'$(bk_rec_backend)"
+
 		# A message's name longer than a sockaddr_storage is cut to one
 		# by the kernel, not refused: the address in it is judged.
 		for m in sendmsg sendmmsg; do

@@ -939,6 +939,33 @@ static int op_pktinfo_zero(char **argv)
 	return err;
 }
 
+/* mmsg-two FIRST SECOND PORT: one sendmmsg of two UDP datagrams, to
+ * FIRST:PORT and then to SECOND:PORT. */
+static int op_mmsg_two(char **argv)
+{
+	struct sockaddr_in a[2];
+	struct mmsghdr mm[2];
+	char b = 'x';
+	struct iovec iov = { &b, 1 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	memset(mm, 0, sizeof(mm));
+	for (int i = 0; i < 2; i++) {
+		a[i] = (struct sockaddr_in){ .sin_family = AF_INET,
+					     .sin_port = htons((uint16_t)atoi(argv[2])) };
+		if (inet_pton(AF_INET, argv[i], &a[i].sin_addr) != 1)
+			return EINVAL;
+		mm[i].msg_hdr = (struct msghdr){ .msg_name = &a[i], .msg_namelen = sizeof(a[i]),
+						 .msg_iov = &iov, .msg_iovlen = 1 };
+	}
+	if (fd < 0)
+		return EINVAL;
+	if (sendmmsg(fd, mm, 2, 0) != 2)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* mknod PATH b|c|p|s [MAJOR MINOR] */
 static int op_mknod(char **argv)
 {
@@ -1132,6 +1159,7 @@ static const struct try_op {
 	{ "unspec-send", 2, op_unspec_send },
 	{ "route-send", 3, op_route_send },
 	{ "pktinfo-zero", 2, op_pktinfo_zero },
+	{ "mmsg-two", 3, op_mmsg_two },
 	{ "mknod", 2, op_mknod },
 	{ "sethostname", 1, op_sethostname },
 	{ "setdomainname", 1, op_setdomainname },
