@@ -16,6 +16,7 @@
 #include "tracer/record/egress.h"
 #include "tracer/record/evidence.h"
 #include "tracer/record/notify.h"
+#include "tracer/inspect/vma.h"
 #include "tracer/options.h"
 #include "tracer/ptrace/tracee.h"
 
@@ -157,6 +158,7 @@ struct session {
 	int sigchld_fd;           /* notify: SIGCHLD as a descriptor to poll; -1 */
 	bool listener_hup;        /* notify: no task uses the filter any more */
 	bool emulate_opens;       /* notify: racing callers' opens are made here (emulate.h) */
+	struct vma_reader vmas;   /* notify: the maps of the last caller asked (emulate.c) */
 	/* notify: a task in a call is not in a ptrace stop; to unwind its
 	 * stack for a record the engine brings it into one (NULL: the
 	 * ptrace engine, where it is in one already).  True when it is. */

@@ -87,3 +87,25 @@ for E in notify ptrace; do
 		ok "ptrace, family flipped: the race was not won in $N tries"
 	fi
 done
+
+# The address flipped by a second process rather than a thread: through a
+# shared mapping, or through a file whose pages the caller mapped private
+# and another process rewrites.  The caller has one thread; the memory the
+# address lies in is what makes its connect one that can race, with the
+# kernel's PROCMAP_QUERY (Linux 6.11) and with the maps text read instead.
+for M in process file; do
+	for Q in 1 0; do
+		rm -f "$LOG"
+		AGENTTRACE_TEST_PROCMAP_QUERY=$Q in_netns timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" \
+			--log "$LOG" --engine notify --allow-net "127.0.0.1:$PORT" -- \
+			"$RACE" 127.0.0.1 192.0.2.10 "$PORT" "$N" "$M" >"$OUT" 2>"$ERR"
+		assert_eq "notify, $M flips (PROCMAP_QUERY $Q): the race helper ran" 0 $?
+		diag "notify, $M flips (PROCMAP_QUERY $Q): $(cat "$OUT")"
+		won=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' "$OUT")
+		assert_eq "notify, $M flips (PROCMAP_QUERY $Q): no connection reached 192.0.2.10" 0 "${won:-x}"
+		assert_match "notify, $M flips (PROCMAP_QUERY $Q): connections to 127.0.0.1 were made" \
+			" good=[1-9]" "$(cat "$OUT")"
+		assert_rec "notify, $M flips (PROCMAP_QUERY $Q): the tries of 192.0.2.10 are recorded" \
+			"event == 'alert' and action == 'deny' and kind == 'net' and addr == '192.0.2.10'"
+	done
+done

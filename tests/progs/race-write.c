@@ -1,8 +1,10 @@
-/* race-write GOOD BAD N: the time-of-check/time-of-use race of doc/THREAT-MODEL.md.
+/* race-write GOOD BAD N [process|file]: the time-of-check/time-of-use race
+ * of doc/THREAT-MODEL.md.
  *
  * A second thread flips the bytes in which GOOD and BAD differ (same
  * length; one differing byte makes each flip atomic) while the main
- * thread opens the buffer for writing N times.  The supervisor may check
+ * thread opens the buffer for writing N times.  With "process" or "file"
+ * a second process flips them (race-mem.h).  The supervisor may check
  * GOOD and the kernel then open BAD.  Prints "opens=N ok=K bad=W eacces=E":
  * bad counts the descriptors that really are BAD (by device and inode),
  * so the test can tell a won race from a refused one.  Exit 0, or 2 on
@@ -17,7 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char race_buf[4096];
+#include "race-mem.h"
+
+static char race_own[RACE_MEM_SIZE];
+static char *race_buf = race_own;
 static const char *race_good, *race_bad;
 static atomic_int race_stop;
 
@@ -29,30 +34,42 @@ static void *race_flipper(void *arg)
 	while (!atomic_load_explicit(&race_stop, memory_order_relaxed)) {
 		for (size_t i = 0; i < n; i++)
 			if (race_good[i] != race_bad[i])
-				((volatile char *)race_buf)[i] = race_bad[i];
+				race_mem_put(race_buf + i, race_bad + i, 1);
 		for (size_t i = 0; i < n; i++)
 			if (race_good[i] != race_bad[i])
-				((volatile char *)race_buf)[i] = race_good[i];
+				race_mem_put(race_buf + i, race_good + i, 1);
 	}
 	return NULL;
+}
+
+static void race_flip_process(void)
+{
+	race_flipper(NULL);
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long opens = 0, ok = 0, bad = 0, eacces = 0, n;
 	pthread_t th;
+	pid_t other = -1;
 
-	if (argc != 4 || strlen(argv[1]) != strlen(argv[2]) ||
-	    strlen(argv[1]) >= sizeof(race_buf)) {
-		fprintf(stderr, "usage: race-write GOOD BAD N (GOOD and BAD of one length)\n");
+	if ((argc != 4 && argc != 5) || strlen(argv[1]) != strlen(argv[2]) ||
+	    strlen(argv[1]) >= RACE_MEM_SIZE) {
+		fprintf(stderr, "usage: race-write GOOD BAD N [process|file] "
+				"(GOOD and BAD of one length)\n");
 		return 2;
 	}
 	race_good = argv[1];
 	race_bad = argv[2];
 	n = strtoul(argv[3], NULL, 10);
 	memcpy(race_buf, race_good, strlen(race_good) + 1);
-	if (pthread_create(&th, NULL, race_flipper, NULL) != 0)
+	if (argc == 5) {
+		race_buf = race_mem_map(argv[4], race_good, strlen(race_good) + 1);
+		if (!race_buf || (other = race_mem_fork(race_flip_process)) < 0)
+			return 2;
+	} else if (pthread_create(&th, NULL, race_flipper, NULL) != 0) {
 		return 2;
+	}
 	for (unsigned long i = 0; i < n; i++) {
 		int fd = open(race_buf, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 		struct stat a, b;
@@ -68,8 +85,12 @@ int main(int argc, char **argv)
 			bad++;
 		close(fd);
 	}
-	atomic_store(&race_stop, 1);
-	pthread_join(th, NULL);
+	if (other > 0) {
+		race_mem_stop(other);
+	} else {
+		atomic_store(&race_stop, 1);
+		pthread_join(th, NULL);
+	}
 	printf("opens=%lu ok=%lu bad=%lu eacces=%lu\n", opens, ok, bad, eacces);
 	return 0;
 }

@@ -551,9 +551,9 @@ static void loop_notification(struct session *s)
 	if (s->notif_answered)
 		return;
 	/* An allowed open, connect or send whose path or address another
-	 * thread could rewrite before the kernel reads it again: made here,
+	 * task could rewrite before the kernel reads it again: made here,
 	 * on what was judged. */
-	if (t && a.how == STOP_RUN && s->emulate_opens && emulate_needed(s, t)) {
+	if (t && a.how == STOP_RUN && s->emulate_opens && emulate_needed(s, t, s->call)) {
 		if (s->call->is_open && emulate_open(s, &u, s->call, &a) == 1)
 			return;
 		if (s->call->binds)

@@ -149,6 +149,19 @@ struct call {
 	int signal_sig;
 	char why_buf[160];       /* bypass_why naming the target */
 
+	/* The caller's memory the decision was made on (a path, a sockaddr,
+	 * a msghdr and its control, an open_how), which the kernel reads
+	 * again when the call is let run: what another task could change in
+	 * between (tracer/inspect/vma.h).  SPANS_CUT: more than CALL_SPANS
+	 * were read, the rest not noted. */
+#define CALL_SPANS 8
+	struct call_span {
+		unsigned long addr;
+		unsigned long len;
+	} spans[CALL_SPANS];
+	unsigned n_spans;
+	bool spans_cut;
+
 	/* A call the decoder could not read (tracee gone: -ESRCH; bad pointer:
 	 * -EFAULT).  With -EFAULT the call is let through to fail on its own
 	 * in the kernel (the kernel would return EFAULT too); -ESRCH means the

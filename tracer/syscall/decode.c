@@ -84,6 +84,32 @@ static void decode_reset(struct call *c)
 	c->why_buf[0] = '\0';
 	c->error = 0;
 	c->name_buf[0] = '\0';
+	c->n_spans = 0;
+	c->spans_cut = false;
+}
+
+/* LEN bytes at ADDR were read to decide: noted in c->spans. */
+static void decode_note_span(const struct decode *d, unsigned long addr, unsigned long len)
+{
+	struct call *c = d->c;
+
+	if (c->n_spans == CALL_SPANS) {
+		c->spans_cut = true;
+		return;
+	}
+	c->spans[c->n_spans].addr = addr;
+	c->spans[c->n_spans].len = len;
+	c->n_spans++;
+}
+
+/* mem_read() of memory the decision depends on. */
+static int decode_read(const struct decode *d, unsigned long addr, void *buf, size_t len)
+{
+	int rc = mem_read(d->pid, addr, buf, len);
+
+	if (rc == 0)
+		decode_note_span(d, addr, len);
+	return rc;
 }
 
 static unsigned long decode_arg(const struct decode *d, uint8_t role)
@@ -165,6 +191,7 @@ static int decode_path(const struct decode *d, const struct syscall_path *sp, in
 	n = pre >= 0 ? pre : mem_read_string(d->pid, addr, out, PATH_MAX);
 	if (n < 0)
 		return (int)n;
+	decode_note_span(d, addr, (unsigned long)n + 1);
 	if (is_canary && strcmp(out, CALL_CANARY_PATH) == 0) {
 		*is_canary = true;
 		return DECODE_NO_EVENT;
@@ -328,7 +355,7 @@ static int decode_open(const struct decode *d)
 
 		if (c->args[3] < DECODE_OPEN_HOW_VER0)
 			return 0; /* EINVAL from the kernel */
-		rc = mem_read(d->pid, c->args[2], &how, sizeof(how));
+		rc = decode_read(d, c->args[2], &how, sizeof(how));
 		if (rc < 0)
 			return decode_fail(c, rc);
 		c->flags = (int)how.flags;
@@ -457,7 +484,7 @@ static int decode_sockaddr(const struct decode *d, unsigned long addr, unsigned 
 	if (len > sizeof(ss))
 		return DECODE_NO_EVENT; /* EINVAL from the kernel */
 	memset(&ss, 0, sizeof(ss));
-	rc = mem_read(d->pid, addr, &ss, len);
+	rc = decode_read(d, addr, &ss, len);
 	if (rc < 0)
 		return rc;
 	if (judged)
@@ -579,7 +606,7 @@ static int decode_control(const struct decode *d, const struct msghdr *mh,
 		decode_set_bypass(d->c, &syscall_bypass_control_size, ENOBUFS);
 		return 1;
 	}
-	rc = mem_read(d->pid, (unsigned long)mh->msg_control, buf, mh->msg_controllen);
+	rc = decode_read(d, (unsigned long)mh->msg_control, buf, mh->msg_controllen);
 	if (rc < 0)
 		return rc;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
@@ -653,8 +680,8 @@ static int decode_sendmmsg(const struct decode *d)
 	while (i < vlen) {
 		struct mmsghdr batch[DECODE_MMSG_BATCH];
 		unsigned long nb = vlen - i < DECODE_MMSG_BATCH ? vlen - i : DECODE_MMSG_BATCH;
-		rc = mem_read(d->pid, vec + i * sizeof(struct mmsghdr), batch,
-			      nb * sizeof(struct mmsghdr));
+		rc = decode_read(d, vec + i * sizeof(struct mmsghdr), batch,
+				 nb * sizeof(struct mmsghdr));
 		if (rc < 0)
 			goto cut;
 		for (unsigned long j = 0; j < nb; j++, i++) {
@@ -725,7 +752,7 @@ static int decode_net(const struct decode *d)
 		len = decode_arg(d, e->addrlen) & 0xffffffffUL;
 		break;
 	case SYSCALL_NET_SENDMSG:
-		rc = mem_read(d->pid, decode_arg(d, e->addr), &mh, sizeof(mh));
+		rc = decode_read(d, decode_arg(d, e->addr), &mh, sizeof(mh));
 		if (rc < 0)
 			return decode_fail(c, rc);
 		addr = (unsigned long)mh.msg_name;

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <linux/landlock.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/testknob.h"
+#include "tracer/inspect/vma.h"
 #include "tracer/syscall/probe.h"
 
 int probe_landlock_abi(void)
@@ -101,6 +103,22 @@ bool probe_notify_addfd(void)
 bool probe_notify_wait_killable(void)
 {
 	return probe_notify() && probe_release() >= 5019;
+}
+
+bool probe_procmap_query(void)
+{
+	static int known; /* 0 not yet, 1 yes, -1 no */
+
+	if (!known) {
+		struct vma_procmap_query q = { .size = sizeof(q), .query_addr = (uintptr_t)&known };
+		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+		known = test_knob("PROCMAP_QUERY", 1, 0, 1) == 1 && fd >= 0 &&
+			ioctl(fd, VMA_PROCMAP_QUERY, &q) == 0 ? 1 : -1;
+		if (fd >= 0)
+			close(fd);
+	}
+	return known > 0;
 }
 
 /* A sysctl's number, -1 when the file is not there or holds none. */

@@ -47,6 +47,11 @@ bool probe_notify_wait_killable(void);
  * descriptor as the call's result. */
 bool probe_notify_addfd(void);
 
+/* The PROCMAP_QUERY ioctl of /proc/PID/maps (Linux 6.11): the mapping
+ * that holds an address, in one call, else a read of the maps text
+ * (tracer/inspect/vma.c).  Test knob PROCMAP_QUERY=0: not available. */
+bool probe_procmap_query(void);
+
 /* Whether the command's masks (tracer/confine/mask.h) may try to make
  * their namespace: a mount namespace (USER false: agenttrace is root), or
  * a user namespace with one (USER true).  0, or -errno with *WHY saying

@@ -27,6 +27,7 @@
 #include "tracer/ptrace/tracee.h"
 #include "tracer/session.h"
 #include "tracer/stop.h"
+#include "tracer/inspect/vma.h"
 #include "tracer/syscall/call.h"
 #include "tracer/syscall/mem.h"
 #include "tracer/unotify/emulate.h"
@@ -39,10 +40,70 @@
 #define SYS_pidfd_getfd 438
 #endif
 
-bool emulate_needed(const struct session *s, const struct tracee *t)
+/* Whether a file's pages, mapped from NAME, stay as they are: a file the
+ * session may not write (the policy refuses it, and Landlock with it).
+ * Any other file (one in the project or a temp dir) another process of
+ * the session can rewrite, under a private mapping's unwritten pages
+ * too. */
+static bool emulate_file_fixed(const struct session *s, const char *name)
 {
-	(void)s;
-	return t->shares_mm || (t->group && t->group->tasks > 1);
+	/* The last file asked: a program's opens of names in its own
+	 * constants come from one library or two. */
+	static char last[PATH_MAX];
+	static bool last_fixed;
+	struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = name };
+	struct rules_verdict v;
+
+	if (strcmp(name, last) == 0)
+		return last_fixed;
+	last_fixed = rules_decide(s->policy, &ev, &v) == 0 && v.action == RULES_ACTION_DENY;
+	snprintf(last, sizeof(last), "%s", name);
+	return last_fixed;
+}
+
+/* Whether SP's bytes in process PID lie where a task outside the process
+ * can change them (tracer/inspect/vma.h); true when that cannot be told. */
+static bool emulate_span_exposed(struct session *s, pid_t pid, const struct call_span *sp)
+{
+	static char name[PATH_MAX];
+	unsigned long addr = sp->addr, end = sp->addr + sp->len;
+
+	if (end < addr)
+		return true;
+	while (addr < end) {
+		struct vma_region v;
+
+		if (vma_at(&s->vmas, pid, addr, &v, name, sizeof(name)) < 0)
+			return true;
+		if (v.kind == VMA_UNMAPPED)
+			return false; /* the kernel's own read faults */
+		if (v.kind == VMA_SHARED || (v.kind == VMA_FILE && !emulate_file_fixed(s, name)))
+			return true;
+		addr = v.end;
+	}
+	return false;
+}
+
+/* Whether C is a call the engine can make itself (below). */
+static bool emulate_makes(const struct call *c)
+{
+	return c->is_open || c->binds || c->sockaddr_len ||
+	       (c->name && (strcmp(c->name, "sendto") == 0 || strcmp(c->name, "sendmsg") == 0 ||
+			    strcmp(c->name, "sendmmsg") == 0));
+}
+
+bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
+{
+	if (t->shares_mm || (t->group && t->group->tasks > 1))
+		return true;
+	if (!emulate_makes(c))
+		return false;
+	if (c->spans_cut)
+		return true;
+	for (unsigned i = 0; i < c->n_spans; i++)
+		if (emulate_span_exposed(s, t->tgid, &c->spans[i]))
+			return true;
+	return false;
 }
 
 /* FN(ARG) in a detached thread: the calls that may wait.  0, or an error of pthread_create(). */

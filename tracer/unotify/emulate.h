@@ -20,9 +20,12 @@ struct stop_answer;
 struct tracee;
 struct unotify_call;
 
-/* Whether task T's arguments can change under the supervisor: more than
- * one thread in its group, or memory shared with another process. */
-bool emulate_needed(const struct session *s, const struct tracee *t);
+/* Whether the arguments of task T's call C, which the engine can make
+ * itself, can change under the supervisor: more than one thread in its
+ * group, an address space shared with another process (vfork,
+ * CLONE_VM), or the bytes judged in memory that another process can
+ * write (a shared mapping, a file's pages: tracer/inspect/vma.h). */
+bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c);
 
 /* The open C of notification U (allowed; the decoder resolved its path),
  * made here.  1: answered (the caller has its descriptor); 0: A holds the

@@ -147,4 +147,5 @@ void unotify_close(struct session *s)
 	if (s->sigchld_fd >= 0)
 		close(s->sigchld_fd);
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
+	vma_reader_close(&s->vmas);
 }

@@ -1,0 +1,98 @@
+/* Memory that a second process, not a thread, can change: the race
+ * helpers' "process" and "file" ways of flipping what the supervisor
+ * judged (doc/THREAT-MODEL.md).
+ *
+ *   "process"  a shared anonymous mapping, written by a forked process;
+ *   "file"     a private mapping of a file in TMPDIR (already unlinked),
+ *              whose pages the process never writes: a forked process
+ *              changes them with pwrite(2) to the file.
+ *
+ * Header-only: each helper program is one source file. */
+#ifndef RACE_MEM_H
+#define RACE_MEM_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RACE_MEM_SIZE 4096
+
+static void *race_mem_base;
+static int race_mem_fd = -1; /* "file": the file mapped */
+
+/* LEN bytes of INIT in a page of MODE's memory; NULL on an unknown mode
+ * or a failure. */
+static inline void *race_mem_map(const char *mode, const void *init, size_t len)
+{
+	if (len > RACE_MEM_SIZE)
+		return NULL;
+	if (strcmp(mode, "process") == 0) {
+		race_mem_base = mmap(NULL, RACE_MEM_SIZE, PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (race_mem_base == MAP_FAILED)
+			return NULL;
+		memcpy(race_mem_base, init, len);
+		return race_mem_base;
+	}
+	if (strcmp(mode, "file") == 0) {
+		const char *dir = getenv("TMPDIR");
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/race-mem.XXXXXX", dir && *dir ? dir : "/tmp");
+		race_mem_fd = mkstemp(path);
+		if (race_mem_fd < 0)
+			return NULL;
+		unlink(path);
+		if (ftruncate(race_mem_fd, RACE_MEM_SIZE) < 0 ||
+		    pwrite(race_mem_fd, init, len, 0) != (ssize_t)len)
+			return NULL;
+		race_mem_base = mmap(NULL, RACE_MEM_SIZE, PROT_READ, MAP_PRIVATE, race_mem_fd, 0);
+		return race_mem_base == MAP_FAILED ? NULL : race_mem_base;
+	}
+	return NULL;
+}
+
+/* N bytes at AT (in the mapped page) become BYTES, the way MODE's second
+ * process changes them. */
+static inline void race_mem_put(void *at, const void *bytes, size_t n)
+{
+	if (race_mem_fd >= 0) {
+		off_t off = (off_t)((char *)at - (char *)race_mem_base);
+
+		if (pwrite(race_mem_fd, bytes, n, off) != (ssize_t)n)
+			_exit(3);
+	} else {
+		volatile char *d = at;
+
+		for (size_t i = 0; i < n; i++)
+			d[i] = ((const char *)bytes)[i];
+	}
+}
+
+/* FLIP run for ever in a second process, which dies with this one; its
+ * pid, or -1. */
+static inline pid_t race_mem_fork(void (*flip)(void))
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		flip();
+		_exit(0);
+	}
+	return pid;
+}
+
+static inline void race_mem_stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+#endif
