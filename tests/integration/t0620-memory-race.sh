@@ -50,3 +50,20 @@ for M in process file; do
 	fi
 done
 
+
+# A file the policy refuses writes to by name, which the command inherits
+# open for writing (a redirection of the shell that started it): its
+# pages change all the same, so they are not the caller's alone.
+OUTSIDE=$SANDBOX/outside.bin
+: >"$OUTSIDE"
+at_q --engine notify -- sh -c 'echo x >"$0"' "$OUTSIDE"
+assert_rec "the inherited file is one the policy refuses writes to" \
+	"event == 'alert' and action == 'deny' and path == '$OUTSIDE'"
+rm -f "$HOME/.bashrc" "$LOG"
+at --engine notify --landlock off -- "$RACE" "$GOOD" "$BAD" "$N" fd3 3<>"$OUTSIDE" >"$OUT" 2>"$ERR"
+assert_eq "notify, inherited file flips: the helper ran" 0 $?
+diag "notify, inherited file flips: $(cat "$OUT")"
+won=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$OUT")
+assert_eq "notify, inherited file flips: no write reached HOME/.bashrc" 0 "${won:-x}"
+assert_rec "notify, inherited file flips: the tries of BAD are denied and recorded" \
+	"event == 'alert' and action == 'deny' and path == '$HOME/.bashrc'"

@@ -5,7 +5,10 @@
  *   "process"  a shared anonymous mapping, written by a forked process;
  *   "file"     a private mapping of a file in TMPDIR (already unlinked),
  *              whose pages the process never writes: a forked process
- *              changes them with pwrite(2) to the file.
+ *              changes them with pwrite(2) to the file;
+ *   "fd3"      the same with the file open for writing on descriptor 3,
+ *              inherited (a redirection of the shell that started the
+ *              command: a file the policy may refuse writes to by name).
  *
  * Header-only: each helper program is one source file. */
 #ifndef RACE_MEM_H
@@ -40,15 +43,20 @@ static inline void *race_mem_map(const char *mode, const void *init, size_t len)
 		memcpy(race_mem_base, init, len);
 		return race_mem_base;
 	}
-	if (strcmp(mode, "file") == 0) {
+	if (strcmp(mode, "file") == 0 || strcmp(mode, "fd3") == 0) {
 		const char *dir = getenv("TMPDIR");
 		char path[4096];
 
-		snprintf(path, sizeof(path), "%s/race-mem.XXXXXX", dir && *dir ? dir : "/tmp");
-		race_mem_fd = mkstemp(path);
-		if (race_mem_fd < 0)
-			return NULL;
-		unlink(path);
+		if (strcmp(mode, "fd3") == 0) {
+			race_mem_fd = 3;
+		} else {
+			snprintf(path, sizeof(path), "%s/race-mem.XXXXXX",
+				 dir && *dir ? dir : "/tmp");
+			race_mem_fd = mkstemp(path);
+			if (race_mem_fd < 0)
+				return NULL;
+			unlink(path);
+		}
 		if (ftruncate(race_mem_fd, RACE_MEM_SIZE) < 0 ||
 		    pwrite(race_mem_fd, init, len, 0) != (ssize_t)len)
 			return NULL;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "tracer/inspect/vma.h"
@@ -75,6 +76,8 @@ static int vma_query(struct vma_reader *r, pid_t pid, unsigned long addr, struct
 		name[0] = '\0';
 		if (ioctl(r->fd, VMA_PROCMAP_QUERY, &q) == 0) {
 			out->end = (unsigned long)q.vma_end;
+			out->dev = makedev(q.dev_major, q.dev_minor);
+			out->ino = q.inode;
 			vma_classify(out, q.inode, q.vma_flags & VMA_PROCMAP_SHARED, name);
 			return 0;
 		}
@@ -112,6 +115,8 @@ static int vma_line(char *line, unsigned long addr, struct vma_region *out, char
 		return -1;
 	snprintf(name, size, "%s", line + n);
 	out->end = end;
+	out->dev = makedev(major, minor);
+	out->ino = inode;
 	vma_classify(out, inode, perms[3] == 's', name);
 	return 1;
 }

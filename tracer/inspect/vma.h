@@ -53,6 +53,8 @@ enum vma_kind {
 struct vma_region {
 	enum vma_kind kind;
 	unsigned long end;   /* the first address past the mapping */
+	dev_t dev;           /* VMA_FILE: the file's device and inode */
+	uint64_t ino;
 };
 
 /* One process's maps, kept open across questions: the descriptor of the

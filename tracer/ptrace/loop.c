@@ -694,6 +694,8 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 		s->frames_stop = loop_frames_stop;
 		s->notify_killable = probe_notify_wait_killable();
 		s->emulate_opens = probe_notify_addfd();
+		if (s->emulate_opens)
+			emulate_note_inherited(s);
 	}
 	if (signals_forward_start(s->main_pid) < 0)
 		warn_errno("cannot forward signals to the command");

@@ -1,6 +1,8 @@
 /* Calls the notify engine makes itself (tracer/unotify/emulate.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -24,10 +26,10 @@
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
 #include "tracer/inspect/proc.h"
+#include "tracer/inspect/vma.h"
 #include "tracer/ptrace/tracee.h"
 #include "tracer/session.h"
 #include "tracer/stop.h"
-#include "tracer/inspect/vma.h"
 #include "tracer/syscall/call.h"
 #include "tracer/syscall/mem.h"
 #include "tracer/unotify/emulate.h"
@@ -44,7 +46,63 @@
  * session may not write (the policy refuses it, and Landlock with it).
  * Any other file (one in the project or a temp dir) another process of
  * the session can rewrite, under a private mapping's unwritten pages
- * too. */
+ * too; so can it one it inherited open for writing (checked first). */
+#define EMULATE_INHERITED_MAX 64
+
+void emulate_note_inherited(struct session *s)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (!d) {
+		s->inherited_cut = true;
+		return;
+	}
+	while ((de = readdir(d))) {
+		char link[64], path[PATH_MAX];
+		int fd = atoi(de->d_name), fdfl, fl;
+		struct stat st;
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || fd == dirfd(d))
+			continue;
+		fdfl = fcntl(fd, F_GETFD);
+		fl = fcntl(fd, F_GETFL);
+		if (fdfl < 0 || (fdfl & FD_CLOEXEC) || fl < 0 || (fl & O_ACCMODE) == O_RDONLY ||
+		    fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (s->n_inherited == EMULATE_INHERITED_MAX) {
+			s->inherited_cut = true;
+			break;
+		}
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = '\0';
+		s->inherited = xrealloc(s->inherited, (s->n_inherited + 1) * sizeof(*s->inherited));
+		s->inherited[s->n_inherited].dev = st.st_dev;
+		s->inherited[s->n_inherited].ino = (uint64_t)st.st_ino;
+		s->inherited[s->n_inherited].path = xstrdup(path);
+		s->n_inherited++;
+	}
+	closedir(d);
+}
+
+/* Whether the file mapped from NAME (device DEV, inode INO) is one the
+ * command inherited open for writing: by its identity, and by its name,
+ * which a stacked file system (overlayfs) shows where the identity in
+ * the maps is the lower file's. */
+static bool emulate_file_inherited(const struct session *s, const char *name, dev_t dev,
+				   uint64_t ino)
+{
+	if (s->inherited_cut)
+		return true;
+	for (size_t i = 0; i < s->n_inherited; i++)
+		if ((s->inherited[i].dev == dev && s->inherited[i].ino == ino) ||
+		    strcmp(s->inherited[i].path, name) == 0)
+			return true;
+	return false;
+}
+
 static bool emulate_file_fixed(const struct session *s, const char *name)
 {
 	/* The last file asked: a program's opens of names in its own
@@ -77,7 +135,9 @@ static bool emulate_span_exposed(struct session *s, pid_t pid, const struct call
 			return true;
 		if (v.kind == VMA_UNMAPPED)
 			return false; /* the kernel's own read faults */
-		if (v.kind == VMA_SHARED || (v.kind == VMA_FILE && !emulate_file_fixed(s, name)))
+		if (v.kind == VMA_SHARED ||
+		    (v.kind == VMA_FILE && (emulate_file_inherited(s, name, v.dev, v.ino) ||
+					    !emulate_file_fixed(s, name))))
 			return true;
 		addr = v.end;
 	}

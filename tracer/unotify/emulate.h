@@ -27,6 +27,12 @@ struct unotify_call;
  * write (a shared mapping, a file's pages: tracer/inspect/vma.h). */
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c);
 
+/* Notes the regular files this process holds open for writing without
+ * FD_CLOEXEC, which the command inherits: their pages are not fixed,
+ * whatever the policy says of their names.  Called before the command
+ * runs; freed with the listener (unotify_close()). */
+void emulate_note_inherited(struct session *s);
+
 /* The open C of notification U (allowed; the decoder resolved its path),
  * made here.  1: answered (the caller has its descriptor); 0: A holds the
  * answer to send (the errno the kernel would have given); -ENOTSUP: not

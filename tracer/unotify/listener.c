@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <linux/seccomp.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
@@ -148,4 +149,9 @@ void unotify_close(struct session *s)
 		close(s->sigchld_fd);
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
 	vma_reader_close(&s->vmas);
+	for (size_t i = 0; i < s->n_inherited; i++)
+		free(s->inherited[i].path);
+	free(s->inherited);
+	s->inherited = NULL;
+	s->n_inherited = 0;
 }
