@@ -85,6 +85,11 @@ struct call {
 	 * (rules_proc_self()); 0: it does not.  What an engine that opens
 	 * the path itself must open instead. */
 	pid_t path_proc[2];
+	/* path[i] as given ended in "/", "." or "..", which the resolved
+	 * path no longer shows (what an engine making the call itself must
+	 * leave to the kernel: rmdir("d/.") is EINVAL, rename("f", "g/") of
+	 * a file ENOTDIR). */
+	bool path_odd_end[2];
 	char exe[PATH_MAX];
 	const char *argv[CALL_MAX_ARGV + 1];
 	char argv_buf[CALL_ARGV_BYTES];

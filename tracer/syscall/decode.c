@@ -56,6 +56,7 @@ static void decode_reset(struct call *c)
 	c->explicit_deny_only[0] = c->explicit_deny_only[1] = false;
 	c->path[0][0] = c->path[1][0] = '\0';
 	c->path_proc[0] = c->path_proc[1] = 0;
+	c->path_odd_end[0] = c->path_odd_end[1] = false;
 	c->exe[0] = '\0';
 	c->argv[0] = NULL;
 	c->argv_truncated = false;
@@ -192,6 +193,14 @@ static int decode_path(const struct decode *d, const struct syscall_path *sp, in
 	if (n < 0)
 		return (int)n;
 	decode_note_span(d, addr, (unsigned long)n + 1);
+	if (out == c->path[0] || out == c->path[1]) {
+		const char *last = strrchr(out, '/');
+
+		last = last ? last + 1 : out;
+		c->path_odd_end[out == c->path[1]] = (n > 0 && out[n - 1] == '/') ||
+						     strcmp(last, ".") == 0 ||
+						     strcmp(last, "..") == 0;
+	}
 	if (is_canary && strcmp(out, CALL_CANARY_PATH) == 0) {
 		*is_canary = true;
 		return DECODE_NO_EVENT;

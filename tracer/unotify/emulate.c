@@ -32,6 +32,7 @@
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
 #include "tracer/syscall/mem.h"
+#include "tracer/unotify/emulate-internal.h"
 #include "tracer/unotify/emulate.h"
 #include "tracer/unotify/listener.h"
 
@@ -149,7 +150,8 @@ static bool emulate_makes(const struct call *c)
 {
 	return c->is_open || c->binds || c->sockaddr_len ||
 	       (c->name && (strcmp(c->name, "sendto") == 0 || strcmp(c->name, "sendmsg") == 0 ||
-			    strcmp(c->name, "sendmmsg") == 0));
+			    strcmp(c->name, "sendmmsg") == 0)) ||
+	       emulate_path_op_of(c) != EMULATE_PATH_NONE;
 }
 
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
@@ -184,7 +186,7 @@ static int emulate_detach(void *(*fn)(void *), void *arg)
  * check: ELOOP), as an O_PATH descriptor.  Looked up in the caller's view
  * (VIEW, its root: mask_view_fd()), so that the command's masks hold for
  * what the supervisor opens for it too; AT_FDCWD: the views are one. */
-static int emulate_path_fd(int view, const char *path, int extra)
+int emulate_path_fd(int view, const char *path, int extra)
 {
 	struct open_how how = { .flags = (unsigned long long)(O_PATH | O_CLOEXEC | extra),
 				.resolve = RESOLVE_NO_SYMLINKS };
@@ -204,7 +206,7 @@ static int emulate_path_fd(int view, const char *path, int extra)
 /* Opens FD0 (an O_PATH descriptor) again with FLAGS, as the kernel opens
  * a /proc/self/fd link: the same inode, with the permission checks of an
  * open.  Never a controlling terminal for the supervisor. */
-static int emulate_reopen(int fd0, int flags)
+int emulate_reopen(int fd0, int flags)
 {
 	char link[32];
 	int fd;

@@ -55,6 +55,15 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 int emulate_send(struct session *s, const struct unotify_call *u, const struct call *c,
 		 pid_t tgid, struct stop_answer *a);
 
+/* The rename, link, unlink, rmdir, mkdir, chmod or truncate C of
+ * notification U (allowed), made on the paths the decoder resolved, each
+ * directory opened exactly in the caller's view, as the caller (its fs
+ * uid, gid, groups, umask): answered at once (0: A holds the answer), or
+ * -ENOTSUP: the kernel is to run it (another call, a name that ended in
+ * "/", "." or "..", an open file linked by descriptor). */
+int emulate_path_call(struct session *s, const struct unotify_call *u, const struct call *c,
+		      struct stop_answer *a);
+
 /* The bind C (allowed) of an inet socket of process TGID, made on a copy
  * of it to the address that was judged (the kernel's own check of a
  * privileged port made for the caller), or the listen C, made on a copy

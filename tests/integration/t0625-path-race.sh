@@ -1,0 +1,177 @@
+#!/bin/bash
+# Calls that change a name (rename, link, unlink, rmdir, mkdir) or a
+# file's mode or size (chmod, truncate), by a caller whose arguments
+# another thread or process could rewrite: under the notify engine they
+# are made by the supervisor on the paths it judged (doc/INTERNALS.md,
+# "Callers that can race").  A name the policy protects that does not
+# exist at the start (no mask covers it) is never reached by a rewritten
+# path; and every call ends as natively: results, errno values, modes
+# under the umask, trailing slashes, the caller's identity.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+unset AGENTTRACE_TEST_ENGINE
+at_q --engine notify -- true || skip_all "no notify engine on this kernel: $(cat "$ERR")"
+
+cat >"$ROOT/paths.py" <<'PY'
+import ctypes, errno, os, stat, threading
+
+# A second thread makes every call of this process one that could race.
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+libc = ctypes.CDLL(None, use_errno=True)
+
+def tell(name, fn):
+    try:
+        r = fn()
+        print(name, "ok" if r is None else r)
+    except OSError as e:
+        print(name, "error", errno.errorcode.get(e.errno, e.errno))
+
+def renameat2(a, b, flags):
+    if libc.syscall(316, -100, a.encode(), -100, b.encode(), flags) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+
+def put(p, data=b"x"):
+    with open(p, "wb") as f:
+        f.write(data)
+
+def mode(p):
+    return oct(stat.S_IMODE(os.lstat(p).st_mode))
+
+os.umask(0o027)
+put("f"); put("g"); os.mkdir("d"); os.mkdir("e"); put("e/x")
+tell("rename-new", lambda: os.rename("f", "f2"))
+tell("rename-replace", lambda: os.rename("f2", "g"))
+tell("rename-same", lambda: os.rename("g", "g"))
+tell("rename-missing", lambda: os.rename("nope", "n2"))
+tell("rename-into-missing", lambda: os.rename("g", "no/such"))
+tell("rename-dir-onto-nonempty", lambda: os.rename("d", "e"))
+tell("rename-file-onto-dir", lambda: os.rename("g", "d"))
+tell("rename-dir-onto-file", lambda: os.rename("d", "g"))
+tell("rename-file-slash", lambda: os.rename("g", "h/"))
+tell("rename-dir-into-itself", lambda: os.rename("d", "d/sub"))
+tell("renameat2-noreplace", lambda: renameat2("g", "e/x", 1))
+put("s1", b"one"); put("s2", b"two")
+tell("renameat2-exchange", lambda: renameat2("s1", "s2", 2))
+tell("after-exchange", lambda: open("s1").read() + open("s2").read())
+tell("link-new", lambda: os.link("g", "g-link"))
+tell("link-count", lambda: os.stat("g").st_nlink)
+tell("link-existing", lambda: os.link("g", "g-link"))
+tell("link-dir", lambda: os.link("d", "d-link"))
+tell("link-missing", lambda: os.link("nope", "n3"))
+os.symlink("g", "sym")
+tell("link-symlink-nofollow", lambda: os.link("sym", "sym-link", follow_symlinks=False))
+tell("link-symlink-follow", lambda: os.link("sym", "sym-link2", follow_symlinks=True))
+tell("link-kinds", lambda: (os.path.islink("sym-link"), os.path.islink("sym-link2")))
+tell("unlink", lambda: os.unlink("g-link"))
+tell("unlink-dir", lambda: os.unlink("d"))
+tell("unlink-missing", lambda: os.unlink("g-link"))
+tell("unlink-slash", lambda: os.unlink("g/"))
+tell("rmdir-nonempty", lambda: os.rmdir("e"))
+tell("rmdir-file", lambda: os.rmdir("g"))
+tell("rmdir-dot", lambda: os.rmdir("d/."))
+tell("rmdir", lambda: os.rmdir("d"))
+tell("mkdir", lambda: os.mkdir("m", 0o777))
+tell("mkdir-mode", lambda: mode("m"))
+tell("mkdir-existing", lambda: os.mkdir("m"))
+tell("mkdir-missing-parent", lambda: os.mkdir("no/such"))
+tell("mkdir-slash", lambda: os.mkdir("m2/"))
+tell("chmod", lambda: os.chmod("g", 0o640))
+tell("chmod-mode", lambda: mode("g"))
+tell("chmod-through-symlink", lambda: os.chmod("sym", 0o600))
+tell("chmod-target-mode", lambda: mode("g"))
+tell("chmod-missing", lambda: os.chmod("nope", 0o600))
+put("t", b"0123456789")
+tell("truncate-shrink", lambda: os.truncate("t", 3))
+tell("truncate-grow", lambda: os.truncate("t", 100))
+tell("truncate-size", lambda: os.stat("t").st_size)
+tell("truncate-dir", lambda: os.truncate("m", 0))
+tell("truncate-missing", lambda: os.truncate("nope", 0))
+tell("truncate-negative", lambda: os.truncate("t", -1))
+os.mkfifo("fifo")
+tell("truncate-fifo", lambda: os.truncate("fifo", 0))
+tell("truncate-through-symlink", lambda: os.truncate("sym", 1))
+tell("left", lambda: sorted(os.listdir(".")))
+PY
+
+native=$SANDBOX/native
+mkdir -p "$native"
+(cd "$native" && "$PYTHON" "$ROOT/paths.py") >"$SANDBOX/native.out" 2>&1
+for E in notify ptrace; do
+	rm -rf "$ROOT/work" && mkdir -p "$ROOT/work"
+	at_q --engine "$E" -- sh -c 'cd work && exec "$0" "$1"' "$PYTHON" "$ROOT/paths.py"
+	assert_eq "$E: the program ran" 0 $?
+	if diff -u "$SANDBOX/native.out" "$OUT" >"$SANDBOX/diff.$E"; then
+		ok "$E: every call as natively"
+	else
+		not_ok "$E: every call as natively" "$(cat "$SANDBOX/diff.$E")"
+	fi
+	assert_no_rec "$E: nothing denied" "event == 'alert'"
+done
+
+# The caller's identity: as nobody, no name is made in a directory only
+# root may write, even when the supervisor (root) makes the call.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && [ -x /usr/bin/python3 ]; then
+	mkdir -p "$ROOT/rootonly" && chmod 0755 "$ROOT/rootonly" && : >"$ROOT/rootonly/f"
+	mkdir -p "$ROOT/open" && chmod 0777 "$ROOT/open" && : >"$ROOT/open/g"
+	chmod 0755 "$ROOT" "$SANDBOX"
+	cat >"$ROOT/asuser.py" <<'PY'
+import errno, os, threading
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+for name, fn in (("rename", lambda: os.rename("open/g", "rootonly/g")),
+                 ("link", lambda: os.link("open/g", "rootonly/h")),
+                 ("unlink", lambda: os.unlink("rootonly/f")),
+                 ("mkdir", lambda: os.mkdir("rootonly/d")),
+                 ("chmod", lambda: os.chmod("rootonly/f", 0o777)),
+                 ("truncate", lambda: os.truncate("rootonly/f", 10))):
+    try:
+        fn()
+        print(name, "done")
+    except OSError as e:
+        print(name, errno.errorcode[e.errno])
+PY
+	(cd "$ROOT" && setpriv --reuid nobody --regid "$(id -gn nobody)" --clear-groups \
+		/usr/bin/python3 "$ROOT/asuser.py") >"$SANDBOX/nobody.out" 2>&1
+	at_q --engine notify --user nobody -- /usr/bin/python3 "$ROOT/asuser.py"
+	assert_eq "notify --user nobody: each call fails as nobody's would" \
+		"$(cat "$SANDBOX/nobody.out")" "$(cat "$OUT")"
+	assert_match "notify --user nobody: and nobody's fail" "rename EACCES" "$(cat "$OUT")"
+	assert_eq "notify --user nobody: nothing changed in the root-only directory" "f" \
+		"$(ls "$ROOT/rootonly")"
+else
+	skip "notify --user nobody" "not root, no user nobody or no /usr/bin/python3"
+fi
+
+# The race: a thread (or a second process) flips the new name between
+# ROOT/.gitlab-ci.ymk (allowed) and ROOT/.gitlab-ci.yml (a CI definition,
+# refused, and absent at the start, so that no mask covers it).
+RACE=$ROOT/bin/race-path
+cp "$PROGS/race-path" "$RACE" || exit 99
+GOOD=$ROOT/.gitlab-ci.ymk
+BAD=$ROOT/.gitlab-ci.yml
+N=${RACE_N:-3000}
+for OP in rename link; do
+	for M in thread process; do
+		rm -f "$GOOD" "$BAD" "$ROOT/src" "$LOG"
+		at --engine notify -- "$RACE" "$OP" "$ROOT/src" "$GOOD" "$BAD" "$N" \
+			$([ "$M" = thread ] || echo "$M") >"$OUT" 2>"$ERR"
+		assert_eq "notify, $OP, $M flips: the helper ran" 0 $?
+		diag "notify, $OP, $M flips: $(cat "$OUT")"
+		won=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' "$OUT")
+		assert_eq "notify, $OP, $M flips: no new name reached .gitlab-ci.yml" 0 "${won:-x}"
+		assert_file_absent "notify, $OP, $M flips: .gitlab-ci.yml never made" "$BAD"
+		assert_match "notify, $OP, $M flips: the allowed calls were made" " ok=[1-9]" \
+			"$(cat "$OUT")"
+		assert_rec "notify, $OP, $M flips: the tries of .gitlab-ci.yml are denied and recorded" \
+			"event == 'alert' and action == 'deny' and path2 == '$BAD'"
+	done
+	rm -f "$GOOD" "$BAD" "$ROOT/src"
+	at --engine ptrace -- "$RACE" "$OP" "$ROOT/src" "$GOOD" "$BAD" "$N" >"$OUT" 2>"$ERR"
+	won=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' "$OUT")
+	if [ "${won:-0}" -gt 0 ]; then
+		ok "ptrace, $OP: the race is won (${won} calls reached .gitlab-ci.yml): doc/THREAT-MODEL.md says so"
+	else
+		ok "ptrace, $OP: the race was not won in $N tries"
+	fi
+done

@@ -1,0 +1,102 @@
+/* race-path OP SRC GOOD BAD N [process|file]: the race of a call that
+ * changes a name.  A second thread (or process: race-mem.h) flips the
+ * bytes in which GOOD and BAD differ (same length) while the main thread
+ * makes SRC anew and then, N times, OP: "rename" (SRC to the buffer) or
+ * "link" (the buffer a new name of SRC).  Prints "tries=N ok=K bad=W
+ * eacces=E": bad counts the calls whose new name really is BAD (BAD
+ * names SRC's inode afterwards), so the test can tell a won race from a
+ * refused one.  Exit 0, or 2 on usage errors.  Built without sanitizers:
+ * it runs under the filter. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "race-mem.h"
+
+static char race_own[RACE_MEM_SIZE];
+static char *race_buf = race_own;
+static const char *race_good, *race_bad;
+
+static void *race_flipper(void *arg)
+{
+	size_t n = strlen(race_good);
+
+	(void)arg;
+	for (;;) {
+		for (size_t i = 0; i < n; i++)
+			if (race_good[i] != race_bad[i])
+				race_mem_put(race_buf + i, race_bad + i, 1);
+		for (size_t i = 0; i < n; i++)
+			if (race_good[i] != race_bad[i])
+				race_mem_put(race_buf + i, race_good + i, 1);
+	}
+	return NULL;
+}
+
+static void race_flip_process(void)
+{
+	race_flipper(NULL);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n, ok = 0, bad = 0, eacces = 0;
+	const char *op, *src;
+	pthread_t th;
+	bool link_op;
+
+	if ((argc != 6 && argc != 7) || strlen(argv[3]) != strlen(argv[4]) ||
+	    strlen(argv[3]) >= RACE_MEM_SIZE ||
+	    (strcmp(argv[1], "rename") != 0 && strcmp(argv[1], "link") != 0)) {
+		fprintf(stderr, "usage: race-path rename|link SRC GOOD BAD N [process|file]\n");
+		return 2;
+	}
+	op = argv[1];
+	link_op = strcmp(op, "link") == 0;
+	src = argv[2];
+	race_good = argv[3];
+	race_bad = argv[4];
+	n = strtoul(argv[5], NULL, 10);
+	memcpy(race_buf, race_good, strlen(race_good) + 1);
+	if (argc == 7) {
+		race_buf = race_mem_map(argv[6], race_good, strlen(race_good) + 1);
+		if (!race_buf || race_mem_fork(race_flip_process) < 0)
+			return 2;
+	} else if (pthread_create(&th, NULL, race_flipper, NULL) != 0) {
+		return 2;
+	}
+	for (unsigned long i = 0; i < n; i++) {
+		struct stat a, b;
+		int fd = open(src, O_WRONLY | O_CREAT | O_CLOEXEC, 0644), r;
+
+		if (fd < 0 || fstat(fd, &a) < 0)
+			return 2;
+		close(fd);
+		r = link_op ? link(src, race_buf) : rename(src, race_buf);
+		if (r < 0) {
+			eacces += errno == EACCES;
+			if (!link_op)
+				unlink(src);
+			continue;
+		}
+		ok++;
+		if (stat(race_bad, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			bad++;
+		if (link_op) {
+			/* The good name goes for the next try; the source too. */
+			if (stat(race_good, &b) == 0 && a.st_ino == b.st_ino)
+				unlink(race_good);
+			unlink(src);
+		} else if (stat(race_good, &b) == 0 && a.st_ino == b.st_ino) {
+			unlink(race_good);
+		}
+	}
+	printf("tries=%lu ok=%lu bad=%lu eacces=%lu\n", n, ok, bad, eacces);
+	return 0;
+}
