@@ -344,11 +344,15 @@ void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st
 	tracee_set_spawn_pending(&s->tasks, t, false);
 	r = st ? call_decode_at(t->pid, &ctx, st, c) : call_decode(t->pid, &ctx, c);
 	if (r < 0) {
-		/* ESRCH: gone.  EFAULT and the like: the kernel fails the call
-		 * on its own when it runs. */
-		if (r != -ESRCH)
-			debug_msg("pid %d: cannot decode %s: %s", (int)t->pid,
-				  c->name ? c->name : "a call", strerror(-r));
+		if (r == -ESRCH)
+			return; /* gone */
+		debug_msg("pid %d: cannot decode %s: %s", (int)t->pid,
+			  c->name ? c->name : "a call", strerror(-r));
+		/* Memory the supervisor cannot read may still be read by the
+		 * kernel in the caller's own context (memfd_secret(2) pages):
+		 * a call judged on nothing never runs.  A bad pointer gets
+		 * the EFAULT the kernel would give it. */
+		stop_fail(a, r == -EFAULT ? EFAULT : -r);
 		return;
 	}
 	if (c->canary) {

@@ -182,6 +182,28 @@ for B in auto preload; do
 	else
 		skip "${BK}open /dev/userfaultfd" "no /dev/userfaultfd on this machine"
 	fi
+	# A path in memory only the caller and the kernel can read
+	# (memfd_secret(2)): the supervisor cannot judge it, so the call fails
+	# as one with a bad pointer (EFAULT); the shim reads it in-process and
+	# judges it.  Landlock off, so that only the decision stands in the way.
+	native_st[secret]=$(native "$TRY" secret-open "$SANDBOX/secret-native")
+	if [ "${native_st[secret]}" = 0 ]; then
+		rm -f "$bashrc"
+		bk_q --landlock off -- "$TRY" secret-open "$bashrc"
+		st=$?
+		if [ "$B" = preload ]; then
+			assert_eq "${BK}path in secret memory: refused (EACCES)" 13 "$st"
+		else
+			assert_eq "path in secret memory: EFAULT, as for a pointer nothing can read" 14 "$st"
+		fi
+		assert_file_absent "${BK}path in secret memory: HOME/.bashrc not created" "$bashrc"
+		bk_q -- "$TRY" secret-open "$ROOT/secret-allowed"
+		st=$?
+		[ "$B" = preload ] && want=0 || want=14
+		assert_eq "${BK}path in secret memory, an allowed file: status $want" "$want" "$st"
+	else
+		skip "${BK}path in secret memory" "no memfd_secret here (status ${native_st[secret]})"
+	fi
 	bypass "clone(CLONE_UNTRACED)" "$EPERM" syscall.clone_untraced "${native_st[clone-untraced]}" -- "$TRY" clone-untraced
 	bypass "unshare(CLONE_NEWNS)" "$EPERM" syscall.namespace "${native_st[unshare-mount]}" -- "$TRY" unshare-mount
 	bypass "unshare(CLONE_NEWNET)" "$EPERM" syscall.namespace "${native_st[unshare-net]}" -- "$TRY" unshare-net

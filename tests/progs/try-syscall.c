@@ -939,6 +939,31 @@ static int op_pktinfo_zero(char **argv)
 	return err;
 }
 
+/* secret-open PATH: open(2) for writing (O_CREAT) of PATH written in a page
+ * of memfd_secret(2) memory, which the kernel reads in the caller's
+ * context and no other process can read.  ENOSYS (no memfd_secret here)
+ * is told apart by the test. */
+static int op_secret_open(char **argv)
+{
+	long sfd = syscall(447 /* memfd_secret */, 0);
+	char *page;
+	int fd;
+
+	if (sfd < 0)
+		return errno;
+	if (ftruncate((int)sfd, 4096) < 0)
+		return errno;
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, (int)sfd, 0);
+	if (page == MAP_FAILED)
+		return errno;
+	snprintf(page, 4096, "%s", argv[0]);
+	fd = open(page, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
 /* mmsg-two FIRST SECOND PORT: one sendmmsg of two UDP datagrams, to
  * FIRST:PORT and then to SECOND:PORT. */
 static int op_mmsg_two(char **argv)
@@ -1160,6 +1185,7 @@ static const struct try_op {
 	{ "route-send", 3, op_route_send },
 	{ "pktinfo-zero", 2, op_pktinfo_zero },
 	{ "mmsg-two", 3, op_mmsg_two },
+	{ "secret-open", 1, op_secret_open },
 	{ "mknod", 2, op_mknod },
 	{ "sethostname", 1, op_sethostname },
 	{ "setdomainname", 1, op_setdomainname },

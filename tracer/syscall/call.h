@@ -168,9 +168,10 @@ struct call {
 	bool spans_cut;
 
 	/* A call the decoder could not read (tracee gone: -ESRCH; bad pointer:
-	 * -EFAULT).  With -EFAULT the call is let through to fail on its own
-	 * in the kernel (the kernel would return EFAULT too); -ESRCH means the
-	 * tracee died, nothing to do. */
+	 * -EFAULT).  With -EFAULT the supervisor answers EFAULT itself, as the
+	 * kernel would for a bad pointer: memory it cannot read (secret
+	 * memory) is memory the kernel may still read in the caller's
+	 * context.  -ESRCH means the tracee died, nothing to do. */
 	int error;
 
 	/* Storage for name when the table does not know the call
