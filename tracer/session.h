@@ -16,7 +16,6 @@
 #include "tracer/record/egress.h"
 #include "tracer/record/evidence.h"
 #include "tracer/record/notify.h"
-#include "tracer/inspect/vma.h"
 #include "tracer/options.h"
 #include "tracer/ptrace/tracee.h"
 
@@ -67,6 +66,8 @@ enum session_child_stage {
 };
 
 struct cgroup_session;
+
+struct exposed;
 
 struct session {
 	struct options *opt;
@@ -158,17 +159,7 @@ struct session {
 	int sigchld_fd;           /* notify: SIGCHLD as a descriptor to poll; -1 */
 	bool listener_hup;        /* notify: no task uses the filter any more */
 	bool emulate_opens;       /* notify: racing callers' opens are made here (emulate.h) */
-	struct vma_reader vmas;   /* notify: the maps of the last caller asked (emulate.c) */
-	/* notify: the regular files the command inherits open for writing
-	 * (emulate_note_inherited()): the policy does not govern writes
-	 * through them.  INHERITED_CUT: more than were kept. */
-	struct session_file {
-		dev_t dev;
-		uint64_t ino;
-		char *path;
-	} *inherited;
-	size_t n_inherited;
-	bool inherited_cut;
+	struct exposed *exposed;  /* notify: which callers can race (exposed.c) */
 	/* notify: a task in a call is not in a ptrace stop; to unwind its
 	 * stack for a record the engine brings it into one (NULL: the
 	 * ptrace engine, where it is in one already).  True when it is. */

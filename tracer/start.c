@@ -439,7 +439,6 @@ int session_start(struct session *s, struct options *opt)
 	s->channel_fd = -1;
 	s->endpoint_copy = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
-	vma_reader_init(&s->vmas);
 	evidence_init(&s->evidence);
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	clock_gettime(CLOCK_REALTIME, &s->started_real);
@@ -687,5 +686,4 @@ void session_end(struct session *s)
 	s->child_pipe = -1;
 	s->endpoint_copy = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
-	vma_reader_init(&s->vmas);
 }

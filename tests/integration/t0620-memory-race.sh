@@ -67,3 +67,35 @@ won=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$OUT")
 assert_eq "notify, inherited file flips: no write reached HOME/.bashrc" 0 "${won:-x}"
 assert_rec "notify, inherited file flips: the tries of BAD are denied and recorded" \
 	"event == 'alert' and action == 'deny' and path == '$HOME/.bashrc'"
+
+# A file with a second name: mapped by a name the policy refuses, written
+# by one it admits (ROOT/w), both made before the session.  A hard link
+# (HOME/hl), and a bind mount of a directory of the project at
+# HOME/bm, in a mount namespace the test makes: the pages change through
+# the other name, so they are not the caller's alone.
+: >"$ROOT/w"
+ln "$ROOT/w" "$HOME/hl"
+rm -f "$HOME/.bashrc" "$LOG"
+RACE_MEM_MAP=$HOME/hl RACE_MEM_WRITE=$ROOT/w \
+	at --engine notify --landlock off -- "$RACE" "$GOOD" "$BAD" "$N" alias >"$OUT" 2>"$ERR"
+assert_eq "notify, hard link flips: the helper ran" 0 $?
+diag "notify, hard link flips: $(cat "$OUT")"
+won=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$OUT")
+assert_eq "notify, hard link flips: no write reached HOME/.bashrc" 0 "${won:-x}"
+rm -f "$HOME/hl"
+if have unshare && unshare -m true 2>/dev/null; then
+	mkdir -p "$ROOT/bm" "$HOME/bm"
+	: >"$ROOT/bm/w"
+	rm -f "$HOME/.bashrc" "$LOG"
+	unshare -m sh -c 'mount --make-rprivate / && mount --bind "$1/bm" "$2/bm" || exit 99
+		cd "$1" && RACE_MEM_MAP=$2/bm/w RACE_MEM_WRITE=$1/bm/w exec timeout -k 5 "$3" \
+			"$4" --log "$5" --engine notify --landlock off -- "$6" "$7" "$8" "$9" alias' \
+		sh "$ROOT" "$HOME" "$AT_TIMEOUT" "$AGENTTRACE" "$LOG" "$RACE" "$GOOD" "$BAD" "$N" \
+		>"$OUT" 2>"$ERR"
+	assert_eq "notify, bind mount flips: the helper ran" 0 $?
+	diag "notify, bind mount flips: $(cat "$OUT")"
+	won=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$OUT")
+	assert_eq "notify, bind mount flips: no write reached HOME/.bashrc" 0 "${won:-x}"
+else
+	skip "notify, bind mount flips" "no mount namespace here"
+fi

@@ -8,12 +8,16 @@
  *              changes them with pwrite(2) to the file;
  *   "fd3"      the same with the file open for writing on descriptor 3,
  *              inherited (a redirection of the shell that started the
- *              command: a file the policy may refuse writes to by name).
+ *              command: a file the policy may refuse writes to by name);
+ *   "alias"    the same with the file mapped by the name in
+ *              $RACE_MEM_MAP and written by the name in $RACE_MEM_WRITE
+ *              (two names of one file: a hard link, a bind mount).
  *
  * Header-only: each helper program is one source file. */
 #ifndef RACE_MEM_H
 #define RACE_MEM_H
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +47,26 @@ static inline void *race_mem_map(const char *mode, const void *init, size_t len)
 		memcpy(race_mem_base, init, len);
 		return race_mem_base;
 	}
-	if (strcmp(mode, "file") == 0 || strcmp(mode, "fd3") == 0) {
+	if (strcmp(mode, "file") == 0 || strcmp(mode, "fd3") == 0 || strcmp(mode, "alias") == 0) {
 		const char *dir = getenv("TMPDIR");
 		char path[4096];
 
 		if (strcmp(mode, "fd3") == 0) {
 			race_mem_fd = 3;
+		} else if (strcmp(mode, "alias") == 0) {
+			const char *map = getenv("RACE_MEM_MAP"), *write = getenv("RACE_MEM_WRITE");
+			int mfd;
+
+			if (!map || !write || (race_mem_fd = open(write, O_RDWR | O_CLOEXEC)) < 0 ||
+			    ftruncate(race_mem_fd, RACE_MEM_SIZE) < 0 ||
+			    pwrite(race_mem_fd, init, len, 0) != (ssize_t)len)
+				return NULL;
+			mfd = open(map, O_RDONLY | O_CLOEXEC);
+			if (mfd < 0)
+				return NULL;
+			race_mem_base = mmap(NULL, RACE_MEM_SIZE, PROT_READ, MAP_PRIVATE, mfd, 0);
+			close(mfd);
+			return race_mem_base == MAP_FAILED ? NULL : race_mem_base;
 		} else {
 			snprintf(path, sizeof(path), "%s/race-mem.XXXXXX",
 				 dir && *dir ? dir : "/tmp");

@@ -39,6 +39,7 @@
 #include "tracer/stop.h"
 #include "tracer/syscall/probe.h"
 #include "tracer/unotify/emulate.h"
+#include "tracer/unotify/exposed.h"
 #include "tracer/unotify/listener.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
@@ -697,7 +698,7 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 		s->notify_killable = probe_notify_wait_killable();
 		s->emulate_opens = probe_notify_addfd();
 		if (s->emulate_opens)
-			emulate_note_inherited(s);
+			exposed_note_inherited(s);
 	}
 	if (signals_forward_start(s->main_pid) < 0)
 		warn_errno("cannot forward signals to the command");

@@ -1,5 +1,4 @@
 /* Calls the notify engine makes itself (tracer/unotify/emulate.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,7 +25,6 @@
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
 #include "tracer/inspect/proc.h"
-#include "tracer/inspect/vma.h"
 #include "tracer/ptrace/tracee.h"
 #include "tracer/session.h"
 #include "tracer/stop.h"
@@ -34,6 +32,7 @@
 #include "tracer/syscall/mem.h"
 #include "tracer/unotify/emulate-internal.h"
 #include "tracer/unotify/emulate.h"
+#include "tracer/unotify/exposed.h"
 #include "tracer/unotify/listener.h"
 
 #ifndef SYS_pidfd_open
@@ -42,108 +41,6 @@
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
 #endif
-
-/* Whether a file's pages, mapped from NAME, stay as they are: a file the
- * session may not write (the policy refuses it, and Landlock with it).
- * Any other file (one in the project or a temp dir) another process of
- * the session can rewrite, under a private mapping's unwritten pages
- * too; so can it one it inherited open for writing (checked first). */
-#define EMULATE_INHERITED_MAX 64
-
-void emulate_note_inherited(struct session *s)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-
-	if (!d) {
-		s->inherited_cut = true;
-		return;
-	}
-	while ((de = readdir(d))) {
-		char link[64], path[PATH_MAX];
-		int fd = atoi(de->d_name), fdfl, fl;
-		struct stat st;
-		ssize_t n;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9' || fd == dirfd(d))
-			continue;
-		fdfl = fcntl(fd, F_GETFD);
-		fl = fcntl(fd, F_GETFL);
-		if (fdfl < 0 || (fdfl & FD_CLOEXEC) || fl < 0 || (fl & O_ACCMODE) == O_RDONLY ||
-		    fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (s->n_inherited == EMULATE_INHERITED_MAX) {
-			s->inherited_cut = true;
-			break;
-		}
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		n = readlink(link, path, sizeof(path) - 1);
-		path[n > 0 ? n : 0] = '\0';
-		s->inherited = xrealloc(s->inherited, (s->n_inherited + 1) * sizeof(*s->inherited));
-		s->inherited[s->n_inherited].dev = st.st_dev;
-		s->inherited[s->n_inherited].ino = (uint64_t)st.st_ino;
-		s->inherited[s->n_inherited].path = xstrdup(path);
-		s->n_inherited++;
-	}
-	closedir(d);
-}
-
-/* Whether the file mapped from NAME (device DEV, inode INO) is one the
- * command inherited open for writing: by its identity, and by its name,
- * which a stacked file system (overlayfs) shows where the identity in
- * the maps is the lower file's. */
-static bool emulate_file_inherited(const struct session *s, const char *name, dev_t dev,
-				   uint64_t ino)
-{
-	if (s->inherited_cut)
-		return true;
-	for (size_t i = 0; i < s->n_inherited; i++)
-		if ((s->inherited[i].dev == dev && s->inherited[i].ino == ino) ||
-		    strcmp(s->inherited[i].path, name) == 0)
-			return true;
-	return false;
-}
-
-static bool emulate_file_fixed(const struct session *s, const char *name)
-{
-	/* The last file asked: a program's opens of names in its own
-	 * constants come from one library or two. */
-	static char last[PATH_MAX];
-	static bool last_fixed;
-	struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = name };
-	struct rules_verdict v;
-
-	if (strcmp(name, last) == 0)
-		return last_fixed;
-	last_fixed = rules_decide(s->policy, &ev, &v) == 0 && v.action == RULES_ACTION_DENY;
-	snprintf(last, sizeof(last), "%s", name);
-	return last_fixed;
-}
-
-/* Whether SP's bytes in process PID lie where a task outside the process
- * can change them (tracer/inspect/vma.h); true when that cannot be told. */
-static bool emulate_span_exposed(struct session *s, pid_t pid, const struct call_span *sp)
-{
-	static char name[PATH_MAX];
-	unsigned long addr = sp->addr, end = sp->addr + sp->len;
-
-	if (end < addr)
-		return true;
-	while (addr < end) {
-		struct vma_region v;
-
-		if (vma_at(&s->vmas, pid, addr, &v, name, sizeof(name)) < 0)
-			return true;
-		if (v.kind == VMA_UNMAPPED)
-			return false; /* the kernel's own read faults */
-		if (v.kind == VMA_SHARED ||
-		    (v.kind == VMA_FILE && (emulate_file_inherited(s, name, v.dev, v.ino) ||
-					    !emulate_file_fixed(s, name))))
-			return true;
-		addr = v.end;
-	}
-	return false;
-}
 
 /* Whether C is a call the engine can make itself (below). */
 static bool emulate_makes(const struct call *c)
@@ -156,16 +53,7 @@ static bool emulate_makes(const struct call *c)
 
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
 {
-	if (t->shares_mm || (t->group && t->group->tasks > 1))
-		return true;
-	if (!emulate_makes(c))
-		return false;
-	if (c->spans_cut)
-		return true;
-	for (unsigned i = 0; i < c->n_spans; i++)
-		if (emulate_span_exposed(s, t->tgid, &c->spans[i]))
-			return true;
-	return false;
+	return emulate_makes(c) && exposed_can_race(s, t, c);
 }
 
 /* FN(ARG) in a detached thread: the calls that may wait.  0, or an error of pthread_create(). */

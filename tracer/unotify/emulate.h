@@ -20,18 +20,10 @@ struct stop_answer;
 struct tracee;
 struct unotify_call;
 
-/* Whether the arguments of task T's call C, which the engine can make
- * itself, can change under the supervisor: more than one thread in its
- * group, an address space shared with another process (vfork,
- * CLONE_VM), or the bytes judged in memory that another process can
- * write (a shared mapping, a file's pages: tracer/inspect/vma.h). */
+/* Whether task T's call C is one the engine makes itself here: a call
+ * it can make (below) whose arguments can change under the supervisor
+ * (tracer/unotify/exposed.h). */
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c);
-
-/* Notes the regular files this process holds open for writing without
- * FD_CLOEXEC, which the command inherits: their pages are not fixed,
- * whatever the policy says of their names.  Called before the command
- * runs; freed with the listener (unotify_close()). */
-void emulate_note_inherited(struct session *s);
 
 /* The open C of notification U (allowed; the decoder resolved its path),
  * made here.  1: answered (the caller has its descriptor); 0: A holds the

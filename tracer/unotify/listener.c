@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <linux/seccomp.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
@@ -15,6 +14,7 @@
 #include "lib/log.h"
 #include "tracer/session.h"
 #include "tracer/stop.h"
+#include "tracer/unotify/exposed.h"
 #include "tracer/unotify/listener.h"
 
 #ifndef SYS_pidfd_open
@@ -148,10 +148,5 @@ void unotify_close(struct session *s)
 	if (s->sigchld_fd >= 0)
 		close(s->sigchld_fd);
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
-	vma_reader_close(&s->vmas);
-	for (size_t i = 0; i < s->n_inherited; i++)
-		free(s->inherited[i].path);
-	free(s->inherited);
-	s->inherited = NULL;
-	s->n_inherited = 0;
+	exposed_free(s);
 }
