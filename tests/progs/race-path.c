@@ -1,11 +1,12 @@
 /* race-path OP SRC GOOD BAD N [process|file]: the race of a call that
  * changes a name.  A second thread (or process: race-mem.h) flips the
  * bytes in which GOOD and BAD differ (same length) while the main thread
- * makes SRC anew and then, N times, OP: "rename" (SRC to the buffer) or
- * "link" (the buffer a new name of SRC).  Prints "tries=N ok=K bad=W
- * eacces=E": bad counts the calls whose new name really is BAD (BAD
- * names SRC's inode afterwards), so the test can tell a won race from a
- * refused one.  Exit 0, or 2 on usage errors.  Built without sanitizers:
+ * makes SRC anew and then, N times, OP: "rename" (SRC to the buffer),
+ * "link" (the buffer a new name of SRC) or "symlink" (the buffer a
+ * symbolic link to SRC).  Prints "tries=N ok=K bad=W eacces=E": bad
+ * counts the calls whose new name really is BAD (BAD names SRC's inode
+ * afterwards, or is the link to it), so the test can tell a won race
+ * from a refused one.  Exit 0, or 2 on usage errors.  Built without sanitizers:
  * it runs under the filter. */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,16 +50,18 @@ int main(int argc, char **argv)
 	unsigned long n, ok = 0, bad = 0, eacces = 0;
 	const char *op, *src;
 	pthread_t th;
-	bool link_op;
+	bool link_op, symlink_op;
 
 	if ((argc != 6 && argc != 7) || strlen(argv[3]) != strlen(argv[4]) ||
 	    strlen(argv[3]) >= RACE_MEM_SIZE ||
-	    (strcmp(argv[1], "rename") != 0 && strcmp(argv[1], "link") != 0)) {
-		fprintf(stderr, "usage: race-path rename|link SRC GOOD BAD N [process|file]\n");
+	    (strcmp(argv[1], "rename") != 0 && strcmp(argv[1], "link") != 0 &&
+	     strcmp(argv[1], "symlink") != 0)) {
+		fprintf(stderr, "usage: race-path rename|link|symlink SRC GOOD BAD N [process|file]\n");
 		return 2;
 	}
 	op = argv[1];
 	link_op = strcmp(op, "link") == 0;
+	symlink_op = strcmp(op, "symlink") == 0;
 	src = argv[2];
 	race_good = argv[3];
 	race_bad = argv[4];
@@ -78,17 +81,21 @@ int main(int argc, char **argv)
 		if (fd < 0 || fstat(fd, &a) < 0)
 			return 2;
 		close(fd);
-		r = link_op ? link(src, race_buf) : rename(src, race_buf);
+		r = symlink_op ? symlink(src, race_buf) : link_op ? link(src, race_buf)
+								     : rename(src, race_buf);
 		if (r < 0) {
 			eacces += errno == EACCES;
-			if (!link_op)
+			if (!link_op && !symlink_op)
 				unlink(src);
 			continue;
 		}
 		ok++;
 		if (stat(race_bad, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 			bad++;
-		if (link_op) {
+		if (symlink_op) {
+			if (lstat(race_good, &b) == 0 && S_ISLNK(b.st_mode))
+				unlink(race_good);
+		} else if (link_op) {
 			/* The good name goes for the next try; the source too. */
 			if (stat(race_good, &b) == 0 && a.st_ino == b.st_ino)
 				unlink(race_good);

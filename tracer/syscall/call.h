@@ -90,6 +90,9 @@ struct call {
 	 * leave to the kernel: rmdir("d/.") is EINVAL, rename("f", "g/") of
 	 * a file ENOTDIR). */
 	bool path_odd_end[2];
+	/* symlink, symlinkat: the target as given, what the link will hold
+	 * (path[1] is where it leads, resolved for the policy). */
+	char link_target[PATH_MAX];
 	char exe[PATH_MAX];
 	const char *argv[CALL_MAX_ARGV + 1];
 	char argv_buf[CALL_ARGV_BYTES];

@@ -57,6 +57,7 @@ static void decode_reset(struct call *c)
 	c->path[0][0] = c->path[1][0] = '\0';
 	c->path_proc[0] = c->path_proc[1] = 0;
 	c->path_odd_end[0] = c->path_odd_end[1] = false;
+	c->link_target[0] = '\0';
 	c->exe[0] = '\0';
 	c->argv[0] = NULL;
 	c->argv_truncated = false;
@@ -448,6 +449,8 @@ static int decode_write(const struct decode *d)
 				return decode_fail(c, (int)n);
 			if (n == 0)
 				return decode_fail(c, -ENOENT);
+			decode_note_span(d, decode_arg(d, e->paths[1].name), (unsigned long)n + 1);
+			memcpy(c->link_target, c->path[1], (size_t)n + 1);
 			if (!ok[0])
 				continue;
 			memcpy(base, c->path[0], strlen(c->path[0]) + 1);

@@ -3,6 +3,7 @@
  * paths the decoder resolved, each directory opened exactly (no symlink
  * followed, in the caller's view), as the caller. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ enum emulate_path_op emulate_path_op_of(const struct call *c)
 		{ "mkdir", EMULATE_MKDIR },     { "mkdirat", EMULATE_MKDIR },
 		{ "chmod", EMULATE_CHMOD },     { "fchmodat", EMULATE_CHMOD },
 		{ "fchmodat2", EMULATE_CHMOD }, { "truncate", EMULATE_TRUNCATE },
+		{ "mknod", EMULATE_MKNOD },     { "mknodat", EMULATE_MKNOD },
+		{ "symlink", EMULATE_SYMLINK }, { "symlinkat", EMULATE_SYMLINK },
 	};
 
 	if (!c->name)
@@ -120,13 +123,15 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 		      struct stop_answer *a)
 {
 	enum emulate_path_op op = emulate_path_op_of(c);
+	/* The paths made here (a symlink's target is text, not a path). */
 	unsigned n = op == EMULATE_RENAME || op == EMULATE_LINK ? 2 : 1;
 	int dfd[2] = { -1, -1 }, view, r = 0, flags = 0;
 	char base[2][NAME_MAX + 1];
 	struct creds cr, saved;
 	const char *name = c->name;
 
-	if (op == EMULATE_PATH_NONE || c->n_events < n)
+	if (op == EMULATE_PATH_NONE || c->n_events < n ||
+	    (op == EMULATE_SYMLINK && !c->link_target[0]))
 		return -ENOTSUP;
 	if (strcmp(name, "unlinkat") == 0 && (c->flags & AT_REMOVEDIR))
 		op = EMULATE_RMDIR;
@@ -176,6 +181,22 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 			umask(old);
 			break;
 		}
+		case EMULATE_MKNOD: {
+			/* A FIFO, a socket or a regular file: a device node is
+			 * refused before this (syscall.mknod). */
+			bool at = strcmp(name, "mknodat") == 0;
+			mode_t old = umask(cr.umask);
+
+			if (mknodat(dfd[0], base[0], (mode_t)c->args[at ? 2 : 1],
+				    (dev_t)c->args[at ? 3 : 2]) < 0)
+				r = -errno;
+			umask(old);
+			break;
+		}
+		case EMULATE_SYMLINK:
+			if (symlinkat(c->link_target, dfd[0], base[0]) < 0)
+				r = -errno;
+			break;
 		case EMULATE_CHMOD:
 			r = emulate_chmod(view, c->path[0], (mode_t)c->chmod_mode);
 			break;

@@ -47,7 +47,7 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 int emulate_send(struct session *s, const struct unotify_call *u, const struct call *c,
 		 pid_t tgid, struct stop_answer *a);
 
-/* The rename, link, unlink, rmdir, mkdir, chmod or truncate C of
+/* The rename, link, symlink, unlink, rmdir, mkdir, mknod, chmod or truncate C of
  * notification U (allowed), made on the paths the decoder resolved, each
  * directory opened exactly in the caller's view, as the caller (its fs
  * uid, gid, groups, umask): answered at once (0: A holds the answer), or
