@@ -15,22 +15,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "race-mem.h"
+
 static char race_buf[4096];
 static const char *race_good, *race_bad;
 
 static void *race_flipper(void *arg)
 {
-	size_t n = strlen(race_good);
-
 	(void)arg;
-	for (;;) {
-		for (size_t i = 0; i < n; i++)
-			if (race_good[i] != race_bad[i])
-				((volatile char *)race_buf)[i] = race_bad[i];
-		for (size_t i = 0; i < n; i++)
-			if (race_good[i] != race_bad[i])
-				((volatile char *)race_buf)[i] = race_good[i];
-	}
+	race_mem_flip(race_buf, race_good, race_bad, NULL);
 	return NULL;
 }
 

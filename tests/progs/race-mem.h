@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,24 @@ static inline void race_mem_put(void *at, const void *bytes, size_t n)
 
 		for (size_t i = 0; i < n; i++)
 			d[i] = ((const char *)bytes)[i];
+	}
+}
+
+/* Flips the bytes in which GOOD and BAD (of one length) differ, in BUF,
+ * to BAD's and back, until *STOP (for ever when STOP is NULL).  One
+ * differing byte makes each flip atomic. */
+static inline void race_mem_flip(char *buf, const char *good, const char *bad,
+				 atomic_int *stop)
+{
+	size_t n = strlen(good);
+
+	while (!stop || !atomic_load_explicit(stop, memory_order_relaxed)) {
+		for (size_t i = 0; i < n; i++)
+			if (good[i] != bad[i])
+				race_mem_put(buf + i, bad + i, 1);
+		for (size_t i = 0; i < n; i++)
+			if (good[i] != bad[i])
+				race_mem_put(buf + i, good + i, 1);
 	}
 }
 

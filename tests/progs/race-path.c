@@ -26,23 +26,14 @@ static const char *race_good, *race_bad;
 
 static void *race_flipper(void *arg)
 {
-	size_t n = strlen(race_good);
-
 	(void)arg;
-	for (;;) {
-		for (size_t i = 0; i < n; i++)
-			if (race_good[i] != race_bad[i])
-				race_mem_put(race_buf + i, race_bad + i, 1);
-		for (size_t i = 0; i < n; i++)
-			if (race_good[i] != race_bad[i])
-				race_mem_put(race_buf + i, race_good + i, 1);
-	}
+	race_mem_flip(race_buf, race_good, race_bad, NULL);
 	return NULL;
 }
 
 static void race_flip_process(void)
 {
-	race_flipper(NULL);
+	race_mem_flip(race_buf, race_good, race_bad, NULL);
 }
 
 int main(int argc, char **argv)

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,23 +27,14 @@ static atomic_int race_stop;
 
 static void *race_flipper(void *arg)
 {
-	size_t n = strlen(race_good);
-
 	(void)arg;
-	while (!atomic_load_explicit(&race_stop, memory_order_relaxed)) {
-		for (size_t i = 0; i < n; i++)
-			if (race_good[i] != race_bad[i])
-				race_mem_put(race_buf + i, race_bad + i, 1);
-		for (size_t i = 0; i < n; i++)
-			if (race_good[i] != race_bad[i])
-				race_mem_put(race_buf + i, race_good + i, 1);
-	}
+	race_mem_flip(race_buf, race_good, race_bad, &race_stop);
 	return NULL;
 }
 
 static void race_flip_process(void)
 {
-	race_flipper(NULL);
+	race_mem_flip(race_buf, race_good, race_bad, NULL);
 }
 
 int main(int argc, char **argv)
