@@ -64,6 +64,11 @@ os.symlink("g", "sym")
 tell("link-symlink-nofollow", lambda: os.link("sym", "sym-link", follow_symlinks=False))
 tell("link-symlink-follow", lambda: os.link("sym", "sym-link2", follow_symlinks=True))
 tell("link-kinds", lambda: (os.path.islink("sym-link"), os.path.islink("sym-link2")))
+def unlinkat(p, flags):
+    if libc.syscall(263, -100, p.encode(), flags) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+tell("unlinkat-bad-flags", lambda: unlinkat("g-link", 0x4000))
 tell("unlink", lambda: os.unlink("g-link"))
 tell("unlink-dir", lambda: os.unlink("d"))
 tell("unlink-missing", lambda: os.unlink("g-link"))

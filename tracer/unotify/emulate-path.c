@@ -137,9 +137,11 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 		op = EMULATE_RMDIR;
 	if (strcmp(name, "renameat2") == 0)
 		flags = c->flags;
-	/* An open file linked by descriptor (an O_TMPFILE given a name), and
-	 * a chmod of a symlink itself: the kernel's, as they are. */
-	if ((strcmp(name, "linkat") == 0 && (c->flags & AT_EMPTY_PATH)) ||
+	/* An open file linked by descriptor (AT_EMPTY_PATH: an O_TMPFILE
+	 * given a name), a chmod of a symlink itself, and flags the kernel
+	 * refuses (EINVAL): the kernel's, as they are. */
+	if ((strcmp(name, "linkat") == 0 && (c->flags & ~AT_SYMLINK_FOLLOW)) ||
+	    (strcmp(name, "unlinkat") == 0 && (c->flags & ~AT_REMOVEDIR)) ||
 	    (strcmp(name, "fchmodat2") == 0 && c->flags))
 		return -ENOTSUP;
 	for (unsigned i = 0; i < n; i++)
