@@ -190,3 +190,121 @@ for OP in rename link symlink; do
 		ok "ptrace, $OP: the race was not won in $N tries"
 	fi
 done
+
+# What else the kernel checks of the caller, which the supervisor making
+# the call must check too: the capabilities a root caller dropped, its
+# RLIMIT_FSIZE, and a working directory whose parent it may not search
+# (a relative name is looked up from there).
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	cat >"$ROOT/limits.py" <<'PY'
+import ctypes, errno, os, resource, signal, sys, threading
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+libc = ctypes.CDLL(None, use_errno=True)
+def tell(name, fn):
+    try:
+        fn()
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))
+class Head(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+class Data(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+if sys.argv[1] == "caps":
+    h, d = Head(0x20080522, 0), (Data * 2)()
+    libc.syscall(125, ctypes.byref(h), d)
+    d[0].effective &= ~((1 << 1) | (1 << 2) | (1 << 3))  # DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER
+    libc.syscall(126, ctypes.byref(h), d)
+    tell("mkdir-in-0555", lambda: os.mkdir("ro/x"))
+    tell("rename-into-0555", lambda: os.rename("seed", "ro/y"))
+    tell("chmod-others", lambda: os.chmod("nbf", 0o777))
+    tell("truncate-unwritable", lambda: os.truncate("nbf", 0))
+elif sys.argv[1] == "fsize":
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    tell("truncate-past-fsize", lambda: os.truncate("big", 1 << 20))
+    tell("truncate-within-fsize", lambda: os.truncate("big", 100))
+    print("size", os.stat("big").st_size)
+elif sys.argv[1] == "cwd":
+    os.makedirs("p/q")
+    os.chdir("p/q")
+    os.chmod("..", 0)
+    tell("mkdir-in-cwd", lambda: os.mkdir("x"))
+    tell("rename-in-cwd", lambda: os.rename("x", "y"))
+    tell("rmdir-in-cwd", lambda: os.rmdir("y"))
+    tell("open-in-cwd", lambda: os.close(os.open("f", os.O_CREAT | os.O_WRONLY, 0o644)))
+    os.chmod("..", 0o755)
+PY
+	prep() {
+		rm -rf "$1" && mkdir -p "$1/ro" && chmod 0755 "$1" &&
+			chown nobody "$1/ro" && chmod 0555 "$1/ro" && : >"$1/seed" &&
+			: >"$1/nbf" && chown nobody "$1/nbf" && chmod 0644 "$1/nbf" &&
+			: >"$1/big" && chown nobody "$1"
+	}
+	for K in caps fsize cwd; do
+		prep "$SANDBOX/native-$K" && prep "$ROOT/lim"
+		if [ "$K" = cwd ]; then
+			# nobody's own python: the test's may lie under root's HOME.
+			[ -x /usr/bin/python3 ] || { skip "notify, cwd" "no /usr/bin/python3"; continue; }
+			(cd "$SANDBOX/native-$K" && setpriv --reuid nobody --regid "$(id -gn nobody)" \
+				--clear-groups /usr/bin/python3 "$ROOT/limits.py" "$K") >"$SANDBOX/native.$K" 2>&1
+			at_q --engine notify --user nobody -- sh -c 'cd lim && exec "$0" "$1" "$2"' \
+				/usr/bin/python3 "$ROOT/limits.py" "$K"
+		else
+			(cd "$SANDBOX/native-$K" && "$PYTHON" "$ROOT/limits.py" "$K") \
+				>"$SANDBOX/native.$K" 2>&1
+			at_q --engine notify -- sh -c 'cd lim && exec "$0" "$1" "$2"' \
+				"$PYTHON" "$ROOT/limits.py" "$K"
+		fi
+		if diff -u "$SANDBOX/native.$K" "$OUT" >"$SANDBOX/diff.$K"; then
+			ok "notify, $K: as natively ($(tr '\n' ' ' <"$OUT"))"
+		else
+			not_ok "notify, $K: as natively" "$(cat "$SANDBOX/diff.$K")"
+		fi
+	done
+	chmod -R u+rwx "$ROOT/lim" "$SANDBOX"/native-* 2>/dev/null
+else
+	skip "the caller's capabilities, RLIMIT_FSIZE and working directory" "not root, or no nobody"
+fi
+
+# A truncate of a file another process of the session holds a lease on
+# waits for the lease's break; the processes of the session go on being
+# served meanwhile: the holder lets the lease go only once a bystander
+# has made its calls, so a supervisor that waited would see the bystander
+# finish after the truncate (the kernel breaks a lease after 45 s).
+cat >"$ROOT/lease.py" <<'PY'
+import fcntl, os, signal, threading
+with open("leased", "w") as f:
+    f.write("x")
+done_r, done_w = os.pipe()
+held_r, held_w = os.pipe()
+order_r, order_w = os.pipe()
+if os.fork() == 0:
+    signal.signal(signal.SIGIO, signal.SIG_IGN)
+    fd = os.open("leased", os.O_RDONLY)
+    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+    os.write(held_w, b"h")
+    os.read(done_r, 1)
+    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    os._exit(0)
+os.read(held_r, 1)
+if os.fork() == 0:
+    import time
+    time.sleep(0.3)
+    for i in range(50):
+        os.mkdir("by"); os.rmdir("by")
+    os.write(order_w, b"bystander ")
+    os.write(done_w, b"d")
+    os._exit(0)
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+os.truncate("leased", 0)
+os.write(order_w, b"truncate ")
+os.wait(); os.wait()
+os.close(order_w)
+print(os.read(order_r, 100).decode().strip())
+PY
+rm -rf "$ROOT/lease" && mkdir -p "$ROOT/lease"
+at_q --engine notify -- sh -c 'cd lease && exec "$0" "$1"' "$PYTHON" "$ROOT/lease.py"
+assert_eq "notify: a lease's wait holds nobody else up (the bystander first)" \
+	"bystander truncate" "$(cat "$OUT")"

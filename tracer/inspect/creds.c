@@ -1,5 +1,6 @@
 /* A task's file-system identity, and taking it (tracer/inspect/creds.h). */
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +33,16 @@ int creds_of_task(pid_t tid, struct creds *cr)
 {
 	char text[16384];
 	unsigned long uid, gid;
-	unsigned long long mask;
+	unsigned long long mask, caps;
 	const char *g;
 
 	if (proc_read(tid, "status", text, sizeof(text)) < 0)
 		return -ESRCH;
 	if (!creds_fs_id(text, "\nUid:", &uid) || !creds_fs_id(text, "\nGid:", &gid) ||
-	    !proc_status_field(text, "\nUmask:", 8, &mask))
+	    !proc_status_field(text, "\nUmask:", 8, &mask) ||
+	    !proc_status_field(text, "\nCapEff:", 16, &caps))
 		return -EPROTO;
+	cr->cap_eff = (uint64_t)caps;
 	cr->fsuid = (uid_t)uid;
 	cr->fsgid = (gid_t)gid;
 	cr->umask = (mode_t)mask;
@@ -61,17 +64,45 @@ int creds_of_task(pid_t tid, struct creds *cr)
 	return 0;
 }
 
+/* This thread's capability sets (capget(2) of thread 0: the caller). */
+static bool creds_caps_get(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+
+	return syscall(SYS_capget, &h, d) == 0;
+}
+
+/* This thread's effective set made EFF (within what it permits). */
+static void creds_caps_effective(uint64_t eff)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (!creds_caps_get(d))
+		return;
+	d[0].effective = (uint32_t)eff & d[0].permitted;
+	d[1].effective = (uint32_t)(eff >> 32) & d[1].permitted;
+	syscall(SYS_capset, &h, d);
+}
+
 void creds_become(const struct creds *cr, struct creds *saved)
 {
+	struct __user_cap_data_struct d[2];
+
 	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
 	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
 	saved->n_groups = getgroups(CREDS_GROUPS, saved->groups);
 	if (saved->n_groups < 0)
 		saved->n_groups = 0;
+	saved->cap_eff = creds_caps_get(d) ? d[0].effective | (uint64_t)d[1].effective << 32 : 0;
 	if (geteuid() == 0)
 		syscall(SYS_setgroups, (size_t)cr->n_groups, cr->groups);
 	syscall(SYS_setfsgid, cr->fsgid);
 	syscall(SYS_setfsuid, cr->fsuid);
+	/* After the fs uid: a change from 0 clears the file capabilities
+	 * itself; what is left is cut to the caller's. */
+	if (creds_caps_get(d) && ((d[0].effective | (uint64_t)d[1].effective << 32) & ~cr->cap_eff))
+		creds_caps_effective((d[0].effective | (uint64_t)d[1].effective << 32) & cr->cap_eff);
 }
 
 void creds_restore(const struct creds *saved)
@@ -80,4 +111,5 @@ void creds_restore(const struct creds *saved)
 	syscall(SYS_setfsgid, saved->fsgid);
 	if (geteuid() == 0)
 		syscall(SYS_setgroups, (size_t)saved->n_groups, saved->groups);
+	creds_caps_effective(saved->cap_eff);
 }

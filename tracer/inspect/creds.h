@@ -7,6 +7,7 @@
 #ifndef AGENTTRACE_CREDS_H
 #define AGENTTRACE_CREDS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #define CREDS_GROUPS 64
@@ -17,6 +18,10 @@ struct creds {
 	gid_t groups[CREDS_GROUPS];
 	int n_groups;
 	mode_t umask;
+	/* The effective capabilities (CapEff): a root caller that dropped
+	 * CAP_DAC_OVERRIDE or CAP_FOWNER is refused what root without them
+	 * is refused. */
+	uint64_t cap_eff;
 };
 
 /* Task TID's fs uid and gid, supplementary groups and umask, from
@@ -26,7 +31,8 @@ int creds_of_task(pid_t tid, struct creds *cr);
 /* The calling thread (only it: raw system calls, not glibc's, which
  * would change every thread of the supervisor) takes CR's file-system
  * identity; SAVED holds its own to go back to with creds_restore().  The
- * groups change only where the supervisor may change them (root). */
+ * groups change only where the supervisor may change them (root), and
+ * its effective capabilities are cut to the caller's. */
 void creds_become(const struct creds *cr, struct creds *saved);
 void creds_restore(const struct creds *saved);
 

@@ -565,8 +565,9 @@ static void loop_notification(struct session *s)
 			return;
 		else if (emulate_send(s, &u, s->call, t->tgid, &a) == 1)
 			return;
-		else if (a.how == STOP_RUN)
-			emulate_path_call(s, &u, s->call, &a);
+		else if (a.how == STOP_RUN &&
+			 emulate_path_call(s, &u, s->call, t->tgid, &a) == 1)
+			return;
 	}
 	r = unotify_answer(s, &u, &a);
 	if (r < 0 && r != -ENOENT)

@@ -3,16 +3,36 @@
 #ifndef AGENTTRACE_UNOTIFY_EMULATE_INTERNAL_H
 #define AGENTTRACE_UNOTIFY_EMULATE_INTERNAL_H
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 struct call;
+struct session;
 
 /* PATH (absolute, resolved) opened O_PATH in VIEW (the caller's root, or
  * AT_FDCWD) with EXTRA flags, no symlink followed on the way: a symlink
- * that appeared since the check is ELOOP.  The descriptor or -errno. */
-int emulate_path_fd(int view, const char *path, int extra);
+ * that appeared since the check is ELOOP; below task TID's working
+ * directory, from there when the root's walk may not search.  The
+ * descriptor or -errno. */
+int emulate_path_fd(int view, pid_t tid, const char *path, int extra);
 
 /* FD0 (O_PATH) opened again with FLAGS through /proc/self/fd, with an
  * open's permission checks.  The descriptor or -errno. */
 int emulate_reopen(int fd0, int flags);
+
+/* FD0 (O_PATH) opened again like emulate_reopen() without waiting: a
+ * regular file another process holds a lease on is -EWOULDBLOCK rather
+ * than an open that waits for the lease's break. */
+int emulate_reopen_nowait(int fd0, int flags);
+
+/* The open of FD0 with FLAGS that waits, or a truncate of it to LENGTH
+ * (TRUNCATE), made as CR by a thread of its own, which answers
+ * notification ID; FD0 is its to close.  1, or -errno of the thread's
+ * start (FD0 closed). */
+struct creds;
+int emulate_in_thread(struct session *s, uint64_t id, int fd0, int flags, const struct creds *cr,
+		      bool truncate, off_t length);
 
 /* The name-changing and attribute calls made here (emulate-path.c). */
 enum emulate_path_op {

@@ -8,6 +8,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -48,7 +50,7 @@ enum emulate_path_op emulate_path_op_of(const struct call *c)
 
 /* PATH's directory, opened exactly in VIEW, and its last component into
  * BASE (NAME_MAX + 1 bytes).  The descriptor, or -errno. */
-static int emulate_parent(int view, const char *path, char *base)
+static int emulate_parent(int view, pid_t tid, const char *path, char *base)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -60,15 +62,15 @@ static int emulate_parent(int view, const char *path, char *base)
 	memcpy(dir, path, n);
 	dir[n] = '\0';
 	strcpy(base, slash + 1);
-	return emulate_path_fd(view, n ? dir : "/", O_DIRECTORY);
+	return emulate_path_fd(view, tid, n ? dir : "/", O_DIRECTORY);
 }
 
 /* The object at PATH itself (the decoder followed every symlink to it),
  * for a chmod or a truncate: an O_PATH descriptor, or -errno (ELOOP: a
  * symlink is there now, which was not when it was judged). */
-static int emulate_object(int view, const char *path, struct stat *st)
+static int emulate_object(int view, pid_t tid, const char *path, struct stat *st)
 {
-	int fd = emulate_path_fd(view, path, O_NOFOLLOW);
+	int fd = emulate_path_fd(view, tid, path, O_NOFOLLOW);
 
 	if (fd < 0)
 		return fd;
@@ -81,11 +83,11 @@ static int emulate_object(int view, const char *path, struct stat *st)
 	return fd;
 }
 
-static int emulate_chmod(int view, const char *path, mode_t mode)
+static int emulate_chmod(int view, pid_t tid, const char *path, mode_t mode)
 {
 	struct stat st;
 	char link[32];
-	int fd = emulate_object(view, path, &st), r;
+	int fd = emulate_object(view, tid, path, &st), r;
 
 	if (fd < 0)
 		return fd;
@@ -95,10 +97,13 @@ static int emulate_chmod(int view, const char *path, mode_t mode)
 	return r;
 }
 
-static int emulate_truncate(int view, const char *path, off_t length)
+/* 0 or -errno; 1: handed to a thread with the descriptor (another
+ * process's lease on the file makes its open wait). */
+static int emulate_truncate(struct session *s, const struct unotify_call *u, int view,
+			    const char *path, off_t length, const struct creds *cr)
 {
 	struct stat st;
-	int fd0 = emulate_object(view, path, &st), fd, r;
+	int fd0 = emulate_object(view, u->tid, path, &st), fd, r;
 
 	if (fd0 < 0)
 		return fd0;
@@ -110,7 +115,11 @@ static int emulate_truncate(int view, const char *path, off_t length)
 		close(fd0);
 		return -EINVAL; /* a FIFO is never opened, so never waited on */
 	}
-	fd = emulate_reopen(fd0, O_WRONLY);
+	fd = emulate_reopen_nowait(fd0, O_WRONLY);
+	if (fd == -EWOULDBLOCK) {
+		r = emulate_in_thread(s, u->id, fd0, O_WRONLY, cr, true, length);
+		return r == 1 ? 1 : -EAGAIN;
+	}
 	close(fd0);
 	if (fd < 0)
 		return fd;
@@ -119,8 +128,21 @@ static int emulate_truncate(int view, const char *path, off_t length)
 	return r;
 }
 
+/* The kernel's own answer to a truncate past the caller's RLIMIT_FSIZE,
+ * which the supervisor's limit would not give: EFBIG and SIGXFSZ. */
+static bool emulate_truncate_too_big(const struct unotify_call *u, pid_t tgid, off_t length)
+{
+	struct rlimit rl;
+
+	if (prlimit(tgid, RLIMIT_FSIZE, NULL, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    length < 0 || (rlim_t)length <= rl.rlim_cur)
+		return false;
+	syscall(SYS_tgkill, tgid, u->tid, SIGXFSZ);
+	return true;
+}
+
 int emulate_path_call(struct session *s, const struct unotify_call *u, const struct call *c,
-		      struct stop_answer *a)
+		      pid_t tgid, struct stop_answer *a)
 {
 	enum emulate_path_op op = emulate_path_op_of(c);
 	/* The paths made here (a symlink's target is text, not a path). */
@@ -155,7 +177,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	creds_become(&cr, &saved);
 	if (op != EMULATE_CHMOD && op != EMULATE_TRUNCATE)
 		for (unsigned i = 0; i < n && r >= 0; i++)
-			r = dfd[i] = emulate_parent(view, c->path[i], base[i]);
+			r = dfd[i] = emulate_parent(view, u->tid, c->path[i], base[i]);
 	if (r >= 0) {
 		r = 0;
 		switch (op) {
@@ -200,10 +222,13 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 				r = -errno;
 			break;
 		case EMULATE_CHMOD:
-			r = emulate_chmod(view, c->path[0], (mode_t)c->chmod_mode);
+			r = emulate_chmod(view, u->tid, c->path[0], (mode_t)c->chmod_mode);
 			break;
 		case EMULATE_TRUNCATE:
-			r = emulate_truncate(view, c->path[0], (off_t)c->args[1]);
+			if (emulate_truncate_too_big(u, tgid, (off_t)c->args[1]))
+				r = -EFBIG;
+			else
+				r = emulate_truncate(s, u, view, c->path[0], (off_t)c->args[1], &cr);
 			break;
 		default:
 			break;
@@ -213,6 +238,8 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	for (unsigned i = 0; i < 2; i++)
 		if (dfd[i] >= 0)
 			close(dfd[i]);
+	if (r == 1)
+		return 1; /* a thread answers */
 	a->how = STOP_RETURN;
 	a->ret = r;
 	return 0;

@@ -73,22 +73,44 @@ static int emulate_detach(void *(*fn)(void *), void *arg)
 /* PATH, exactly: no symlink on the way (one there now appeared after the
  * check: ELOOP), as an O_PATH descriptor.  Looked up in the caller's view
  * (VIEW, its root: mask_view_fd()), so that the command's masks hold for
- * what the supervisor opens for it too; AT_FDCWD: the views are one. */
-int emulate_path_fd(int view, const char *path, int extra)
+ * what the supervisor opens for it too; AT_FDCWD: the views are one.  A
+ * path below the working directory of task TID that the walk from the
+ * root may not search (an ancestor without x for the caller) is looked
+ * up from that directory, as the kernel does for a relative name. */
+int emulate_path_fd(int view, pid_t tid, const char *path, int extra)
 {
 	struct open_how how = { .flags = (unsigned long long)(O_PATH | O_CLOEXEC | extra),
 				.resolve = RESOLVE_NO_SYMLINKS };
+	const char *rel = path;
+	char link[64], cwd[PATH_MAX];
 	long fd;
+	ssize_t n;
+	int dfd;
 
 	if (view != AT_FDCWD) {
-		while (*path == '/')
-			path++;
-		if (!*path)
-			path = ".";
+		while (*rel == '/')
+			rel++;
+		if (!*rel)
+			rel = ".";
 	}
-	fd = syscall(SYS_openat2, view, path, &how, sizeof(how));
-
-	return fd < 0 ? -errno : (int)fd;
+	fd = syscall(SYS_openat2, view, rel, &how, sizeof(how));
+	if (fd >= 0 || errno != EACCES)
+		return fd < 0 ? -errno : (int)fd;
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+	n = readlink(link, cwd, sizeof(cwd) - 1);
+	if (n <= 0)
+		return -EACCES;
+	cwd[n] = '\0';
+	if (strncmp(path, cwd, (size_t)n) != 0 || (path[n] && path[n] != '/'))
+		return -EACCES;
+	rel = path[n] ? path + n + 1 : ".";
+	dfd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -EACCES;
+	fd = syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	fd = fd < 0 ? -errno : fd;
+	close(dfd);
+	return (int)fd;
 }
 
 /* Opens FD0 (an O_PATH descriptor) again with FLAGS, as the kernel opens
@@ -119,27 +141,32 @@ static int emulate_hand_over(struct session *s, uint64_t id, int fd, int flags)
 	return r < 0 ? -errno : 0;
 }
 
-/* A FIFO's open waits for the other end: made by a thread of its own, so
- * that the one that answers everyone never waits on it. */
-struct emulate_fifo_job {
+/* An open that waits (a FIFO's other end, the break of another process's
+ * lease on the file), and a truncate that opens such a file: made by a
+ * thread of its own, so that the one that answers everyone never waits
+ * on it. */
+struct emulate_wait_job {
 	int listener;
 	uint64_t id;
 	int fd0;
 	int flags;
 	struct creds creds;
+	bool truncate;
+	off_t length;
 };
 
-static void *emulate_fifo_thread(void *arg)
+static void *emulate_wait_thread(void *arg)
 {
-	struct emulate_fifo_job *j = arg;
+	struct emulate_wait_job *j = arg;
 	struct creds saved;
 	struct seccomp_notif_resp resp = { .id = j->id };
 	int fd;
 
 	creds_become(&j->creds, &saved);
 	fd = emulate_reopen(j->fd0, j->flags);
+	creds_restore(&saved);
 	close(j->fd0);
-	if (fd >= 0) {
+	if (fd >= 0 && !j->truncate) {
 		struct seccomp_notif_addfd add = {
 			.id = j->id,
 			.flags = SECCOMP_ADDFD_FLAG_SEND,
@@ -148,32 +175,51 @@ static void *emulate_fifo_thread(void *arg)
 		};
 
 		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
-			debug_msg("ADDFD of a FIFO: %s", strerror(errno));
+			debug_msg("ADDFD of an open that waited: %s", strerror(errno));
 		close(fd);
 	} else {
-		resp.error = fd;
+		if (fd < 0)
+			resp.error = fd;
+		else if (ftruncate(fd, j->length) < 0)
+			resp.error = -errno;
+		if (fd >= 0)
+			close(fd);
 		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
-			debug_msg("answering a FIFO's open: %s", strerror(errno));
+			debug_msg("answering a call that waited: %s", strerror(errno));
 	}
 	free(j);
 	return NULL;
 }
 
-static int emulate_fifo(struct session *s, const struct unotify_call *u, int fd0, int flags,
-			const struct creds *cr)
+int emulate_in_thread(struct session *s, uint64_t id, int fd0, int flags, const struct creds *cr,
+		      bool truncate, off_t length)
 {
-	struct emulate_fifo_job *j = xmalloc(sizeof(*j));
+	struct emulate_wait_job *j = xmalloc(sizeof(*j));
 	int r;
 
-	*j = (struct emulate_fifo_job){ .listener = s->listener_fd, .id = u->id, .fd0 = fd0,
-					 .flags = flags, .creds = *cr };
-	r = emulate_detach(emulate_fifo_thread, j);
+	*j = (struct emulate_wait_job){ .listener = s->listener_fd, .id = id, .fd0 = fd0,
+					 .flags = flags, .creds = *cr, .truncate = truncate,
+					 .length = length };
+	r = emulate_detach(emulate_wait_thread, j);
 	if (r != 0) {
 		close(fd0);
 		free(j);
 		return -r;
 	}
 	return 1;
+}
+
+int emulate_reopen_nowait(int fd0, int flags)
+{
+	int fd = emulate_reopen(fd0, flags | O_NONBLOCK);
+
+	if (fd >= 0 && !(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
 }
 
 /* The terminal a process names /dev/tty is its own controlling one, and
@@ -189,6 +235,20 @@ static bool emulate_terminal_of_caller(const struct stat *st, int flags)
 		return true; /* /dev/tty */
 	/* Terminals (4), the console and ptmx (5), pty slaves (136-143). */
 	return !(flags & O_NOCTTY) && (maj == 4 || maj == 5 || (maj >= 136 && maj <= 143));
+}
+
+/* emulate_open() of one that waits, by a thread; without one, EAGAIN
+ * (continued, it would be raced). */
+static int emulate_open_waiting(struct session *s, const struct unotify_call *u, int fd0,
+				int flags, const struct creds *cr, struct stop_answer *a)
+{
+	int r = emulate_in_thread(s, u->id, fd0, flags, cr, false, 0);
+
+	if (r == 1)
+		return 1;
+	a->how = STOP_RETURN;
+	a->ret = -EAGAIN;
+	return 0;
 }
 
 int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
@@ -223,7 +283,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	if (r < 0)
 		return -ENOTSUP;
 	creds_become(&cr, &saved);
-	fd0 = emulate_path_fd(view, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+	fd0 = emulate_path_fd(view, u->tid, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
 	if (fd0 >= 0) {
 		if (fstat(fd0, &st) < 0) {
 			r = -errno;
@@ -238,13 +298,22 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 			r = -ENOTSUP;
 		} else if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
 			creds_restore(&saved);
-			return emulate_fifo(s, u, fd0, flags, &cr);
+			return emulate_open_waiting(s, u, fd0, flags, &cr, a);
 		} else if ((flags & O_TMPFILE) == O_TMPFILE) {
 			mode_t old = umask(cr.umask);
 
 			fd = openat(fd0, ".", flags | O_CLOEXEC, c->open_mode);
 			r = fd < 0 ? -errno : 0;
 			umask(old);
+		} else if (S_ISREG(st.st_mode) && !(flags & O_NONBLOCK)) {
+			/* Another process's lease makes the open wait for
+			 * its break: then in a thread of its own. */
+			fd = emulate_reopen_nowait(fd0, flags);
+			if (fd == -EWOULDBLOCK) {
+				creds_restore(&saved);
+				return emulate_open_waiting(s, u, fd0, flags, &cr, a);
+			}
+			r = fd < 0 ? fd : 0;
 		} else {
 			fd = emulate_reopen(fd0, flags);
 			r = fd < 0 ? fd : 0;
@@ -262,7 +331,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		} else {
 			memcpy(dir, path, (size_t)(slash - path));
 			dir[slash - path] = '\0';
-			dfd = emulate_path_fd(view, dir[0] ? dir : "/", O_DIRECTORY);
+			dfd = emulate_path_fd(view, u->tid, dir[0] ? dir : "/", O_DIRECTORY);
 			if (dfd < 0) {
 				r = dfd;
 			} else {

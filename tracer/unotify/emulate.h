@@ -47,14 +47,17 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 int emulate_send(struct session *s, const struct unotify_call *u, const struct call *c,
 		 pid_t tgid, struct stop_answer *a);
 
-/* The rename, link, symlink, unlink, rmdir, mkdir, mknod, chmod or truncate C of
- * notification U (allowed), made on the paths the decoder resolved, each
- * directory opened exactly in the caller's view, as the caller (its fs
- * uid, gid, groups, umask): answered at once (0: A holds the answer), or
- * -ENOTSUP: the kernel is to run it (another call, a name that ended in
- * "/", "." or "..", an open file linked by descriptor). */
+/* The rename, link, symlink, unlink, rmdir, mkdir, mknod, chmod or
+ * truncate C of notification U by a task of process TGID (allowed), made
+ * on the paths the decoder resolved, each directory opened exactly in the
+ * caller's view, as the caller (its fs uid, gid, groups, capabilities,
+ * umask, and for a truncate its RLIMIT_FSIZE).  Returns as emulate_open():
+ * 1 when a thread answers (a truncate that waits on another process's
+ * lease), -ENOTSUP when the kernel is to run it (a name that ended in
+ * "/", "." or "..", an open file linked by descriptor, flags the kernel
+ * refuses). */
 int emulate_path_call(struct session *s, const struct unotify_call *u, const struct call *c,
-		      struct stop_answer *a);
+		      pid_t tgid, struct stop_answer *a);
 
 /* The bind C (allowed) of an inet socket of process TGID, made on a copy
  * of it to the address that was judged (the kernel's own check of a
