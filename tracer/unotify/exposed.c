@@ -139,7 +139,7 @@ static char *exposed_unescape(const char *f, size_t n)
 	char *out = xmalloc(n + 1), *o = out;
 
 	for (size_t i = 0; i < n; i++) {
-		if (f[i] == '\\' && i + 3 < n + 1 && f[i + 1] >= '0' && f[i + 1] <= '3' &&
+		if (f[i] == '\\' && i + 3 < n && f[i + 1] >= '0' && f[i + 1] <= '3' &&
 		    f[i + 2] >= '0' && f[i + 2] <= '7' && f[i + 3] >= '0' && f[i + 3] <= '7') {
 			*o++ = (char)((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 + (f[i + 3] - '0'));
 			i += 3;
