@@ -40,18 +40,29 @@ for s in (good, bad):
     except OSError: s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
 n = {good: 0, bad: 0}
 print(\"ready\", flush=True)
-out = open(sys.argv[2], \"w\")
+# A loopback datagram is queued by the send itself: once the sender is
+# done (sys.argv[3] exists), an empty select means every one was counted,
+# however far behind a loaded machine left this loop.
+import os
 while True:
-    for s in select.select([good, bad], [], [], 0.2)[0]:
+    ready = select.select([good, bad], [], [], 0.2)[0]
+    for s in ready:
         s.recv(16); n[s] += 1
-    out.seek(0); out.write(\"good=%d bad=%d\\n\" % (n[good], n[bad])); out.truncate(); out.flush()
-" "$1" "$2" >"$3" 2>&1 &
-		receiver=$!
+    if not ready and os.path.exists(sys.argv[3]):
+        break
+open(sys.argv[2], \"w\").write(\"good=%d bad=%d\\n\" % (n[good], n[bad]))
+" "$1" "$2" "$2.done" >"$3" 2>&1 &
+		receiver=$! done=$2.done
 		for i in $(seq 100); do grep -q ready "$3" && break; sleep 0.05; done
 		shift 3
 		cd "$ROOT" && "$@"; st=$?
-		sleep 0.5
+		: >"$done"
+		for i in $(seq 600); do kill -0 "$receiver" 2>/dev/null || break; sleep 0.1; done
 		kill "$receiver" 2>/dev/null
+		# What this namespace dropped on receipt (a full buffer, no
+		# memory): sent, but not for the receivers to count.
+		awk '"'"'/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) f[$i] = i; h = 1 } else
+			print "drops=" ($f["InErrors"] + 0) }'"'"' /proc/net/snmp >>"$done"
 		exit $st' "$PYTHON" "$PORT" "$counts" "$SANDBOX/receiver.out" "$@"
 }
 
@@ -61,7 +72,7 @@ diag "native: $(cat "$OUT"), received $(cat "$SANDBOX/counts")"
 for E in notify ptrace; do
 	for M in sendto sendmsg sendmmsg sendmsg-name; do
 		SC=${M%-name}
-		rm -f "$LOG" "$SANDBOX/counts"
+		rm -f "$LOG" "$SANDBOX/counts" "$SANDBOX/counts.done"
 		in_netns "$SANDBOX/counts" timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" --log "$LOG" \
 			--engine "$E" --allow-net "127.0.0.1:$PORT" -- \
 			"$RACE" "$M" 127.0.0.1 192.0.2.10 "$PORT" "$N" >"$OUT" 2>"$ERR"
@@ -76,7 +87,10 @@ for E in notify ptrace; do
 				"$(cat "$SANDBOX/counts" 2>/dev/null)"
 			sent=$(sed -n 's/.* sent=\([0-9]*\).*/\1/p' "$OUT")
 			good=$(sed -n 's/good=\([0-9]*\).*/\1/p' "$SANDBOX/counts" 2>/dev/null)
-			assert_eq "notify $M: each send that succeeded arrived, once" "$sent" "$good"
+			drops=$(sed -n 's/^drops=//p' "$SANDBOX/counts.done" 2>/dev/null)
+			[ "${drops:-0}" = 0 ] || diag "notify $M: the namespace dropped $drops on receipt"
+			assert_eq "notify $M: each send that succeeded arrived (or was dropped on receipt), once" \
+				"$sent" "$(( ${good:-0} + ${drops:-0} ))"
 		elif [ "${won:-0}" -gt 0 ]; then
 			ok "ptrace $M: the race is won (${won} datagrams reached 192.0.2.10): doc/THREAT-MODEL.md says so"
 		else
