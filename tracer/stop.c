@@ -24,19 +24,12 @@
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
 
-/* PID's parent, from /proc/PID/stat (past the name, which may hold any
- * byte); 0 when it cannot be read. */
+/* PID's parent; 0 when it cannot be read. */
 static pid_t stop_parent_of(pid_t pid)
 {
-	char text[512], *p;
-	long ppid;
+	struct proc_stat st;
 
-	if (proc_read(pid, "stat", text, sizeof(text)) < 0)
-		return 0;
-	p = strrchr(text, ')');
-	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
-		return 0;
-	return (pid_t)ppid;
+	return proc_stat(pid, &st) == 0 ? st.ppid : 0;
 }
 
 /* A task of the table, or a child of one that the table no longer holds
@@ -317,6 +310,7 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 							       id.loader, id.script,
 							       id.script ? id.script_name : id.exe_name);
 			t->pending_exec->script_arg = id.script_arg;
+			t->pending_exec->argv_cut = c->argv_truncated;
 			/* npm's install scripts, pip's builds (installed.h). */
 			installs_note_exec(&s->installs, t->pid, caller.argv, caller.argc, ev->argv,
 					   ev->argc);

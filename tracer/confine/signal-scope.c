@@ -47,18 +47,13 @@ struct scope_proc {
 
 static bool scope_stat(pid_t pid, struct scope_proc *p)
 {
-	char text[1024], *close;
-	int ppid, pgrp, sid;
+	struct proc_stat st;
 
-	if (proc_read(pid, "stat", text, sizeof(text)) < 0)
+	if (proc_stat(pid, &st) < 0)
 		return false;
-	/* The name may hold anything, ')' too: the fields follow the last. */
-	close = strrchr(text, ')');
-	if (!close || sscanf(close + 1, " %*c %d %d %d", &ppid, &pgrp, &sid) != 3)
-		return false;
-	p->ppid = ppid;
-	p->pgrp = pgrp;
-	p->sid = sid;
+	p->ppid = st.ppid;
+	p->pgrp = st.pgrp;
+	p->sid = st.sid;
 	return true;
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "tracer/inspect/proc.h"
@@ -50,4 +51,26 @@ bool proc_status_field(const char *text, const char *key, int base, unsigned lon
 		return false;
 	*out = v;
 	return true;
+}
+
+int proc_stat(pid_t pid, struct proc_stat *st)
+{
+	char text[1024], *close;
+	int ppid, pgrp, sid, tty;
+	ssize_t n = proc_read(pid, "stat", text, sizeof(text));
+
+	if (n < 0)
+		return (int)n;
+	close = strrchr(text, ')');
+	if (!close || sscanf(close + 1, " %c %d %d %d %d", &st->state, &ppid, &pgrp, &sid, &tty) != 5)
+		return -EINVAL;
+	st->ppid = ppid;
+	st->pgrp = pgrp;
+	st->sid = sid;
+	/* tty_nr: the minor's low byte in bits 0-7, its rest in 20-31, the
+	 * major in 8-19 (proc_pid_stat(5)). */
+	st->tty = tty ? makedev(((unsigned)tty >> 8) & 0xfff,
+				((unsigned)tty & 0xff) | (((unsigned)tty >> 12) & 0xfff00))
+		      : 0;
+	return 0;
 }

@@ -20,4 +20,18 @@ ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t size);
  * key or the number is absent. */
 bool proc_status_field(const char *text, const char *key, int base, unsigned long long *out);
 
+/* The fields of /proc/PID/stat that the supervisor asks for, read past
+ * the command name (which may hold any byte, ')' too). */
+struct proc_stat {
+	char state;   /* 'R', 'S', ..., 'Z' for a zombie */
+	pid_t ppid;
+	pid_t pgrp;
+	pid_t sid;    /* its session */
+	dev_t tty;    /* its controlling terminal; 0: none */
+};
+
+/* PID's stat into ST.  0, or -errno (-ENOENT, -ESRCH: gone; -EINVAL: not
+ * the format). */
+int proc_stat(pid_t pid, struct proc_stat *st);
+
 #endif

@@ -129,13 +129,9 @@ static struct {
 /* Whether PID still runs (a zombie has ended): its /proc stat state. */
 static bool preload_mode_alive(pid_t pid)
 {
-	char buf[512], *p;
+	struct proc_stat st;
 
-	if (proc_read(pid, "stat", buf, sizeof(buf)) < 0)
-		return false;
-	/* "pid (comm) S ...": comm may hold ')' itself, the last one ends it. */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] && p[2] != 'Z' && p[2] != 'X';
+	return proc_stat(pid, &st) == 0 && st.state != 'Z' && st.state != 'X';
 }
 
 /* Forget the processes that have ended and the grants that went stale. */
