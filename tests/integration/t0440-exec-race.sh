@@ -50,3 +50,22 @@ for E in $engines; do
 		skip "$E: race.exec records" "the race was never won in $N tries"
 	fi
 done
+
+# The same for the program's arguments: a thread flips one byte of the
+# command of "/bin/sh -c", so that it names /dev/tcq/ (allowed) or
+# /dev/tcp/ (a shell wired to a network socket, exec.reverse-shell), and
+# exits 42 when it is the latter.  The arguments the kernel copied are
+# compared at the exec event with those judged: a mismatch is killed
+# before it runs (race.exec).
+for E in $engines; do
+	at --engine "$E" -- "$RACE" "case /dev/tcq/ in */tcp/) exit 42;; esac" \
+		"case /dev/tcp/ in */tcp/) exit 42;; esac" "$N" sh >"$OUT" 2>"$ERR"
+	assert_eq "$E, argv: the race helper ran" 0 $?
+	diag "$E, argv: $(cat "$OUT")"
+	assert_match "$E, argv: the reverse-shell command never ran" " bad=0 " "$(cat "$OUT")"
+	assert_match "$E, argv: the allowed command ran" " good=[1-9]" "$(cat "$OUT")"
+	assert_rec "$E, argv: tries of the reverse shell are refused and recorded" \
+		"event == 'alert' and kind == 'exec' and rule_id == 'exec.reverse-shell'"
+	n=$(rec_count "event == 'alert' and rule_id == 'race.exec'")
+	diag "$E, argv: $n race.exec records"
+done

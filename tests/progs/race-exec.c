@@ -1,13 +1,15 @@
-/* race-exec GOOD BAD N: the exec race.  N times a child process starts a
- * thread that flips the bytes in which GOOD and BAD differ (same length)
- * and execs the buffer, so that the supervisor may judge GOOD and the
- * kernel run BAD.  Prints "execs=N good=G bad=B other=O": good and bad
+/* race-exec GOOD BAD N [sh]: the exec race.  N times a child process
+ * starts a thread that flips the bytes in which GOOD and BAD differ (same
+ * length) and execs the buffer, so that the supervisor may judge GOOD and
+ * the kernel run BAD; with "sh" the buffer is the command of
+ * "/bin/sh -c", the program's argument rather than its path.  Prints "execs=N good=G bad=B other=O": good and bad
  * count the children whose exit status says which program ran, other the
  * refused, killed and torn ones.  GOOD and BAD are copies of this program:
  * run without arguments it exits 42 when a file "bad" lies next to it,
  * else 0.  Exit 0, or 2 on usage errors.  Built without sanitizers: it
  * runs under the filter. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,9 +51,9 @@ int main(int argc, char **argv)
 
 	if (argc == 1)
 		return race_as_program();
-	if (argc != 4 || strlen(argv[1]) != strlen(argv[2]) ||
-	    strlen(argv[1]) >= sizeof(race_buf)) {
-		fprintf(stderr, "usage: race-exec GOOD BAD N (GOOD and BAD of one length)\n");
+	if ((argc != 4 && (argc != 5 || strcmp(argv[4], "sh") != 0)) ||
+	    strlen(argv[1]) != strlen(argv[2]) || strlen(argv[1]) >= sizeof(race_buf)) {
+		fprintf(stderr, "usage: race-exec GOOD BAD N [sh] (GOOD and BAD of one length)\n");
 		return 2;
 	}
 	race_good = argv[1];
@@ -63,13 +65,14 @@ int main(int argc, char **argv)
 
 		if (pid == 0) {
 			pthread_t th;
-			char *args[] = { race_buf, NULL };
+			char *args[] = { race_buf, NULL }, *sh[] = { "/bin/sh", "-c", race_buf, NULL };
+			bool by_sh = argc == 5;
 
 			memcpy(race_buf, race_good, strlen(race_good) + 1);
 			if (pthread_create(&th, NULL, race_flipper, NULL) != 0)
 				_exit(3);
 			for (int t = 0; t < 10000; t++)
-				execv(race_buf, args);
+				by_sh ? execv(sh[0], sh) : execv(race_buf, args);
 			_exit(4);
 		}
 		if (pid < 0 || waitpid(pid, &st, 0) < 0) {

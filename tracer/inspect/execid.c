@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "tracer/inspect/execid.h"
 
 /* The kernel follows at most this many "#!" levels (fs/exec.c). */
@@ -44,6 +46,7 @@ int exec_id_of(const char *path, struct exec_id *out)
 	unsigned char magic[4];
 
 	out->known = false;
+	out->direct = false;
 	if (!path || strlen(path) >= sizeof(cur))
 		return -ENAMETOOLONG;
 	strcpy(cur, path);
@@ -68,6 +71,7 @@ int exec_id_of(const char *path, struct exec_id *out)
 			close(fd);
 			if (elf) {
 				out->known = true;
+				out->direct = depth == 0;
 				out->dev = st.st_dev;
 				out->ino = st.st_ino;
 			}
@@ -92,4 +96,70 @@ bool exec_id_matches(pid_t pid, const struct exec_id *id)
 	if (stat(link, &st) < 0)
 		return true; /* gone: nothing runs */
 	return st.st_dev == id->dev && st.st_ino == id->ino;
+}
+
+/* What /proc/PID/cmdline may hold beyond a judged argv: an interpreter's
+ * line and path before it, a few times over. */
+#define EXEC_ARGV_SLACK (16 * 1024)
+
+bool exec_argv_matches(pid_t pid, const char *const *argv, size_t argc, bool direct, bool cut)
+{
+	size_t judged = 0, cap, len = 0, n = 0, k;
+	char path[64], *buf;
+	const char **entry;
+	bool ok;
+	int fd;
+
+	for (size_t i = 0; i < argc; i++)
+		judged += strlen(argv[i]) + 1;
+	cap = judged + EXEC_ARGV_SLACK;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		ssize_t r = read(fd, buf + len, cap - len);
+
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len == cap)
+			break;
+	}
+	close(fd);
+	if (len == cap && !cut) {
+		free(buf);
+		return false; /* more than was judged, and more than any interpreter adds */
+	}
+	buf[len] = '\0';
+	entry = xmalloc((len + 1) * sizeof(*entry));
+	for (size_t at = 0; at < len; at += strlen(buf + at) + 1)
+		entry[n++] = buf + at;
+	if ((!direct && cut) || argc == 0) {
+		/* Neither end is known; or no argument was given, where the
+		 * kernel puts an empty argv[0]. */
+		ok = true;
+	} else if (cut) {
+		/* The judged ones begin the loaded ones (the last judged one
+		 * may itself be cut short). */
+		ok = n >= argc;
+		for (size_t i = 0; ok && i < argc; i++)
+			ok = i + 1 < argc ? strcmp(entry[i], argv[i]) == 0
+					  : strncmp(entry[i], argv[i], strlen(argv[i])) == 0;
+	} else if (direct) {
+		ok = n == argc;
+		for (size_t i = 0; ok && i < argc; i++)
+			ok = strcmp(entry[i], argv[i]) == 0;
+	} else {
+		/* An interpreter first: the judged arguments after argv[0] end
+		 * the line. */
+		ok = n > argc && argc > 0;
+		k = n - (argc - 1);
+		for (size_t i = 1; ok && i < argc; i++)
+			ok = strcmp(entry[k + i - 1], argv[i]) == 0;
+	}
+	free(entry);
+	free(buf);
+	return ok;
 }

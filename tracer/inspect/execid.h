@@ -12,6 +12,8 @@
 
 struct exec_id {
 	bool known;  /* false: a format this cannot follow (binfmt_misc, ...) */
+	bool direct; /* the path itself is the ELF program: no interpreter
+		      * rewrites its arguments */
 	dev_t dev;
 	ino_t ino;
 };
@@ -26,5 +28,16 @@ int exec_id_of(const char *path, struct exec_id *out);
 /* Whether process PID, just after its exec, runs the file ID names.  True
  * when ID is not known (nothing to compare) or PID is gone. */
 bool exec_id_matches(pid_t pid, const struct exec_id *id);
+
+/* Whether process PID, just after its exec, runs with the ARGC arguments
+ * ARGV that were judged (its /proc/PID/cmdline, which the kernel copied
+ * from the caller's memory after the check).  DIRECT (exec_id.direct):
+ * the loaded ones are the judged ones; CUT: ARGV holds only the first
+ * arguments (or bytes) of more, which the loaded ones begin with.  Else
+ * an interpreter the kernel put first (a "#!" script, binfmt_misc)
+ * replaced argv[0], and the judged argv[1..] must end the line: what
+ * comes between the interpreter and them is not compared.  True when
+ * PID is gone. */
+bool exec_argv_matches(pid_t pid, const char *const *argv, size_t argc, bool direct, bool cut);
 
 #endif

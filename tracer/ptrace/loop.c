@@ -236,8 +236,9 @@ static void loop_exec_race(struct session *s, struct tracee *t, const struct tra
 
 	kill(t->tgid, SIGKILL);
 	judge_own(&v, SESSION_KIND_EXEC, 0, RULES_ACTION_DENY, "race.exec",
-		  "the program the kernel loaded is not the file that was judged (the path or the "
-		  "file changed after the check): the process was killed before it ran", 0);
+		  "the program the kernel loaded is not the file, or runs not with the arguments, "
+		  "that were judged (they changed after the check): the process was killed before "
+		  "it ran", 0);
 	judge_who_of_task(&w, t);
 	w.stopped_tid = 0; /* a new program: nothing to unwind */
 	judge_record(s, &w, &c, &v);
@@ -289,7 +290,9 @@ static void loop_exec(struct session *s, struct tracee *t)
 	 * path rewritten after the check (another thread), or a file swapped
 	 * at the judged path, loads another one.  It has not run an
 	 * instruction yet: it is killed here. */
-	if (unjudged || !exec_id_matches(t->pid, &judged))
+	if (unjudged || !exec_id_matches(t->pid, &judged) ||
+	    !exec_argv_matches(t->pid, (const char *const *)t->info->argv, t->info->argc,
+			       judged.known && judged.direct, t->info->argv_cut))
 		loop_exec_race(s, t, t->info);
 
 	/* A new address space: the unwinder's view of the old one is stale. */
