@@ -5,8 +5,10 @@
 # are made by the supervisor on the paths it judged (doc/INTERNALS.md,
 # "Callers that can race").  A name the policy protects that does not
 # exist at the start (no mask covers it) is never reached by a rewritten
-# path; and every call ends as natively: results, errno values, modes
-# under the umask, trailing slashes, the caller's identity.
+# path, whatever the name ends in and however the call names its file
+# (linkat of a descriptor); and every call ends as natively: results,
+# errno values, modes under the umask, trailing slashes, ".", "..",
+# flags the kernel refuses, the caller's identity.
 . "${top_srcdir:-.}/tests/lib.sh"
 need_agenttrace
 
@@ -107,6 +109,46 @@ tell("mkfifo-mode", lambda: mode("fifo2"))
 tell("mkfifo-existing", lambda: os.mkfifo("fifo2"))
 tell("mknod-regular", lambda: os.mknod("plain", 0o644 | stat.S_IFREG))
 tell("mknod-kind", lambda: (stat.S_ISREG(os.lstat("plain").st_mode), mode("plain")))
+# Names that end in "/", "." or "..": the kernel's own meaning of each.
+os.mkdir("o"); os.mkdir("o/sub"); put("of"); os.symlink("o", "ol"); os.symlink("of", "ofl")
+tell("rename-dir-slashes", lambda: os.rename("o/sub/", "o/sub2//"))
+tell("rename-dir-back", lambda: os.rename("o/sub2", "o/sub"))
+tell("rename-onto-dot", lambda: os.rename("of", "o/."))
+tell("rename-dotdot", lambda: os.rename("o/sub/..", "o2"))
+tell("rename-symlink-slash", lambda: os.rename("ol/", "ol2"))
+tell("rename-file-slash-old", lambda: os.rename("of/", "of2"))
+tell("rmdir-dotdot", lambda: os.rmdir("o/sub/.."))
+tell("rmdir-symlink-slash", lambda: os.rmdir("ol/"))
+tell("unlink-dir-slash", lambda: os.unlink("o/"))
+tell("unlink-dot", lambda: os.unlink("o/."))
+tell("mkdir-dot", lambda: os.mkdir("o/."))
+tell("mkdir-dotdot", lambda: os.mkdir("o/sub/.."))
+tell("mkdir-symlink-slash", lambda: os.mkdir("ol/"))
+tell("link-new-slash", lambda: os.link("of", "o/n/"))
+tell("link-from-dot", lambda: os.link("o/.", "n4"))
+tell("symlink-dot", lambda: os.symlink("x", "o/."))
+tell("mkfifo-slash", lambda: os.mkfifo("nf/"))
+tell("chmod-file-slash", lambda: os.chmod("of/", 0o600))
+tell("chmod-dot", lambda: os.chmod("o/.", 0o750))
+tell("chmod-dot-mode", lambda: mode("o"))
+tell("chmod-symlink-slash", lambda: os.chmod("ol/", 0o700))
+tell("chmod-symlink-slash-mode", lambda: mode("o"))
+tell("truncate-file-slash", lambda: os.truncate("of/", 0))
+tell("rmdir-slash", lambda: os.rmdir("o/sub/"))
+# Flags: the kernel's EINVAL; fchmodat2's AT_SYMLINK_NOFOLLOW (Linux 6.6).
+def linkat(a, b, flags):
+    if libc.syscall(265, -100, a.encode(), -100, b.encode(), flags) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+def fchmodat2(p, m, flags):
+    if libc.syscall(452, -100, p.encode(), m, flags) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+tell("linkat-bad-flags", lambda: linkat("of", "n5", 0x100))
+tell("fchmodat2-nofollow-symlink", lambda: fchmodat2("ofl", 0o600, 0x100))
+tell("fchmodat2-nofollow-file", lambda: fchmodat2("of", 0o604, 0x100))
+tell("fchmodat2-mode", lambda: mode("of"))
+tell("fchmodat2-bad-flags", lambda: fchmodat2("of", 0o600, 0x2))
 tell("left", lambda: sorted(os.listdir(".")))
 PY
 
@@ -166,10 +208,17 @@ cp "$PROGS/race-path" "$RACE" || exit 99
 GOOD=$ROOT/.gitlab-ci.ymk
 BAD=$ROOT/.gitlab-ci.yml
 N=${RACE_N:-3000}
-for OP in rename link symlink; do
+# linkfd: linkat(2) of an open descriptor (AT_EMPTY_PATH), which needs
+# CAP_DAC_READ_SEARCH (kept by --keep-caps all).
+for OP in rename link linkfd symlink; do
+	CAPS=
+	if [ "$OP" = linkfd ]; then
+		[ "$(id -u)" = 0 ] || { skip "linkfd" "not root: no CAP_DAC_READ_SEARCH to keep"; continue; }
+		CAPS="--keep-caps all"
+	fi
 	for M in thread process; do
 		rm -f "$GOOD" "$BAD" "$ROOT/src" "$LOG"
-		at --engine notify -- "$RACE" "$OP" "$ROOT/src" "$GOOD" "$BAD" "$N" \
+		at --engine notify $CAPS -- "$RACE" "$OP" "$ROOT/src" "$GOOD" "$BAD" "$N" \
 			$([ "$M" = thread ] || echo "$M") >"$OUT" 2>"$ERR"
 		assert_eq "notify, $OP, $M flips: the helper ran" 0 $?
 		diag "notify, $OP, $M flips: $(cat "$OUT")"
@@ -182,13 +231,29 @@ for OP in rename link symlink; do
 			"event == 'alert' and action == 'deny' and '$BAD' in (path, path2)"
 	done
 	rm -f "$GOOD" "$BAD" "$ROOT/src"
-	at --engine ptrace -- "$RACE" "$OP" "$ROOT/src" "$GOOD" "$BAD" "$N" >"$OUT" 2>"$ERR"
+	at --engine ptrace $CAPS -- "$RACE" "$OP" "$ROOT/src" "$GOOD" "$BAD" "$N" >"$OUT" 2>"$ERR"
 	won=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' "$OUT")
 	if [ "${won:-0}" -gt 0 ]; then
 		ok "ptrace, $OP: the race is won (${won} calls reached .gitlab-ci.yml): doc/THREAT-MODEL.md says so"
 	else
 		ok "ptrace, $OP: the race was not won in $N tries"
 	fi
+done
+
+# A judged name that ends in "/", "." or "..", where the kernel gives the
+# call a meaning of its own (EBUSY, ENOTDIR): made by the supervisor too,
+# in the directory judged, never let run on memory that now names
+# .gitlab-ci.yml.
+for G in "zzzzzzzzzzzz/." "zzzzzzzzzzzzz/" "zzzzzzzzzzz/.."; do
+	rm -f "$BAD" "$ROOT/src" "$LOG"
+	at --engine notify -- "$RACE" rename "$ROOT/src" "$ROOT/$G" "$BAD" "$N" >"$OUT" 2>"$ERR"
+	assert_eq "notify, rename onto '$G', thread flips: the helper ran" 0 $?
+	diag "notify, rename onto '$G': $(cat "$OUT")"
+	won=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' "$OUT")
+	assert_eq "notify, rename onto '$G': no new name reached .gitlab-ci.yml" 0 "${won:-x}"
+	assert_file_absent "notify, rename onto '$G': .gitlab-ci.yml never made" "$BAD"
+	assert_rec "notify, rename onto '$G': the tries of .gitlab-ci.yml are denied and recorded" \
+		"event == 'alert' and action == 'deny' and path2 == '$BAD'"
 done
 
 # What else the kernel checks of the caller, which the supervisor making

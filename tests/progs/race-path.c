@@ -2,8 +2,9 @@
  * changes a name.  A second thread (or process: race-mem.h) flips the
  * bytes in which GOOD and BAD differ (same length) while the main thread
  * makes SRC anew and then, N times, OP: "rename" (SRC to the buffer),
- * "link" (the buffer a new name of SRC) or "symlink" (the buffer a
- * symbolic link to SRC).  Prints "tries=N ok=K bad=W eacces=E": bad
+ * "link" (the buffer a new name of SRC), "linkfd" (the same by
+ * linkat(2) of SRC's open descriptor, AT_EMPTY_PATH) or "symlink" (the
+ * buffer a symbolic link to SRC).  Prints "tries=N ok=K bad=W eacces=E": bad
  * counts the calls whose new name really is BAD (BAD names SRC's inode
  * afterwards, or is the link to it), so the test can tell a won race
  * from a refused one.  Exit 0, or 2 on usage errors.  Built without sanitizers:
@@ -41,17 +42,19 @@ int main(int argc, char **argv)
 	unsigned long n, ok = 0, bad = 0, eacces = 0;
 	const char *op, *src;
 	pthread_t th;
-	bool link_op, symlink_op;
+	bool link_op, symlink_op, by_fd;
 
 	if ((argc != 6 && argc != 7) || strlen(argv[3]) != strlen(argv[4]) ||
 	    strlen(argv[3]) >= RACE_MEM_SIZE ||
 	    (strcmp(argv[1], "rename") != 0 && strcmp(argv[1], "link") != 0 &&
-	     strcmp(argv[1], "symlink") != 0)) {
-		fprintf(stderr, "usage: race-path rename|link|symlink SRC GOOD BAD N [process|file]\n");
+	     strcmp(argv[1], "linkfd") != 0 && strcmp(argv[1], "symlink") != 0)) {
+		fprintf(stderr,
+			"usage: race-path rename|link|linkfd|symlink SRC GOOD BAD N [process|file]\n");
 		return 2;
 	}
 	op = argv[1];
-	link_op = strcmp(op, "link") == 0;
+	by_fd = strcmp(op, "linkfd") == 0;
+	link_op = by_fd || strcmp(op, "link") == 0;
 	symlink_op = strcmp(op, "symlink") == 0;
 	src = argv[2];
 	race_good = argv[3];
@@ -71,9 +74,11 @@ int main(int argc, char **argv)
 
 		if (fd < 0 || fstat(fd, &a) < 0)
 			return 2;
+		r = by_fd ? linkat(fd, "", AT_FDCWD, race_buf, AT_EMPTY_PATH)
+		    : symlink_op ? symlink(src, race_buf)
+		    : link_op	 ? link(src, race_buf)
+				 : rename(src, race_buf);
 		close(fd);
-		r = symlink_op ? symlink(src, race_buf) : link_op ? link(src, race_buf)
-								     : rename(src, race_buf);
 		if (r < 0) {
 			eacces += errno == EACCES;
 			if (!link_op && !symlink_op)

@@ -86,10 +86,17 @@ struct call {
 	 * the path itself must open instead. */
 	pid_t path_proc[2];
 	/* path[i] as given ended in "/", "." or "..", which the resolved
-	 * path no longer shows (what an engine making the call itself must
-	 * leave to the kernel: rmdir("d/.") is EINVAL, rename("f", "g/") of
-	 * a file ENOTDIR). */
-	bool path_odd_end[2];
+	 * path no longer shows: rmdir("d/.") is EINVAL, rename("f", "g/")
+	 * of a file ENOTDIR.  The kernel acts on the last component as
+	 * given, path_odd_last[i] ("name/", ".", "..", or "/" for the root
+	 * itself; "" when the name did not end so, "?" when that component
+	 * is longer than NAME_MAX), in the directory path_odd_dir[i]
+	 * (resolved): what an engine making the call itself makes it on. */
+	char path_odd_last[2][NAME_MAX + 2];
+	char path_odd_dir[2][PATH_MAX];
+	/* path[i] is what a descriptor refers to (AT_EMPTY_PATH with an
+	 * empty name, or a NULL name): the call acts on that open file. */
+	bool path_by_fd[2];
 	/* symlink, symlinkat: the target as given, what the link will hold
 	 * (path[1] is where it leads, resolved for the policy). */
 	char link_target[PATH_MAX];
@@ -132,7 +139,9 @@ struct call {
 	bool canary;             /* the filter_canary() call: deny with CALL_CANARY_ERRNO, no record */
 
 	/* The kernel's own answer, given without running the call and without
-	 * a record: a signal to a process that does not exist (ESRCH). */
+	 * a record: a signal to a process that does not exist (ESRCH), a
+	 * path the kernel fails ("" without AT_EMPTY_PATH: ENOENT; a bad
+	 * dirfd: EBADF, ENOTDIR). */
 	int kernel_errno;
 
 	/* sendmmsg naming more destinations than events[] holds: the call may

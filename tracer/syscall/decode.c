@@ -56,7 +56,8 @@ static void decode_reset(struct call *c)
 	c->explicit_deny_only[0] = c->explicit_deny_only[1] = false;
 	c->path[0][0] = c->path[1][0] = '\0';
 	c->path_proc[0] = c->path_proc[1] = 0;
-	c->path_odd_end[0] = c->path_odd_end[1] = false;
+	c->path_odd_last[0][0] = c->path_odd_last[1][0] = '\0';
+	c->path_by_fd[0] = c->path_by_fd[1] = false;
 	c->link_target[0] = '\0';
 	c->exe[0] = '\0';
 	c->argv[0] = NULL;
@@ -146,8 +147,11 @@ static int decode_fail(struct call *c, int rc)
 		return 0;
 	default:
 		/* "" without AT_EMPTY_PATH, a bad dirfd, a dirfd that is no
-		 * directory: the kernel fails the call itself. */
+		 * directory: the kernel's own answer, given here.  Let run,
+		 * the call would have the kernel read its arguments again,
+		 * which another thread may have made a name by then. */
 		c->n_events = 0;
+		c->kernel_errno = -rc;
 		return 0;
 	}
 }
@@ -168,6 +172,47 @@ static int decode_path_flags(const struct decode *d, const struct syscall_path *
 	}
 }
 
+/* Whether NAME (N bytes, as given) ends in "/", "." or "..": then its
+ * last component as the kernel acts on it into LAST (NAME_MAX + 2 bytes:
+ * "name/", ".", "..", "/" for the root; "?" when longer than NAME_MAX)
+ * and the rest, the directory it is in, into DIR (PATH_MAX; "." for the
+ * starting one), still to be resolved. */
+static bool decode_odd_end(const char *name, size_t n, char *dir, char *last)
+{
+	size_t e = n, b;
+	bool slash;
+
+	while (e > 0 && name[e - 1] == '/')
+		e--;
+	slash = e < n;
+	if (e == 0) {
+		if (!slash)
+			return false;
+		strcpy(dir, "/");
+		strcpy(last, "/");
+		return true;
+	}
+	for (b = e; b > 0 && name[b - 1] != '/'; b--)
+		;
+	if (e - b == 1 && name[b] == '.')
+		strcpy(last, ".");
+	else if (e - b == 2 && name[b] == '.' && name[b + 1] == '.')
+		strcpy(last, "..");
+	else if (!slash)
+		return false;
+	else if (e - b > NAME_MAX)
+		strcpy(last, "?");
+	else
+		snprintf(last, NAME_MAX + 2, "%.*s/", (int)(e - b), name + b);
+	if (b == 0) {
+		strcpy(dir, ".");
+	} else {
+		memcpy(dir, name, b);
+		dir[b] = '\0';
+	}
+	return true;
+}
+
 /* Resolve path role SP into OUT (PATH_MAX).  PRE >= 0: the name is in OUT
  * already (PRE bytes, read with the call's other strings); else it is read
  * here.  PROC_OF (may be NULL): the process whose /proc entry OUT names as
@@ -181,37 +226,37 @@ static int decode_path(const struct decode *d, const struct syscall_path *sp, in
 	long n;
 	int rc;
 
-	if (!sp->name) {
-		rc = path_fd(d->pid, dirfd, out, PATH_MAX);
-		goto done;
-	}
-	addr = decode_arg(d, sp->name);
-	if (addr == 0 && (sp->empty & SYSCALL_EMPTY_NULL)) {
-		rc = path_fd(d->pid, dirfd, out, PATH_MAX);
-		goto done;
-	}
+	if (!sp->name || ((addr = decode_arg(d, sp->name)) == 0 && (sp->empty & SYSCALL_EMPTY_NULL)))
+		goto by_fd;
 	n = pre >= 0 ? pre : mem_read_string(d->pid, addr, out, PATH_MAX);
 	if (n < 0)
 		return (int)n;
 	decode_note_span(d, addr, (unsigned long)n + 1);
 	if (out == c->path[0] || out == c->path[1]) {
-		const char *last = strrchr(out, '/');
+		unsigned i = out == c->path[1];
 
-		last = last ? last + 1 : out;
-		c->path_odd_end[out == c->path[1]] = (n > 0 && out[n - 1] == '/') ||
-						     strcmp(last, ".") == 0 ||
-						     strcmp(last, "..") == 0;
+		if (decode_odd_end(out, (size_t)n, c->path_odd_dir[i], c->path_odd_last[i])) {
+			rc = path_resolve(d->pid, dirfd, c->path_odd_dir[i], 0, c->path_odd_dir[i],
+					  PATH_MAX);
+			if (rc == PATH_NOT_FS)
+				rc = -ENOTDIR;
+			if (rc < 0)
+				return rc;
+		}
 	}
 	if (is_canary && strcmp(out, CALL_CANARY_PATH) == 0) {
 		*is_canary = true;
 		return DECODE_NO_EVENT;
 	}
-	if (n == 0 && (sp->empty & SYSCALL_EMPTY_AT) && (c->flags & AT_EMPTY_PATH)) {
-		rc = path_fd(d->pid, dirfd, out, PATH_MAX);
-		goto done;
-	}
+	if (n == 0 && (sp->empty & SYSCALL_EMPTY_AT) && (c->flags & AT_EMPTY_PATH))
+		goto by_fd;
 	/* path_resolve() copies its input before writing OUT. */
 	rc = path_resolve(d->pid, dirfd, out, decode_path_flags(d, sp, oflags), out, PATH_MAX);
+	goto done;
+by_fd:
+	if (out == c->path[0] || out == c->path[1])
+		c->path_by_fd[out == c->path[1]] = true;
+	rc = path_fd(d->pid, dirfd, out, PATH_MAX);
 done:
 	if (rc == PATH_NOT_FS)
 		return DECODE_NO_EVENT;

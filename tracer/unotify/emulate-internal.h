@@ -17,6 +17,16 @@ struct session;
  * descriptor or -errno. */
 int emulate_path_fd(int view, pid_t tid, const char *path, int extra);
 
+/* Path I of C as the supervisor reaches it: a session process's own
+ * /proc entry, which the policy judged as /proc/self, is /proc/PID (and
+ * "self" is a symlink, which an exact open refuses).  BUF: PATH_MAX
+ * bytes.  NULL when it does not fit. */
+const char *emulate_path_of(const struct call *c, unsigned i, char *buf);
+
+/* The caller's descriptor FD, copied from process TGID (pidfd_getfd(2)),
+ * or -errno. */
+int emulate_caller_fd(pid_t tgid, int fd);
+
 /* FD0 (O_PATH) opened again with FLAGS through /proc/self/fd, with an
  * open's permission checks.  The descriptor or -errno. */
 int emulate_reopen(int fd0, int flags);

@@ -83,16 +83,71 @@ static int emulate_object(int view, pid_t tid, const char *path, struct stat *st
 	return fd;
 }
 
-static int emulate_chmod(int view, pid_t tid, const char *path, mode_t mode)
+/* Where the call acts for path I of C (PATH, as emulate_path_of() gives
+ * it): the directory, opened exactly, and the name in it into BASE
+ * (NAME_MAX + 2 bytes).  A name that ended in
+ * "/", "." or ".." keeps that ending, so that the kernel gives the call
+ * its own meaning (ENOTDIR for a file named "f/", EINVAL for rmdir of
+ * "d/.").  The descriptor, or -errno. */
+static int emulate_where(int view, pid_t tid, const struct call *c, unsigned i,
+			 const char *path, char *base)
 {
+	if (!c->path_odd_last[i][0])
+		return emulate_parent(view, tid, path, base);
+	if (strcmp(c->path_odd_last[i], "?") == 0)
+		return -ENAMETOOLONG;
+	strcpy(base, c->path_odd_last[i]);
+	return emulate_path_fd(view, tid, c->path_odd_dir[i], O_DIRECTORY);
+}
+
+/* The object of a chmod or a truncate, path 0 of C (PATH): an O_PATH descriptor
+ * (or the caller's own open file), ST its status; -errno.  FOLLOW: the
+ * decoder followed a final symlink.  A name that ended in "/" names a
+ * directory. */
+static int emulate_target(int view, pid_t tid, pid_t tgid, const struct call *c,
+			  const char *path, bool follow, struct stat *st)
+{
+	int fd;
+
+	if (c->path_by_fd[0]) {
+		fd = emulate_caller_fd(tgid, (int)c->args[0]); /* linkat's, fchmodat2's dirfd */
+		if (fd >= 0 && fstat(fd, st) < 0) {
+			close(fd);
+			fd = -errno;
+		}
+		return fd == -EBADF || fd >= 0 ? fd : -EBADF;
+	}
+	fd = follow ? emulate_object(view, tid, path, st)
+		    : emulate_path_fd(view, tid, path, O_NOFOLLOW);
+	if (fd >= 0 && !follow && fstat(fd, st) < 0) {
+		close(fd);
+		return -errno;
+	}
+	if (fd >= 0 && c->path_odd_last[0][0] && !S_ISDIR(st->st_mode)) {
+		close(fd);
+		return -ENOTDIR;
+	}
+	return fd;
+}
+
+/* chmod, fchmodat and fchmodat2 (FLAGS: AT_SYMLINK_NOFOLLOW, whose
+ * symlink the kernel refuses with EOPNOTSUPP) of path 0 of C (PATH). */
+static int emulate_chmod(int view, pid_t tid, pid_t tgid, const struct call *c,
+			 const char *path, int flags)
+{
+	bool follow = !(flags & AT_SYMLINK_NOFOLLOW);
 	struct stat st;
 	char link[32];
-	int fd = emulate_object(view, tid, path, &st), r;
+	int fd = emulate_target(view, tid, tgid, c, path, follow, &st), r;
 
 	if (fd < 0)
 		return fd;
+	if (S_ISLNK(st.st_mode)) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	r = chmod(link, mode) < 0 ? -errno : 0;
+	r = chmod(link, (mode_t)c->chmod_mode) < 0 ? -errno : 0;
 	close(fd);
 	return r;
 }
@@ -100,10 +155,11 @@ static int emulate_chmod(int view, pid_t tid, const char *path, mode_t mode)
 /* 0 or -errno; 1: handed to a thread with the descriptor (another
  * process's lease on the file makes its open wait). */
 static int emulate_truncate(struct session *s, const struct unotify_call *u, int view,
-			    const char *path, off_t length, const struct creds *cr)
+			    pid_t tgid, const struct call *c, const char *path, off_t length,
+			    const struct creds *cr)
 {
 	struct stat st;
-	int fd0 = emulate_object(view, u->tid, path, &st), fd, r;
+	int fd0 = emulate_target(view, u->tid, tgid, c, path, true, &st), fd, r;
 
 	if (fd0 < 0)
 		return fd0;
@@ -148,36 +204,46 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	/* The paths made here (a symlink's target is text, not a path). */
 	unsigned n = op == EMULATE_RENAME || op == EMULATE_LINK ? 2 : 1;
 	int dfd[2] = { -1, -1 }, view, r = 0, flags = 0;
-	char base[2][NAME_MAX + 1];
+	char base[2][NAME_MAX + 2], proc[2][PATH_MAX];
+	const char *path[2] = { NULL, NULL };
 	struct creds cr, saved;
 	const char *name = c->name;
 
-	if (op == EMULATE_PATH_NONE || c->n_events < n ||
-	    (op == EMULATE_SYMLINK && !c->link_target[0]))
+	if (op == EMULATE_PATH_NONE)
 		return -ENOTSUP;
 	if (strcmp(name, "unlinkat") == 0 && (c->flags & AT_REMOVEDIR))
 		op = EMULATE_RMDIR;
-	if (strcmp(name, "renameat2") == 0)
+	if (strcmp(name, "renameat2") == 0 || strcmp(name, "fchmodat2") == 0)
 		flags = c->flags;
-	/* An open file linked by descriptor (AT_EMPTY_PATH: an O_TMPFILE
-	 * given a name), a chmod of a symlink itself, and flags the kernel
-	 * refuses (EINVAL): the kernel's, as they are. */
-	if ((strcmp(name, "linkat") == 0 && (c->flags & ~AT_SYMLINK_FOLLOW)) ||
+	a->how = STOP_RETURN;
+	/* Whatever is not made here is answered here: let run, the call
+	 * would have the kernel read its names again.  Flags the kernel
+	 * refuses, and a symlink to nothing, get its own answer; a name
+	 * that gave the policy nothing to judge (a /proc link to a pipe)
+	 * or a caller the supervisor cannot act as (it is gone) EPERM. */
+	a->ret = -EINVAL;
+	if ((strcmp(name, "linkat") == 0 && (c->flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))) ||
 	    (strcmp(name, "unlinkat") == 0 && (c->flags & ~AT_REMOVEDIR)) ||
-	    (strcmp(name, "fchmodat2") == 0 && c->flags))
-		return -ENOTSUP;
+	    (strcmp(name, "fchmodat2") == 0 && (c->flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))))
+		return 0;
+	a->ret = -ENOENT;
+	if (op == EMULATE_SYMLINK && !c->link_target[0])
+		return 0;
+	a->ret = -EPERM;
+	if (c->n_events < n)
+		return 0;
 	for (unsigned i = 0; i < n; i++)
-		if (c->path[i][0] != '/' || c->path_proc[i] || c->path_odd_end[i])
-			return -ENOTSUP;
+		if (c->path[i][0] != '/' || (c->path_by_fd[i] && i > 0) ||
+		    !(path[i] = emulate_path_of(c, i, proc[i])))
+			return 0;
 	view = mask_view_fd(s, u->tid);
-	if (view < 0 && view != AT_FDCWD)
-		return -ENOTSUP;
-	if (creds_of_task(u->tid, &cr) < 0)
-		return -ENOTSUP;
+	if ((view < 0 && view != AT_FDCWD) || creds_of_task(u->tid, &cr) < 0)
+		return 0;
 	creds_become(&cr, &saved);
 	if (op != EMULATE_CHMOD && op != EMULATE_TRUNCATE)
 		for (unsigned i = 0; i < n && r >= 0; i++)
-			r = dfd[i] = emulate_parent(view, u->tid, c->path[i], base[i]);
+			r = dfd[i] = c->path_by_fd[i] ? emulate_caller_fd(tgid, (int)c->args[0])
+						      : emulate_where(view, u->tid, c, i, path[i], base[i]);
 	if (r >= 0) {
 		r = 0;
 		switch (op) {
@@ -187,8 +253,12 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 			break;
 		case EMULATE_LINK:
 			/* The decoder followed the old name where the call
-			 * would (AT_SYMLINK_FOLLOW): the object is linked. */
-			if (linkat(dfd[0], base[0], dfd[1], base[1], 0) < 0)
+			 * would (AT_SYMLINK_FOLLOW): the object is linked.  An
+			 * open file given a name (AT_EMPTY_PATH) is linked from
+			 * the caller's own descriptor, with the kernel's check
+			 * of the caller's capability. */
+			if (c->path_by_fd[0] ? linkat(dfd[0], "", dfd[1], base[1], AT_EMPTY_PATH) < 0
+					     : linkat(dfd[0], base[0], dfd[1], base[1], 0) < 0)
 				r = -errno;
 			break;
 		case EMULATE_UNLINK:
@@ -207,7 +277,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 		}
 		case EMULATE_MKNOD: {
 			/* A FIFO, a socket or a regular file: a device node is
-			 * refused before this (syscall.mknod). */
+			 * refused before this (syscall.device-node). */
 			bool at = strcmp(name, "mknodat") == 0;
 			mode_t old = umask(cr.umask);
 
@@ -222,13 +292,14 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 				r = -errno;
 			break;
 		case EMULATE_CHMOD:
-			r = emulate_chmod(view, u->tid, c->path[0], (mode_t)c->chmod_mode);
+			r = emulate_chmod(view, u->tid, tgid, c, path[0], flags);
 			break;
 		case EMULATE_TRUNCATE:
 			if (emulate_truncate_too_big(u, tgid, (off_t)c->args[1]))
 				r = -EFBIG;
 			else
-				r = emulate_truncate(s, u, view, c->path[0], (off_t)c->args[1], &cr);
+				r = emulate_truncate(s, u, view, tgid, c, path[0], (off_t)c->args[1],
+						     &cr);
 			break;
 		default:
 			break;

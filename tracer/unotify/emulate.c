@@ -1,4 +1,5 @@
 /* Calls the notify engine makes itself (tracer/unotify/emulate.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -113,6 +114,28 @@ int emulate_path_fd(int view, pid_t tid, const char *path, int extra)
 	return (int)fd;
 }
 
+const char *emulate_path_of(const struct call *c, unsigned i, char *buf)
+{
+	int n;
+
+	if (c->path_proc[i] <= 0 || strncmp(c->path[i], "/proc/self", 10) != 0)
+		return c->path[i];
+	n = snprintf(buf, PATH_MAX, "/proc/%d%s", (int)c->path_proc[i], c->path[i] + 10);
+	return n < 0 || n >= PATH_MAX ? NULL : buf;
+}
+
+int emulate_caller_fd(pid_t tgid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, tgid, 0), r;
+
+	if (pidfd < 0)
+		return -errno;
+	r = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	r = r < 0 ? -errno : r;
+	close(pidfd);
+	return r;
+}
+
 /* Opens FD0 (an O_PATH descriptor) again with FLAGS, as the kernel opens
  * a /proc/self/fd link: the same inode, with the permission checks of an
  * open.  Never a controlling terminal for the supervisor. */
@@ -222,19 +245,43 @@ int emulate_reopen_nowait(int fd0, int flags)
 	return fd;
 }
 
-/* The terminal a process names /dev/tty is its own controlling one, and
- * opening a terminal without O_NOCTTY can make it that: both are the
- * caller's business, which the supervisor cannot do for it. */
-static bool emulate_terminal_of_caller(const struct stat *st, int flags)
+/* /dev/tty is the caller's controlling terminal: that terminal, as an
+ * O_PATH descriptor, found among the files task TID holds open (a
+ * terminal it reaches by no descriptor: its /dev/pts entry in the
+ * caller's VIEW).  -ENXIO without one, as the kernel answers.  What the
+ * caller gets is that terminal's file, not /dev/tty's: the same
+ * terminal, its own device number. */
+static int emulate_own_terminal(int view, pid_t tid)
 {
-	unsigned maj = major(st->st_rdev);
+	struct proc_stat ps;
+	char dir[64], pts[32];
+	struct dirent *de;
+	struct stat st;
+	int fd = -ENXIO;
+	DIR *d;
 
-	if (!S_ISCHR(st->st_mode))
-		return false;
-	if (maj == 5 && minor(st->st_rdev) == 0)
-		return true; /* /dev/tty */
-	/* Terminals (4), the console and ptmx (5), pty slaves (136-143). */
-	return !(flags & O_NOCTTY) && (maj == 4 || maj == 5 || (maj >= 136 && maj <= 143));
+	if (proc_stat(tid, &ps) < 0)
+		return -ESRCH;
+	if (!ps.tty)
+		return -ENXIO;
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)tid);
+	d = opendir(dir);
+	while (d && fd < 0 && (de = readdir(d)))
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) == 0 &&
+		    S_ISCHR(st.st_mode) && st.st_rdev == ps.tty)
+			fd = openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC);
+	if (d)
+		closedir(d);
+	if (fd >= 0 || major(ps.tty) < 136 || major(ps.tty) > 143)
+		return fd >= 0 ? fd : -ENXIO;
+	snprintf(pts, sizeof(pts), "/dev/pts/%u",
+		 (major(ps.tty) - 136) * 256 + minor(ps.tty));
+	fd = emulate_path_fd(view, tid, pts, 0);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || st.st_rdev != ps.tty)) {
+		close(fd);
+		fd = -ENXIO;
+	}
+	return fd < 0 ? -ENXIO : fd;
 }
 
 /* emulate_open() of one that waits, by a thread; without one, EAGAIN
@@ -263,17 +310,9 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	if (!c->is_open || c->n_events == 0 || !path[0] || c->open_resolve ||
 	    (flags & O_PATH))
 		return -ENOTSUP;
-	/* A session process's own /proc entry, judged as /proc/self: its
-	 * entry, not the supervisor's (and "self" is a symlink, which the
-	 * exact open below refuses). */
-	if (c->path_proc[0] > 0 && strncmp(path, "/proc/self", 10) == 0) {
-		int n = snprintf(proc, sizeof(proc), "/proc/%d%s", (int)c->path_proc[0],
-				 path + 10);
-
-		if (n < 0 || (size_t)n >= sizeof(proc))
-			return -ENOTSUP;
-		path = proc;
-	}
+	path = emulate_path_of(c, 0, proc);
+	if (!path)
+		return -ENOTSUP;
 	/* Without the caller's view the kernel's own walk, which the masks
 	 * govern, is better than one in the supervisor's. */
 	view = mask_view_fd(s, u->tid);
@@ -284,6 +323,11 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		return -ENOTSUP;
 	creds_become(&cr, &saved);
 	fd0 = emulate_path_fd(view, u->tid, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+	if (fd0 >= 0 && fstat(fd0, &st) == 0 && S_ISCHR(st.st_mode) &&
+	    st.st_rdev == makedev(5, 0)) {
+		close(fd0);
+		fd0 = emulate_own_terminal(view, u->tid);
+	}
 	if (fd0 >= 0) {
 		if (fstat(fd0, &st) < 0) {
 			r = -errno;
@@ -294,8 +338,6 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		} else if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode) &&
 			   (flags & O_TMPFILE) != O_TMPFILE) {
 			r = -ENOTDIR;
-		} else if (emulate_terminal_of_caller(&st, flags)) {
-			r = -ENOTSUP;
 		} else if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
 			creds_restore(&saved);
 			return emulate_open_waiting(s, u, fd0, flags, &cr, a);
@@ -373,21 +415,17 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 static int emulate_socket_copy(struct session *s, pid_t tgid, const struct call *c,
 			       struct stop_answer *a)
 {
-	int pidfd, fd, e;
+	int fd;
 
 	if (s->endpoint_copy >= 0) {
 		fd = s->endpoint_copy;
 		s->endpoint_copy = -1;
 		return fd;
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)c->args[0], 0);
-	e = errno;
-	if (pidfd >= 0)
-		close(pidfd);
+	fd = emulate_caller_fd(tgid, (int)c->args[0]);
 	if (fd < 0) {
 		a->how = STOP_RETURN;
-		a->ret = e == EBADF || e == ENOTSOCK ? -e : -EBADF;
+		a->ret = fd == -ENOTSOCK ? fd : -EBADF;
 	}
 	return fd;
 }

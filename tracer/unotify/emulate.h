@@ -28,8 +28,9 @@ bool emulate_needed(struct session *s, const struct tracee *t, const struct call
 /* The open C of notification U (allowed; the decoder resolved its path),
  * made here.  1: answered (the caller has its descriptor); 0: A holds the
  * answer to send (the errno the kernel would have given); -ENOTSUP: not
- * made here, the kernel is to run it (a terminal the caller may make its
- * own, /dev/tty, an openat2 with resolve flags). */
+ * made here, the kernel is to run it (O_PATH, an openat2 with resolve
+ * flags).  /dev/tty is opened as the caller's own terminal, and no
+ * terminal becomes the caller's controlling one by this open. */
 int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
 		 struct stop_answer *a);
 
@@ -53,9 +54,11 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
  * caller's view, as the caller (its fs uid, gid, groups, capabilities,
  * umask, and for a truncate its RLIMIT_FSIZE).  Returns as emulate_open():
  * 1 when a thread answers (a truncate that waits on another process's
- * lease), -ENOTSUP when the kernel is to run it (a name that ended in
- * "/", "." or "..", an open file linked by descriptor, flags the kernel
- * refuses). */
+ * lease), -ENOTSUP when C is none of these.  Nothing else is left to
+ * the kernel: a name that ended in "/", "." or ".." is made on that
+ * ending, an open file linked by descriptor from the caller's own, and
+ * what cannot be made is answered (EINVAL for flags the kernel refuses,
+ * EPERM for a name that names no file). */
 int emulate_path_call(struct session *s, const struct unotify_call *u, const struct call *c,
 		      pid_t tgid, struct stop_answer *a);
 
