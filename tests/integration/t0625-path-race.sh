@@ -149,6 +149,24 @@ tell("fchmodat2-nofollow-symlink", lambda: fchmodat2("ofl", 0o600, 0x100))
 tell("fchmodat2-nofollow-file", lambda: fchmodat2("of", 0o604, 0x100))
 tell("fchmodat2-mode", lambda: mode("of"))
 tell("fchmodat2-bad-flags", lambda: fchmodat2("of", 0o600, 0x2))
+# Owners and extended attributes, made on the object as the caller.
+tell("chown-same", lambda: os.chown("of", os.getuid(), os.getgid()))
+tell("lchown-symlink", lambda: os.lchown("ofl", os.getuid(), os.getgid()))
+tell("chown-missing", lambda: os.chown("nope", 0, 0))
+def xattrs():
+    try:
+        os.setxattr("of", "user.t", b"v1")
+    except OSError as e:
+        if e.errno == errno.ENOTSUP:
+            return "unsupported"
+        raise
+    r = os.getxattr("of", "user.t")
+    os.removexattr("of", "user.t")
+    return r, "user.t" in os.listxattr("of")
+tell("xattr-set-remove", xattrs)
+tell("xattr-remove-missing", lambda: os.removexattr("of", "user.none"))
+tell("xattr-bad-name", lambda: os.setxattr("of", "user." + "n" * 300, b"v"))
+tell("xattr-symlink-itself", lambda: os.setxattr("ofl", "user.t", b"v", follow_symlinks=False))
 tell("left", lambda: sorted(os.listdir(".")))
 PY
 
@@ -255,6 +273,31 @@ for G in "zzzzzzzzzzzz/." "zzzzzzzzzzzzz/" "zzzzzzzzzzz/.."; do
 	assert_rec "notify, rename onto '$G': the tries of .gitlab-ci.yml are denied and recorded" \
 		"event == 'alert' and action == 'deny' and path2 == '$BAD'"
 done
+
+# An owner or an extended attribute set on a name flipped from
+# ROOT/.bashrc (allowed) to HOME/.bashrc (a dotfile the policy protects,
+# which Landlock cannot: it governs neither call).  As root, for chown.
+echo mine >"$ROOT/.bashrc"
+for OP in chown setxattr; do
+	if [ "$OP" = chown ] && [ "$(id -u)" != 0 ]; then
+		skip "notify, $OP" "not root"
+		continue
+	fi
+	echo theirs >"$HOME/.bashrc"
+	rm -f "$LOG"
+	at --engine notify -- "$RACE" "$OP" /dev/null "$ROOT/.bashrc" "$HOME/.bashrc" "$N" \
+		>"$OUT" 2>"$ERR"
+	assert_eq "notify, $OP, thread flips: the helper ran" 0 $?
+	diag "notify, $OP: $(cat "$OUT")"
+	if grep -q "ok=0 " "$OUT" && [ "$OP" = setxattr ]; then
+		skip "notify, $OP" "no user extended attributes on this file system"
+		continue
+	fi
+	assert_match "notify, $OP: HOME/.bashrc never reached" " bad=0 " "$(cat "$OUT")"
+	assert_rec "notify, $OP: the tries of HOME/.bashrc are denied and recorded" \
+		"event == 'alert' and action == 'deny' and path == '$HOME/.bashrc'"
+done
+rm -f "$ROOT/.bashrc" "$HOME/.bashrc"
 
 # What else the kernel checks of the caller, which the supervisor making
 # the call must check too: the capabilities a root caller dropped, its

@@ -4,7 +4,9 @@
  * makes SRC anew and then, N times, OP: "rename" (SRC to the buffer),
  * "link" (the buffer a new name of SRC), "linkfd" (the same by
  * linkat(2) of SRC's open descriptor, AT_EMPTY_PATH) or "symlink" (the
- * buffer a symbolic link to SRC).  Prints "tries=N ok=K bad=W eacces=E": bad
+ * buffer a symbolic link to SRC); or on a file GOOD and BAD name (SRC
+ * unused), "chown" (its group made 1) or "setxattr" (user.raced set),
+ * where bad is 1 when BAD has that group or attribute at the end.  Prints "tries=N ok=K bad=W eacces=E": bad
  * counts the calls whose new name really is BAD (BAD names SRC's inode
  * afterwards, or is the link to it), so the test can tell a won race
  * from a refused one.  Exit 0, or 2 on usage errors.  Built without sanitizers:
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "race-mem.h"
@@ -47,9 +50,10 @@ int main(int argc, char **argv)
 	if ((argc != 6 && argc != 7) || strlen(argv[3]) != strlen(argv[4]) ||
 	    strlen(argv[3]) >= RACE_MEM_SIZE ||
 	    (strcmp(argv[1], "rename") != 0 && strcmp(argv[1], "link") != 0 &&
-	     strcmp(argv[1], "linkfd") != 0 && strcmp(argv[1], "symlink") != 0)) {
-		fprintf(stderr,
-			"usage: race-path rename|link|linkfd|symlink SRC GOOD BAD N [process|file]\n");
+	     strcmp(argv[1], "linkfd") != 0 && strcmp(argv[1], "symlink") != 0 &&
+	     strcmp(argv[1], "chown") != 0 && strcmp(argv[1], "setxattr") != 0)) {
+		fprintf(stderr, "usage: race-path rename|link|linkfd|symlink|chown|setxattr "
+				"SRC GOOD BAD N [process|file]\n");
 		return 2;
 	}
 	op = argv[1];
@@ -67,6 +71,28 @@ int main(int argc, char **argv)
 			return 2;
 	} else if (pthread_create(&th, NULL, race_flipper, NULL) != 0) {
 		return 2;
+	}
+	if (strcmp(op, "chown") == 0 || strcmp(op, "setxattr") == 0) {
+		bool by_chown = op[1] == 'h';
+
+		struct stat b;
+		char v[8];
+
+		for (unsigned long i = 0; i < n; i++) {
+			int r = by_chown ? chown(race_buf, (uid_t)-1, 1)
+					 : setxattr(race_buf, "user.raced", "1", 1, 0);
+
+			if (r < 0) {
+				eacces += errno == EACCES;
+				continue;
+			}
+			ok++;
+		}
+		/* Reached at least once (a reset would be refused as well). */
+		bad = by_chown ? stat(race_bad, &b) == 0 && b.st_gid == 1
+			       : getxattr(race_bad, "user.raced", v, sizeof(v)) > 0;
+		printf("tries=%lu ok=%lu bad=%lu eacces=%lu\n", n, ok, bad, eacces);
+		return 0;
 	}
 	for (unsigned long i = 0; i < n; i++) {
 		struct stat a, b;

@@ -56,6 +56,13 @@ enum emulate_path_op {
 	EMULATE_SYMLINK,
 	EMULATE_CHMOD,
 	EMULATE_TRUNCATE,
+	EMULATE_CHOWN,
+	EMULATE_SETXATTR,
+	EMULATE_REMOVEXATTR,
+	/* Calls newer than their older forms (setxattrat, removexattrat,
+	 * file_setattr), which a racing caller is told do not exist: it
+	 * falls back on those. */
+	EMULATE_OLDER_FORM,
 };
 
 /* C's operation among them, by its name; EMULATE_PATH_NONE for others. */

@@ -1,24 +1,30 @@
-/* The calls that change a name or a file's attributes, made by the notify
- * engine for a caller that can race (tracer/unotify/emulate.h): on the
- * paths the decoder resolved, each directory opened exactly (no symlink
- * followed, in the caller's view), as the caller. */
+/* The calls that change a name or a file's attributes (mode, size,
+ * owner, extended attributes), made by the notify engine for a caller
+ * that can race (tracer/unotify/emulate.h): on the paths the decoder
+ * resolved, each directory opened exactly (no symlink followed, in the
+ * caller's view), as the caller. */
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <linux/limits.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
 #include "tracer/session.h"
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
+#include "tracer/syscall/mem.h"
 #include "tracer/unotify/emulate-internal.h"
 #include "tracer/unotify/emulate.h"
 #include "tracer/unotify/listener.h"
@@ -38,6 +44,11 @@ enum emulate_path_op emulate_path_op_of(const struct call *c)
 		{ "fchmodat2", EMULATE_CHMOD }, { "truncate", EMULATE_TRUNCATE },
 		{ "mknod", EMULATE_MKNOD },     { "mknodat", EMULATE_MKNOD },
 		{ "symlink", EMULATE_SYMLINK }, { "symlinkat", EMULATE_SYMLINK },
+		{ "chown", EMULATE_CHOWN },     { "lchown", EMULATE_CHOWN },
+		{ "fchownat", EMULATE_CHOWN },  { "setxattr", EMULATE_SETXATTR },
+		{ "lsetxattr", EMULATE_SETXATTR }, { "removexattr", EMULATE_REMOVEXATTR },
+		{ "lremovexattr", EMULATE_REMOVEXATTR }, { "setxattrat", EMULATE_OLDER_FORM },
+		{ "removexattrat", EMULATE_OLDER_FORM }, { "file_setattr", EMULATE_OLDER_FORM },
 	};
 
 	if (!c->name)
@@ -197,6 +208,68 @@ static bool emulate_truncate_too_big(const struct unotify_call *u, pid_t tgid, o
 	return true;
 }
 
+/* chown, lchown, fchownat (FOLLOW: the decoder followed a final
+ * symlink) of path 0 of C (PATH), on the object itself. */
+static int emulate_chown(int view, pid_t tid, pid_t tgid, const struct call *c, const char *path,
+			 bool follow)
+{
+	bool at = strcmp(c->name, "fchownat") == 0;
+	struct stat st;
+	int fd = emulate_target(view, tid, tgid, c, path, follow, &st), r;
+
+	if (fd < 0)
+		return fd;
+	r = fchownat(fd, "", (uid_t)c->args[at ? 2 : 1], (gid_t)c->args[at ? 3 : 2],
+		     AT_EMPTY_PATH) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* setxattr, lsetxattr (SET), removexattr, lremovexattr of path 0 of C
+ * (PATH), with the name and value the caller gives now (they are not
+ * judged).  A symlink's own attributes: EPERM, as the kernel answers for
+ * the user namespace of names, the only one the session may write. */
+static int emulate_xattr(int view, pid_t tid, pid_t tgid, const struct call *c, const char *path,
+			 bool follow, bool set)
+{
+	char name[XATTR_NAME_MAX + 1], link[32];
+	size_t size = set ? (size_t)c->args[3] : 0;
+	void *value = NULL;
+	struct stat st;
+	long n = mem_read_string(tid, c->args[1], name, sizeof(name));
+	int fd, r;
+
+	if (n < 0)
+		return n == -ENAMETOOLONG ? -ERANGE : n == -ESRCH ? -EFAULT : (int)n;
+	if (n == 0)
+		return -ERANGE;
+	if (size > XATTR_SIZE_MAX)
+		return -E2BIG;
+	if (size) {
+		value = xmalloc(size);
+		r = mem_read(tid, c->args[2], value, size);
+		if (r < 0) {
+			free(value);
+			return -EFAULT;
+		}
+	}
+	fd = emulate_target(view, tid, tgid, c, path, follow, &st);
+	if (fd < 0) {
+		free(value);
+		return fd;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (S_ISLNK(st.st_mode))
+		r = -EPERM;
+	else if (set)
+		r = setxattr(link, name, value, size, (int)c->args[4]) < 0 ? -errno : 0;
+	else
+		r = removexattr(link, name) < 0 ? -errno : 0;
+	close(fd);
+	free(value);
+	return r;
+}
+
 int emulate_path_call(struct session *s, const struct unotify_call *u, const struct call *c,
 		      pid_t tgid, struct stop_answer *a)
 {
@@ -229,6 +302,12 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	a->ret = -ENOENT;
 	if (op == EMULATE_SYMLINK && !c->link_target[0])
 		return 0;
+	a->ret = -ENOSYS;
+	if (op == EMULATE_OLDER_FORM)
+		return 0;
+	a->ret = -EINVAL;
+	if (strcmp(name, "fchownat") == 0 && (c->flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)))
+		return 0;
 	a->ret = -EPERM;
 	if (c->n_events < n)
 		return 0;
@@ -240,7 +319,8 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	if ((view < 0 && view != AT_FDCWD) || creds_of_task(u->tid, &cr) < 0)
 		return 0;
 	creds_become(&cr, &saved);
-	if (op != EMULATE_CHMOD && op != EMULATE_TRUNCATE)
+	if (op != EMULATE_CHMOD && op != EMULATE_TRUNCATE && op != EMULATE_CHOWN &&
+	    op != EMULATE_SETXATTR && op != EMULATE_REMOVEXATTR)
 		for (unsigned i = 0; i < n && r >= 0; i++)
 			r = dfd[i] = c->path_by_fd[i] ? emulate_caller_fd(tgid, (int)c->args[0])
 						      : emulate_where(view, u->tid, c, i, path[i], base[i]);
@@ -294,6 +374,19 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 		case EMULATE_CHMOD:
 			r = emulate_chmod(view, u->tid, tgid, c, path[0], flags);
 			break;
+		case EMULATE_CHOWN:
+		case EMULATE_SETXATTR:
+		case EMULATE_REMOVEXATTR: {
+			bool follow = name[0] != 'l' &&
+				      !(strcmp(name, "fchownat") == 0 &&
+					(c->flags & AT_SYMLINK_NOFOLLOW));
+
+			r = op == EMULATE_CHOWN
+				    ? emulate_chown(view, u->tid, tgid, c, path[0], follow)
+				    : emulate_xattr(view, u->tid, tgid, c, path[0], follow,
+						    op == EMULATE_SETXATTR);
+			break;
+		}
 		case EMULATE_TRUNCATE:
 			if (emulate_truncate_too_big(u, tgid, (off_t)c->args[1]))
 				r = -EFBIG;

@@ -494,14 +494,10 @@ int emulate_connect(struct session *s, const struct unotify_call *u, const struc
 		free(j);
 		return 0;
 	}
-	/* A name of no family the policy speaks of matters only to an inet
-	 * socket (AF_UNSPEC dissolves its association); to another it is
-	 * the kernel's business, with the caller's privileges. */
-	if (c->n_events == 0 && !emulate_inet_socket(fd)) {
-		close(fd);
-		free(j);
-		return -ENOTSUP;
-	}
+	/* A name of no family the policy speaks of (AF_UNSPEC, which
+	 * dissolves an inet socket's association) is connected here too:
+	 * let run, the kernel would read a family again that another thread
+	 * may have made AF_UNIX meanwhile. */
 	j->listener = s->listener_fd;
 	j->id = u->id;
 	j->fd = fd;
