@@ -77,6 +77,21 @@ def pty():
     return r.strip()
 tell("pty", pty)
 tell("devnull", lambda: os.close(os.open("/dev/null", os.O_WRONLY)) or "ok")
+# O_PATH: the object itself, a symlink too with O_NOFOLLOW, nothing made.
+import stat as st_
+def opath(p, fl=0):
+    fd = os.open(p, os.O_PATH | fl)
+    m = os.fstat(fd).st_mode
+    os.close(fd)
+    return "dir" if st_.S_ISDIR(m) else "link" if st_.S_ISLNK(m) else "file"
+os.symlink("new.txt", "opath-link")
+tell("opath-file", lambda: opath("new.txt"))
+tell("opath-through-link", lambda: opath("opath-link"))
+tell("opath-link-itself", lambda: opath("opath-link", os.O_NOFOLLOW))
+tell("opath-dir", lambda: opath(".", os.O_DIRECTORY))
+tell("opath-notdir", lambda: opath("new.txt", os.O_DIRECTORY))
+tell("opath-creat-missing", lambda: opath("opath-new", os.O_CREAT))
+tell("opath-made", lambda: os.path.exists("opath-new"))
 # Its own /proc entries, which the policy sees as /proc/self: the
 # caller's, not the supervisor's (a runtime reading its cgroup limits).
 def own(p):
@@ -170,4 +185,18 @@ for E in notify ptrace; do
 	assert_rec "$E: a FIFO never opened for writing: the limit is recorded" \
 		"event == 'alert' and rule == 'limit.timeout'"
 	assert_rec "$E: a FIFO never opened for writing: the summary is written" "event == 'summary'"
+done
+
+# An openat2 whose flags a second thread flips between O_PATH (no read,
+# no write: judged nothing) and O_WRONLY|O_CREAT of a CI definition the
+# policy refuses: made as the O_PATH open judged, never the write; with
+# resolve flags, answered ENOSYS (the caller falls back on openat).
+mkdir -p "$ROOT/bin" && cp "$PROGS/race-openat2" "$ROOT/bin/race-openat2" || exit 99
+for R in "" resolve; do
+	rm -f "$ROOT/.gitlab-ci.yml"
+	at_q --engine notify -- "$ROOT/bin/race-openat2" "$ROOT/.gitlab-ci.yml" "${RACE_N:-3000}" $R
+	assert_eq "notify, openat2 flags flipped${R:+ ($R)}: the helper ran" 0 $?
+	diag "notify, openat2 flags flipped${R:+ ($R)}: $(cat "$OUT")"
+	assert_match "notify, openat2 flags flipped${R:+ ($R)}: .gitlab-ci.yml never made" " made=0" \
+		"$(cat "$OUT")"
 done

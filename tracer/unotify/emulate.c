@@ -307,9 +307,23 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	int flags = c->flags, fd0, fd = -1, r, view;
 	struct stat st;
 
-	if (!c->is_open || c->n_events == 0 || !path[0] || c->open_resolve ||
-	    (flags & O_PATH))
+	/* An O_PATH open is judged no read or write (it gives no event),
+	 * but its flags are read again too: it is made here as well. */
+	if (!c->is_open || (c->n_events == 0 && !(flags & O_PATH)) || path[0] != '/')
 		return -ENOTSUP;
+	a->how = STOP_RETURN;
+	/* Resolve flags restrict a walk that the exact open below does not
+	 * take: such a caller is told openat2 does not exist, as before
+	 * Linux 5.6, and falls back on its own walk.  O_PATH with more
+	 * flags is openat2's EINVAL. */
+	a->ret = -ENOSYS;
+	if (c->open_resolve)
+		return 0;
+	a->ret = -EINVAL;
+	if ((flags & O_PATH) && strcmp(c->name, "openat2") == 0 &&
+	    (flags & ~(O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)))
+		return 0;
+	a->how = STOP_RUN;
 	path = emulate_path_of(c, 0, proc);
 	if (!path)
 		return -ENOTSUP;
@@ -323,7 +337,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		return -ENOTSUP;
 	creds_become(&cr, &saved);
 	fd0 = emulate_path_fd(view, u->tid, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
-	if (fd0 >= 0 && fstat(fd0, &st) == 0 && S_ISCHR(st.st_mode) &&
+	if (fd0 >= 0 && !(flags & O_PATH) && fstat(fd0, &st) == 0 && S_ISCHR(st.st_mode) &&
 	    st.st_rdev == makedev(5, 0)) {
 		close(fd0);
 		fd0 = emulate_own_terminal(view, u->tid);
@@ -331,6 +345,16 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	if (fd0 >= 0) {
 		if (fstat(fd0, &st) < 0) {
 			r = -errno;
+		} else if (flags & O_PATH) {
+			/* The object itself, opened no further: its
+			 * descriptor is the caller's. */
+			if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) {
+				r = -ENOTDIR;
+			} else {
+				fd = fd0;
+				fd0 = -1;
+				r = 0;
+			}
 		} else if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
 			r = -EEXIST;
 		} else if (S_ISLNK(st.st_mode)) {
@@ -360,8 +384,9 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 			fd = emulate_reopen(fd0, flags);
 			r = fd < 0 ? fd : 0;
 		}
-		close(fd0);
-	} else if (fd0 == -ENOENT && (flags & O_CREAT)) {
+		if (fd0 >= 0)
+			close(fd0);
+	} else if (fd0 == -ENOENT && (flags & O_CREAT) && !(flags & O_PATH)) {
 		/* A new name: its directory exactly, the name not followed. */
 		char dir[PATH_MAX];
 		const char *slash = strrchr(path, '/');

@@ -28,9 +28,10 @@ bool emulate_needed(struct session *s, const struct tracee *t, const struct call
 /* The open C of notification U (allowed; the decoder resolved its path),
  * made here.  1: answered (the caller has its descriptor); 0: A holds the
  * answer to send (the errno the kernel would have given); -ENOTSUP: not
- * made here, the kernel is to run it (O_PATH, an openat2 with resolve
- * flags).  /dev/tty is opened as the caller's own terminal, and no
- * terminal becomes the caller's controlling one by this open. */
+ * made here, the kernel is to run it (a path that names no file).  An
+ * openat2 with resolve flags is answered ENOSYS; /dev/tty is opened as
+ * the caller's own terminal, and no terminal becomes the caller's
+ * controlling one by this open. */
 int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
 		 struct stop_answer *a);
 
