@@ -167,6 +167,23 @@ tell("xattr-set-remove", xattrs)
 tell("xattr-remove-missing", lambda: os.removexattr("of", "user.none"))
 tell("xattr-bad-name", lambda: os.setxattr("of", "user." + "n" * 300, b"v"))
 tell("xattr-symlink-itself", lambda: os.setxattr("ofl", "user.t", b"v", follow_symlinks=False))
+def times(p, t, **kw):
+    os.utime(p, t, **kw)
+    return int(os.lstat(p).st_mtime)
+tell("utime-set", lambda: times("of", (5, 7)))
+tell("utime-ns", lambda: (os.utime("of", ns=(1, 2_000_000_123)), os.stat("of").st_mtime_ns)[1])
+tell("utime-symlink-itself", lambda: times("ofl", (9, 11), follow_symlinks=False))
+tell("utime-target-untouched", lambda: int(os.stat("of").st_mtime))
+tell("utime-missing", lambda: os.utime("nope", (1, 1)))
+def utimes_bad_usec():
+    class TV(ctypes.Structure):
+        _fields_ = [("s", ctypes.c_long), ("us", ctypes.c_long)]
+    tv = (TV * 2)((1, 2000000), (1, 0))
+    if libc.utimes(b"of", tv) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+tell("utimes-bad-usec", utimes_bad_usec)
+tell("utime-now", lambda: os.utime("of") or int(os.stat("of").st_mtime) > 1000000)
 tell("left", lambda: sorted(os.listdir(".")))
 PY
 
@@ -274,11 +291,11 @@ for G in "zzzzzzzzzzzz/." "zzzzzzzzzzzzz/" "zzzzzzzzzzz/.."; do
 		"event == 'alert' and action == 'deny' and path2 == '$BAD'"
 done
 
-# An owner or an extended attribute set on a name flipped from
+# An owner, an extended attribute or times set on a name flipped from
 # ROOT/.bashrc (allowed) to HOME/.bashrc (a dotfile the policy protects,
 # which Landlock cannot: it governs neither call).  As root, for chown.
 echo mine >"$ROOT/.bashrc"
-for OP in chown setxattr; do
+for OP in chown setxattr utimes; do
 	if [ "$OP" = chown ] && [ "$(id -u)" != 0 ]; then
 		skip "notify, $OP" "not root"
 		continue

@@ -5,8 +5,9 @@
  * "link" (the buffer a new name of SRC), "linkfd" (the same by
  * linkat(2) of SRC's open descriptor, AT_EMPTY_PATH) or "symlink" (the
  * buffer a symbolic link to SRC); or on a file GOOD and BAD name (SRC
- * unused), "chown" (its group made 1) or "setxattr" (user.raced set),
- * where bad is 1 when BAD has that group or attribute at the end.  Prints "tries=N ok=K bad=W eacces=E": bad
+ * unused), "chown" (its group made 1), "setxattr" (user.raced set) or
+ * "utimes" (its times made 12345), where bad is 1 when BAD has that group,
+ * attribute or time at the end.  Prints "tries=N ok=K bad=W eacces=E": bad
  * counts the calls whose new name really is BAD (BAD names SRC's inode
  * afterwards, or is the link to it), so the test can tell a won race
  * from a refused one.  Exit 0, or 2 on usage errors.  Built without sanitizers:
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -51,8 +53,9 @@ int main(int argc, char **argv)
 	    strlen(argv[3]) >= RACE_MEM_SIZE ||
 	    (strcmp(argv[1], "rename") != 0 && strcmp(argv[1], "link") != 0 &&
 	     strcmp(argv[1], "linkfd") != 0 && strcmp(argv[1], "symlink") != 0 &&
-	     strcmp(argv[1], "chown") != 0 && strcmp(argv[1], "setxattr") != 0)) {
-		fprintf(stderr, "usage: race-path rename|link|linkfd|symlink|chown|setxattr "
+	     strcmp(argv[1], "chown") != 0 && strcmp(argv[1], "setxattr") != 0 &&
+	     strcmp(argv[1], "utimes") != 0)) {
+		fprintf(stderr, "usage: race-path rename|link|linkfd|symlink|chown|setxattr|utimes "
 				"SRC GOOD BAD N [process|file]\n");
 		return 2;
 	}
@@ -72,15 +75,16 @@ int main(int argc, char **argv)
 	} else if (pthread_create(&th, NULL, race_flipper, NULL) != 0) {
 		return 2;
 	}
-	if (strcmp(op, "chown") == 0 || strcmp(op, "setxattr") == 0) {
-		bool by_chown = op[1] == 'h';
-
+	if (strcmp(op, "chown") == 0 || strcmp(op, "setxattr") == 0 || strcmp(op, "utimes") == 0) {
+		bool by_chown = op[1] == 'h', by_utimes = op[0] == 'u';
+		const struct timeval tv[2] = { { 12345, 0 }, { 12345, 0 } };
 		struct stat b;
 		char v[8];
 
 		for (unsigned long i = 0; i < n; i++) {
-			int r = by_chown ? chown(race_buf, (uid_t)-1, 1)
-					 : setxattr(race_buf, "user.raced", "1", 1, 0);
+			int r = by_utimes  ? utimes(race_buf, tv)
+				: by_chown ? chown(race_buf, (uid_t)-1, 1)
+					   : setxattr(race_buf, "user.raced", "1", 1, 0);
 
 			if (r < 0) {
 				eacces += errno == EACCES;
@@ -89,8 +93,9 @@ int main(int argc, char **argv)
 			ok++;
 		}
 		/* Reached at least once (a reset would be refused as well). */
-		bad = by_chown ? stat(race_bad, &b) == 0 && b.st_gid == 1
-			       : getxattr(race_bad, "user.raced", v, sizeof(v)) > 0;
+		bad = by_utimes	 ? stat(race_bad, &b) == 0 && b.st_mtime == 12345
+		      : by_chown ? stat(race_bad, &b) == 0 && b.st_gid == 1
+				 : getxattr(race_bad, "user.raced", v, sizeof(v)) > 0;
 		printf("tries=%lu ok=%lu bad=%lu eacces=%lu\n", n, ok, bad, eacces);
 		return 0;
 	}

@@ -59,6 +59,7 @@ enum emulate_path_op {
 	EMULATE_CHOWN,
 	EMULATE_SETXATTR,
 	EMULATE_REMOVEXATTR,
+	EMULATE_UTIMES,
 	/* Calls newer than their older forms (setxattrat, removexattrat,
 	 * file_setattr), which a racing caller is told do not exist: it
 	 * falls back on those. */

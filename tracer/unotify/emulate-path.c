@@ -1,5 +1,5 @@
 /* The calls that change a name or a file's attributes (mode, size,
- * owner, extended attributes), made by the notify engine for a caller
+ * owner, times, extended attributes), made by the notify engine for a caller
  * that can race (tracer/unotify/emulate.h): on the paths the decoder
  * resolved, each directory opened exactly (no symlink followed, in the
  * caller's view), as the caller. */
@@ -13,6 +13,8 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <utime.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <linux/limits.h>
@@ -49,6 +51,8 @@ enum emulate_path_op emulate_path_op_of(const struct call *c)
 		{ "lsetxattr", EMULATE_SETXATTR }, { "removexattr", EMULATE_REMOVEXATTR },
 		{ "lremovexattr", EMULATE_REMOVEXATTR }, { "setxattrat", EMULATE_OLDER_FORM },
 		{ "removexattrat", EMULATE_OLDER_FORM }, { "file_setattr", EMULATE_OLDER_FORM },
+		{ "utime", EMULATE_UTIMES },    { "utimes", EMULATE_UTIMES },
+		{ "futimesat", EMULATE_UTIMES }, { "utimensat", EMULATE_UTIMES },
 	};
 
 	if (!c->name)
@@ -270,6 +274,61 @@ static int emulate_xattr(int view, pid_t tid, pid_t tgid, const struct call *c, 
 	return r;
 }
 
+/* The times of C, a utime, utimes, futimesat or utimensat, read now from
+ * the caller TID (they are not judged) as utimensat(2) takes them into
+ * TS; *NOW when none was given (the current time).  0 or -errno. */
+static int emulate_times_of(pid_t tid, const struct call *c, struct timespec ts[2], bool *now)
+{
+	bool tv = strcmp(c->name, "utimes") == 0 || strcmp(c->name, "futimesat") == 0;
+	bool ub = strcmp(c->name, "utime") == 0;
+	unsigned long at = c->args[ub || strcmp(c->name, "utimes") == 0 ? 1 : 2];
+
+	*now = at == 0;
+	if (*now)
+		return 0;
+	if (ub) {
+		struct utimbuf b;
+
+		if (mem_read(tid, at, &b, sizeof(b)) < 0)
+			return -EFAULT;
+		ts[0] = (struct timespec){ .tv_sec = b.actime };
+		ts[1] = (struct timespec){ .tv_sec = b.modtime };
+	} else if (tv) {
+		struct timeval v[2];
+
+		if (mem_read(tid, at, v, sizeof(v)) < 0)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++) {
+			if (v[i].tv_usec < 0 || v[i].tv_usec >= 1000000)
+				return -EINVAL;
+			ts[i] = (struct timespec){ .tv_sec = v[i].tv_sec,
+						   .tv_nsec = v[i].tv_usec * 1000 };
+		}
+	} else if (mem_read(tid, at, ts, 2 * sizeof(*ts)) < 0) {
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* The utime family of path 0 of C (PATH), on the object itself. */
+static int emulate_utimes(int view, pid_t tid, pid_t tgid, const struct call *c, const char *path)
+{
+	bool follow = !(strcmp(c->name, "utimensat") == 0 && (c->flags & AT_SYMLINK_NOFOLLOW));
+	struct timespec ts[2];
+	struct stat st;
+	bool now;
+	int fd, r = emulate_times_of(tid, c, ts, &now);
+
+	if (r < 0)
+		return r;
+	fd = emulate_target(view, tid, tgid, c, path, follow, &st);
+	if (fd < 0)
+		return fd;
+	r = utimensat(fd, "", now ? NULL : ts, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
 int emulate_path_call(struct session *s, const struct unotify_call *u, const struct call *c,
 		      pid_t tgid, struct stop_answer *a)
 {
@@ -306,7 +365,8 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	if (op == EMULATE_OLDER_FORM)
 		return 0;
 	a->ret = -EINVAL;
-	if (strcmp(name, "fchownat") == 0 && (c->flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)))
+	if ((strcmp(name, "fchownat") == 0 || strcmp(name, "utimensat") == 0) &&
+	    (c->flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)))
 		return 0;
 	a->ret = -EPERM;
 	if (c->n_events < n)
@@ -320,7 +380,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 		return 0;
 	creds_become(&cr, &saved);
 	if (op != EMULATE_CHMOD && op != EMULATE_TRUNCATE && op != EMULATE_CHOWN &&
-	    op != EMULATE_SETXATTR && op != EMULATE_REMOVEXATTR)
+	    op != EMULATE_SETXATTR && op != EMULATE_REMOVEXATTR && op != EMULATE_UTIMES)
 		for (unsigned i = 0; i < n && r >= 0; i++)
 			r = dfd[i] = c->path_by_fd[i] ? emulate_caller_fd(tgid, (int)c->args[0])
 						      : emulate_where(view, u->tid, c, i, path[i], base[i]);
@@ -387,6 +447,9 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 						    op == EMULATE_SETXATTR);
 			break;
 		}
+		case EMULATE_UTIMES:
+			r = emulate_utimes(view, u->tid, tgid, c, path[0]);
+			break;
 		case EMULATE_TRUNCATE:
 			if (emulate_truncate_too_big(u, tgid, (off_t)c->args[1]))
 				r = -EFBIG;
