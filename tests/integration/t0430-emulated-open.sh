@@ -200,3 +200,19 @@ for R in "" resolve; do
 	assert_match "notify, openat2 flags flipped${R:+ ($R)}: .gitlab-ci.yml never made" " made=0" \
 		"$(cat "$OUT")"
 done
+
+# The reopen of a /proc link to a pipe (the caller's stdout, as
+# /dev/stdout is), which gives the policy no file to judge, flipped by a
+# second thread onto a CI definition: reopened through the caller's own
+# descriptor of that pipe, never let run on the name.
+cp "$PROGS/race-write" "$ROOT/bin/race-write" || exit 99
+BAD=$ROOT/.gitlab-ci.yml
+GOOD=/proc/self/fd/
+while [ $((${#GOOD} + 1)) -lt ${#BAD} ]; do GOOD=$GOOD/; done
+GOOD=${GOOD}1
+rm -f "$BAD"
+at --engine notify -- "$ROOT/bin/race-write" "$GOOD" "$BAD" "${RACE_N:-3000}" 2>"$ERR" | cat >"$OUT"
+assert_eq "notify, a pipe's /proc link flipped: the helper ran" 0 "${PIPESTATUS[0]}"
+diag "notify, a pipe's /proc link flipped: $(cat "$OUT")"
+assert_match "notify, a pipe's /proc link flipped: the pipe was reopened" " ok=[1-9]" "$(cat "$OUT")"
+assert_file_absent "notify, a pipe's /proc link flipped: .gitlab-ci.yml never made" "$BAD"

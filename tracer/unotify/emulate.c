@@ -284,6 +284,33 @@ static int emulate_own_terminal(int view, pid_t tid)
 	return fd < 0 ? -ENXIO : fd;
 }
 
+/* What a /proc fd link that names no file leads to ("pipe:[N]", the
+ * decoder's text for it), as an O_PATH descriptor: through a descriptor
+ * of task TID's that names the same (the same pipe, whichever end).
+ * -ENXIO when it holds none (a link of another process's). */
+static int emulate_link_object(pid_t tid, const char *text)
+{
+	char dir[64], link[PATH_MAX];
+	struct dirent *de;
+	int fd = -ENXIO;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)tid);
+	d = opendir(dir);
+	while (d && fd < 0 && (de = readdir(d))) {
+		ssize_t n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, text) == 0)
+			fd = openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC);
+	}
+	if (d)
+		closedir(d);
+	return fd < 0 ? -ENXIO : fd;
+}
+
 /* emulate_open() of one that waits, by a thread; without one, EAGAIN
  * (continued, it would be raced). */
 static int emulate_open_waiting(struct session *s, const struct unotify_call *u, int fd0,
@@ -308,8 +335,10 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	struct stat st;
 
 	/* An O_PATH open is judged no read or write (it gives no event),
-	 * but its flags are read again too: it is made here as well. */
-	if (!c->is_open || (c->n_events == 0 && !(flags & O_PATH)) || path[0] != '/')
+	 * and a /proc link to what is no file (a pipe: /dev/stdin) neither;
+	 * but the kernel would read their flags and names again: they are
+	 * made here as well. */
+	if (!c->is_open || !path[0] || (path[0] == '/' && c->n_events == 0 && !(flags & O_PATH)))
 		return -ENOTSUP;
 	a->how = STOP_RETURN;
 	/* Resolve flags restrict a walk that the exact open below does not
@@ -336,7 +365,8 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	if (r < 0)
 		return -ENOTSUP;
 	creds_become(&cr, &saved);
-	fd0 = emulate_path_fd(view, u->tid, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+	fd0 = path[0] != '/' ? emulate_link_object(u->tid, path)
+			     : emulate_path_fd(view, u->tid, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
 	if (fd0 >= 0 && !(flags & O_PATH) && fstat(fd0, &st) == 0 && S_ISCHR(st.st_mode) &&
 	    st.st_rdev == makedev(5, 0)) {
 		close(fd0);
