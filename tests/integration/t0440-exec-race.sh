@@ -69,3 +69,26 @@ for E in $engines; do
 	n=$(rec_count "event == 'alert' and rule_id == 'race.exec'")
 	diag "$E, argv: $n race.exec records"
 done
+
+# A "#!" script's arguments: a thread puts "-x" before the judged "a"
+# and takes it away again (the script exits 42 when its first argument is
+# -x).  The kernel puts the interpreter and the script's path first, as
+# many entries as the "#!" line gives: one more is an argument that was
+# not judged.  Every run with -x must be one judged with it (--record
+# writes the judged argv of every exec).
+printf '#!/bin/sh\n[ "$1" = -x ] && exit 42\nexit 0\n' >"$ROOT/g/script"
+chmod +x "$ROOT/g/script"
+for E in $engines; do
+	at --engine "$E" --record -- "$RACE" "$ROOT/g/script" "$ROOT/g/script" "$N" script \
+		>"$OUT" 2>"$ERR"
+	assert_eq "$E, script argv: the race helper ran" 0 $?
+	ran=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' "$OUT")
+	judged=$(rec_count "event == 'exec' and argv and len(argv) == 3 and argv[1] == '-x'")
+	diag "$E, script argv: $(cat "$OUT"), $judged execs judged with -x"
+	if [ "${ran:-0}" -le "${judged:-0}" ]; then
+		ok "$E, script argv: every run with -x was judged with it"
+	else
+		not_ok "$E, script argv: every run with -x was judged with it" "ran $ran, judged $judged"
+	fi
+	assert_match "$E, script argv: it ran with the judged a" " good=[1-9]" "$(cat "$OUT")"
+done

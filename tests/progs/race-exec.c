@@ -1,8 +1,10 @@
-/* race-exec GOOD BAD N [sh]: the exec race.  N times a child process
- * starts a thread that flips the bytes in which GOOD and BAD differ (same
- * length) and execs the buffer, so that the supervisor may judge GOOD and
- * the kernel run BAD; with "sh" the buffer is the command of
- * "/bin/sh -c", the program's argument rather than its path.  Prints "execs=N good=G bad=B other=O": good and bad
+/* race-exec GOOD BAD N [sh|script]: the exec race.  N times a child
+ * process starts a thread that flips the bytes in which GOOD and BAD
+ * differ (same length) and execs the buffer, so that the supervisor may
+ * judge GOOD and the kernel run BAD; with "sh" the buffer is the command
+ * of "/bin/sh -c", the program's argument rather than its path; with
+ * "script" GOOD is a "#!" script run with the arguments "a", and the
+ * thread puts "-x" before that "a" (BAD unused).  Prints "execs=N good=G bad=B other=O": good and bad
  * count the children whose exit status says which program ran, other the
  * refused, killed and torn ones.  GOOD and BAD are copies of this program:
  * run without arguments it exits 42 when a file "bad" lies next to it,
@@ -29,6 +31,23 @@ static void *race_flipper(void *arg)
 	return NULL;
 }
 
+/* "script": argv, whose tail the thread turns from "a" into "-x" "a". */
+static char *race_script[4] = { NULL, "a", NULL, NULL };
+
+static void *race_inserter(void *arg)
+{
+	char *volatile *slot = race_script;
+
+	(void)arg;
+	for (;;) {
+		slot[2] = "a";
+		slot[1] = "-x";
+		slot[1] = "a";
+		slot[2] = NULL;
+	}
+	return NULL;
+}
+
 /* Run as GOOD or BAD: which one am I? */
 static int race_as_program(void)
 {
@@ -51,9 +70,11 @@ int main(int argc, char **argv)
 
 	if (argc == 1)
 		return race_as_program();
-	if ((argc != 4 && (argc != 5 || strcmp(argv[4], "sh") != 0)) ||
+	if ((argc != 4 &&
+	     (argc != 5 || (strcmp(argv[4], "sh") != 0 && strcmp(argv[4], "script") != 0))) ||
 	    strlen(argv[1]) != strlen(argv[2]) || strlen(argv[1]) >= sizeof(race_buf)) {
-		fprintf(stderr, "usage: race-exec GOOD BAD N [sh] (GOOD and BAD of one length)\n");
+		fprintf(stderr,
+			"usage: race-exec GOOD BAD N [sh|script] (GOOD and BAD of one length)\n");
 		return 2;
 	}
 	race_good = argv[1];
@@ -66,7 +87,16 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			pthread_t th;
 			char *args[] = { race_buf, NULL }, *sh[] = { "/bin/sh", "-c", race_buf, NULL };
-			bool by_sh = argc == 5;
+			bool by_sh = argc == 5 && argv[4][1] == 'h', by_script = argc == 5 && !by_sh;
+
+			if (by_script) {
+				race_script[0] = argv[1];
+				if (pthread_create(&th, NULL, race_inserter, NULL) != 0)
+					_exit(3);
+				for (int t = 0; t < 10000; t++)
+					execv(race_script[0], race_script);
+				_exit(4);
+			}
 
 			memcpy(race_buf, race_good, strlen(race_good) + 1);
 			if (pthread_create(&th, NULL, race_flipper, NULL) != 0)

@@ -15,7 +15,9 @@
 #define EXECID_SCRIPT_DEPTH 4
 
 /* The interpreter of the "#!" script open at FD into OUT (PATH_MAX); 1
- * when there is one, 0 when FD is no script, -1 when it cannot be read. */
+ * when there is one, 2 when its line gives it an argument too (the rest
+ * of the line, one argument), 0 when FD is no script, -1 when it cannot
+ * be read. */
 static int execid_interpreter(int fd, char *out)
 {
 	char head[256];
@@ -37,7 +39,9 @@ static int execid_interpreter(int fd, char *out)
 		return -1;
 	memcpy(out, p, (size_t)(e - p));
 	out[e - p] = '\0';
-	return 1;
+	while (*e == ' ' || *e == '\t')
+		e++;
+	return *e && *e != '\n' ? 2 : 1;
 }
 
 int exec_id_of(const char *path, struct exec_id *out)
@@ -47,6 +51,7 @@ int exec_id_of(const char *path, struct exec_id *out)
 
 	out->known = false;
 	out->direct = false;
+	out->before_args = 1; /* argv[0], or a script's path */
 	if (!path || strlen(path) >= sizeof(cur))
 		return -ENAMETOOLONG;
 	strcpy(cur, path);
@@ -80,6 +85,7 @@ int exec_id_of(const char *path, struct exec_id *out)
 		close(fd);
 		if (r < 0 || next[0] != '/')
 			return 0;
+		out->before_args += (unsigned)r; /* the interpreter, and its argument */
 		strcpy(cur, next);
 	}
 	return 0;
@@ -102,7 +108,8 @@ bool exec_id_matches(pid_t pid, const struct exec_id *id)
  * line and path before it, a few times over. */
 #define EXEC_ARGV_SLACK (16 * 1024)
 
-bool exec_argv_matches(pid_t pid, const char *const *argv, size_t argc, bool direct, bool cut)
+bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *argv, size_t argc,
+		       bool cut)
 {
 	size_t judged = 0, cap, len = 0, n = 0, k;
 	char path[64], *buf;
@@ -136,6 +143,8 @@ bool exec_argv_matches(pid_t pid, const char *const *argv, size_t argc, bool dir
 	entry = xmalloc((len + 1) * sizeof(*entry));
 	for (size_t at = 0; at < len; at += strlen(buf + at) + 1)
 		entry[n++] = buf + at;
+	bool direct = id->known && id->direct;
+
 	if ((!direct && cut) || argc == 0) {
 		/* Neither end is known; or no argument was given, where the
 		 * kernel puts an empty argv[0]. */
@@ -152,9 +161,10 @@ bool exec_argv_matches(pid_t pid, const char *const *argv, size_t argc, bool dir
 		for (size_t i = 0; ok && i < argc; i++)
 			ok = strcmp(entry[i], argv[i]) == 0;
 	} else {
-		/* An interpreter first: the judged arguments after argv[0] end
-		 * the line. */
-		ok = n > argc && argc > 0;
+		/* Interpreters first, as many entries as their "#!" lines
+		 * give (unknown for binfmt_misc): the judged arguments after
+		 * argv[0] end the line. */
+		ok = n > argc && (!id->known || n == argc - 1 + id->before_args);
 		k = n - (argc - 1);
 		for (size_t i = 1; ok && i < argc; i++)
 			ok = strcmp(entry[k + i - 1], argv[i]) == 0;

@@ -14,6 +14,10 @@ struct exec_id {
 	bool known;  /* false: a format this cannot follow (binfmt_misc, ...) */
 	bool direct; /* the path itself is the ELF program: no interpreter
 		      * rewrites its arguments */
+	unsigned before_args; /* what the kernel puts before argv[1]: argv[0]
+			       * when direct, else each "#!" level's
+			       * interpreter (and its argument) and the
+			       * script's path */
 	dev_t dev;
 	ino_t ino;
 };
@@ -31,13 +35,15 @@ bool exec_id_matches(pid_t pid, const struct exec_id *id);
 
 /* Whether process PID, just after its exec, runs with the ARGC arguments
  * ARGV that were judged (its /proc/PID/cmdline, which the kernel copied
- * from the caller's memory after the check).  DIRECT (exec_id.direct):
- * the loaded ones are the judged ones; CUT: ARGV holds only the first
- * arguments (or bytes) of more, which the loaded ones begin with.  Else
- * an interpreter the kernel put first (a "#!" script, binfmt_misc)
- * replaced argv[0], and the judged argv[1..] must end the line: what
- * comes between the interpreter and them is not compared.  True when
- * PID is gone. */
-bool exec_argv_matches(pid_t pid, const char *const *argv, size_t argc, bool direct, bool cut);
+ * from the caller's memory after the check), ID the file judged.  For a
+ * program run directly the loaded ones are the judged ones (CUT: ARGV
+ * holds only the first arguments, or bytes, of more, which the loaded
+ * ones begin with).  Else interpreters the kernel put first replaced
+ * argv[0]: the judged argv[1..] end the line, after exactly as many
+ * entries as the "#!" lines give (ID->before_args); before them, for a
+ * binfmt_misc format, any number; with CUT nothing is compared.  True
+ * when PID is gone. */
+bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *argv, size_t argc,
+		       bool cut);
 
 #endif

@@ -291,8 +291,8 @@ static void loop_exec(struct session *s, struct tracee *t)
 	 * at the judged path, loads another one.  It has not run an
 	 * instruction yet: it is killed here. */
 	if (unjudged || !exec_id_matches(t->pid, &judged) ||
-	    !exec_argv_matches(t->pid, (const char *const *)t->info->argv, t->info->argc,
-			       judged.known && judged.direct, t->info->argv_cut))
+	    !exec_argv_matches(t->pid, &judged, (const char *const *)t->info->argv, t->info->argc,
+			       t->info->argv_cut))
 		loop_exec_race(s, t, t->info);
 
 	/* A new address space: the unwinder's view of the old one is stale. */
