@@ -108,15 +108,26 @@ bool exec_id_matches(pid_t pid, const struct exec_id *id)
  * line and path before it, a few times over. */
 #define EXEC_ARGV_SLACK (16 * 1024)
 
+/* The entry after the one at P in a NUL-separated line ending at END. */
+static const char *exec_next(const char *p, const char *end)
+{
+	p += strlen(p) + 1;
+	return p < end ? p : end;
+}
+
 bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *argv, size_t argc,
 		       bool cut)
 {
-	size_t judged = 0, cap, len = 0, n = 0, k;
-	char path[64], *buf;
-	const char **entry;
-	bool ok;
+	bool direct = id->known && id->direct, ok = true;
+	size_t judged = 0, cap, len = 0, n = 0;
+	/* Most lines fit here: an exec flood must not allocate (and under
+	 * a sanitizer quarantine) a buffer each. */
+	char small[4096], path[64], *buf = small;
+	const char *p, *end;
 	int fd;
 
+	if ((!direct && cut) || argc == 0)
+		return true; /* nothing to compare; argc 0: the kernel puts "" */
 	for (size_t i = 0; i < argc; i++)
 		judged += strlen(argv[i]) + 1;
 	cap = judged + EXEC_ARGV_SLACK;
@@ -124,52 +135,56 @@ bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *a
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return true;
-	buf = xmalloc(cap + 1);
 	for (;;) {
-		ssize_t r = read(fd, buf + len, cap - len);
+		size_t room = (buf == small ? sizeof(small) - 1 : cap) - len;
+		ssize_t r;
 
+		if (room == 0 && buf == small && cap > sizeof(small) - 1) {
+			buf = xmalloc(cap + 1);
+			memcpy(buf, small, len);
+			continue;
+		}
+		if (room == 0)
+			break;
+		r = read(fd, buf + len, room);
 		if (r <= 0)
 			break;
 		len += (size_t)r;
-		if (len == cap)
-			break;
 	}
 	close(fd);
-	if (len == cap && !cut) {
-		free(buf);
-		return false; /* more than was judged, and more than any interpreter adds */
-	}
+	if (len >= cap && !cut)
+		ok = false; /* more than was judged, and more than any interpreter adds */
 	buf[len] = '\0';
-	entry = xmalloc((len + 1) * sizeof(*entry));
-	for (size_t at = 0; at < len; at += strlen(buf + at) + 1)
-		entry[n++] = buf + at;
-	bool direct = id->known && id->direct;
-
-	if ((!direct && cut) || argc == 0) {
-		/* Neither end is known; or no argument was given, where the
-		 * kernel puts an empty argv[0]. */
-		ok = true;
+	end = buf + len;
+	for (p = buf; p < end; p = exec_next(p, end))
+		n++;
+	if (!ok) {
+		/* said above */
 	} else if (cut) {
 		/* The judged ones begin the loaded ones (the last judged one
 		 * may itself be cut short). */
 		ok = n >= argc;
-		for (size_t i = 0; ok && i < argc; i++)
-			ok = i + 1 < argc ? strcmp(entry[i], argv[i]) == 0
-					  : strncmp(entry[i], argv[i], strlen(argv[i])) == 0;
+		p = buf;
+		for (size_t i = 0; ok && i < argc; i++, p = exec_next(p, end))
+			ok = i + 1 < argc ? strcmp(p, argv[i]) == 0
+					  : strncmp(p, argv[i], strlen(argv[i])) == 0;
 	} else if (direct) {
 		ok = n == argc;
-		for (size_t i = 0; ok && i < argc; i++)
-			ok = strcmp(entry[i], argv[i]) == 0;
+		p = buf;
+		for (size_t i = 0; ok && i < argc; i++, p = exec_next(p, end))
+			ok = strcmp(p, argv[i]) == 0;
 	} else {
 		/* Interpreters first, as many entries as their "#!" lines
 		 * give (unknown for binfmt_misc): the judged arguments after
 		 * argv[0] end the line. */
 		ok = n > argc && (!id->known || n == argc - 1 + id->before_args);
-		k = n - (argc - 1);
-		for (size_t i = 1; ok && i < argc; i++)
-			ok = strcmp(entry[k + i - 1], argv[i]) == 0;
+		p = buf;
+		for (size_t i = 0; ok && i < n - (argc - 1); i++)
+			p = exec_next(p, end);
+		for (size_t i = 1; ok && i < argc; i++, p = exec_next(p, end))
+			ok = strcmp(p, argv[i]) == 0;
 	}
-	free(entry);
-	free(buf);
+	if (buf != small)
+		free(buf);
 	return ok;
 }
