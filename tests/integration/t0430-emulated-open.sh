@@ -216,3 +216,16 @@ assert_eq "notify, a pipe's /proc link flipped: the helper ran" 0 "${PIPESTATUS[
 diag "notify, a pipe's /proc link flipped: $(cat "$OUT")"
 assert_match "notify, a pipe's /proc link flipped: the pipe was reopened" " ok=[1-9]" "$(cat "$OUT")"
 assert_file_absent "notify, a pipe's /proc link flipped: .gitlab-ci.yml never made" "$BAD"
+
+# The same link while a second thread puts, on its descriptor, now the
+# pipe and now a dotfile opened read-only: what the supervisor reopens is
+# the object judged (the pipe, by its inode), never the dotfile.
+echo theirs >"$HOME/.bashrc"
+cp "$PROGS/race-fdswap" "$ROOT/bin/race-fdswap" || exit 99
+at_q --engine notify -- "$ROOT/bin/race-fdswap" "$HOME/.bashrc" "${RACE_N:-3000}"
+assert_eq "notify, a descriptor swapped under its /proc link: the helper ran" 0 $?
+diag "notify, a descriptor swapped under its /proc link: $(cat "$OUT")"
+assert_match "notify, a descriptor swapped under its /proc link: HOME/.bashrc never opened for writing" \
+	" bad=0 " "$(cat "$OUT")"
+assert_eq "notify, a descriptor swapped under its /proc link: HOME/.bashrc as it was" theirs \
+	"$(cat "$HOME/.bashrc")"

@@ -284,17 +284,25 @@ static int emulate_own_terminal(int view, pid_t tid)
 	return fd < 0 ? -ENXIO : fd;
 }
 
-/* What a /proc fd link that names no file leads to ("pipe:[N]", the
- * decoder's text for it), as an O_PATH descriptor: through a descriptor
- * of task TID's that names the same (the same pipe, whichever end).
- * -ENXIO when it holds none (a link of another process's). */
+/* What a /proc fd link that names no file leads to ("pipe:[N]" or
+ * "socket:[N]", the decoder's text for it), as an O_PATH descriptor:
+ * through a descriptor of task TID's that names the same, and only when
+ * what was opened is that pipe or socket, inode N (another thread may
+ * have put another file on that descriptor meanwhile).  -ENXIO when it
+ * holds none, or for another kind of object (an anonymous inode, whose
+ * text names no one). */
 static int emulate_link_object(pid_t tid, const char *text)
 {
-	char dir[64], link[PATH_MAX];
+	char dir[64], link[PATH_MAX], kind[8], tail;
+	unsigned long long ino;
 	struct dirent *de;
-	int fd = -ENXIO;
+	struct stat st;
+	int fd = -1;
 	DIR *d;
 
+	if (sscanf(text, "%7[a-z]:[%llu%c", kind, &ino, &tail) != 3 || tail != ']' ||
+	    (strcmp(kind, "pipe") != 0 && strcmp(kind, "socket") != 0))
+		return -ENXIO;
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)tid);
 	d = opendir(dir);
 	while (d && fd < 0 && (de = readdir(d))) {
@@ -303,8 +311,14 @@ static int emulate_link_object(pid_t tid, const char *text)
 		if (n <= 0)
 			continue;
 		link[n] = '\0';
-		if (strcmp(link, text) == 0)
-			fd = openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC);
+		if (strcmp(link, text) != 0)
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != ino ||
+				!(kind[0] == 'p' ? S_ISFIFO(st.st_mode) : S_ISSOCK(st.st_mode)))) {
+			close(fd);
+			fd = -1;
+		}
 	}
 	if (d)
 		closedir(d);
