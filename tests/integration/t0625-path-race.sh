@@ -291,6 +291,58 @@ for G in "zzzzzzzzzzzz/." "zzzzzzzzzzzzz/" "zzzzzzzzzzz/.."; do
 		"event == 'alert' and action == 'deny' and path2 == '$BAD'"
 done
 
+# A UNIX socket bound to a name flipped onto .gitlab-ci.yml: bound by the
+# supervisor in the directory judged.  And a racing caller's UNIX names
+# as natively: relative to its own working directory, in its umask, what
+# getsockname() gives back, the errors.
+rm -f "$GOOD" "$BAD" "$LOG"
+at --engine notify -- "$RACE" bind /dev/null "$GOOD" "$BAD" "$N" >"$OUT" 2>"$ERR"
+assert_eq "notify, bind, thread flips: the helper ran" 0 $?
+diag "notify, bind: $(cat "$OUT")"
+assert_match "notify, bind: no socket made at .gitlab-ci.yml" " bad=0 " "$(cat "$OUT")"
+assert_match "notify, bind: the allowed binds were made" " ok=[1-9]" "$(cat "$OUT")"
+assert_rec "notify, bind: the tries of .gitlab-ci.yml are denied and recorded" \
+	"event == 'alert' and action == 'deny' and path == '$BAD'"
+cat >"$ROOT/unix.py" <<'PY'
+import os, socket, stat, threading
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+os.umask(0o077)
+os.makedirs("w/d1")
+os.chdir("w")
+here = os.getcwd()
+for name in ("d1/s1", here + "/d1/s2", "s3"):
+    l = socket.socket(socket.AF_UNIX)
+    l.bind(name)
+    l.listen(1)
+    m = os.lstat(name).st_mode
+    print("bind", name.replace(here, "HERE"), l.getsockname().replace(here, "HERE"),
+          stat.S_ISSOCK(m), oct(m & 0o777))
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(name)
+    print("connect", name.replace(here, "HERE"), "ok")
+for name, fn in (("bind-existing", lambda s: s.bind("d1/s1")),
+                 ("bind-no-dir", lambda s: s.bind("nodir/s")),
+                 ("connect-missing", lambda s: s.connect("nope"))):
+    try:
+        fn(socket.socket(socket.AF_UNIX))
+        print(name, "ok")
+    except OSError as e:
+        print(name, e.errno)
+a = socket.socket(socket.AF_UNIX)
+a.bind("\0agenttrace-t0625-%d" % os.getpid())
+print("abstract", a.getsockname()[:16])
+PY
+mkdir -p "$SANDBOX/unix-native"
+(cd "$SANDBOX/unix-native" && "$PYTHON" "$ROOT/unix.py") >"$SANDBOX/unix.native" 2>&1
+rm -rf "$ROOT/w"
+at_q --engine notify -- "$PYTHON" "$ROOT/unix.py"
+if diff -u "$SANDBOX/unix.native" "$OUT" >"$SANDBOX/diff.unix"; then
+	ok "notify: a racing caller's UNIX names as natively"
+else
+	not_ok "notify: a racing caller's UNIX names as natively" "$(cat "$SANDBOX/diff.unix")"
+fi
+rm -rf "$ROOT/w"
+
 # An owner, an extended attribute or times set on a name flipped from
 # ROOT/.bashrc (allowed) to HOME/.bashrc (a dotfile the policy protects,
 # which Landlock cannot: it governs neither call).  As root, for chown.

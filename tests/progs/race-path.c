@@ -3,8 +3,9 @@
  * bytes in which GOOD and BAD differ (same length) while the main thread
  * makes SRC anew and then, N times, OP: "rename" (SRC to the buffer),
  * "link" (the buffer a new name of SRC), "linkfd" (the same by
- * linkat(2) of SRC's open descriptor, AT_EMPTY_PATH) or "symlink" (the
- * buffer a symbolic link to SRC); or on a file GOOD and BAD name (SRC
+ * linkat(2) of SRC's open descriptor, AT_EMPTY_PATH), "symlink" (the
+ * buffer a symbolic link to SRC) or "bind" (a UNIX socket bound to the
+ * buffer, SRC unused, which makes a socket file there); or on a file GOOD and BAD name (SRC
  * unused), "chown" (its group made 1), "setxattr" (user.raced set) or
  * "utimes" (its times made 12345), where bad is 1 when BAD has that group,
  * attribute or time at the end.  Prints "tries=N ok=K bad=W eacces=E": bad
@@ -19,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -27,6 +30,7 @@
 #include "race-mem.h"
 
 static char race_own[RACE_MEM_SIZE];
+static struct sockaddr_un race_sa = { .sun_family = AF_UNIX }; /* "bind": its sun_path flips */
 static char *race_buf = race_own;
 static const char *race_good, *race_bad;
 
@@ -54,8 +58,9 @@ int main(int argc, char **argv)
 	    (strcmp(argv[1], "rename") != 0 && strcmp(argv[1], "link") != 0 &&
 	     strcmp(argv[1], "linkfd") != 0 && strcmp(argv[1], "symlink") != 0 &&
 	     strcmp(argv[1], "chown") != 0 && strcmp(argv[1], "setxattr") != 0 &&
-	     strcmp(argv[1], "utimes") != 0)) {
-		fprintf(stderr, "usage: race-path rename|link|linkfd|symlink|chown|setxattr|utimes "
+	     strcmp(argv[1], "utimes") != 0 && strcmp(argv[1], "bind") != 0)) {
+		fprintf(stderr,
+			"usage: race-path rename|link|linkfd|symlink|bind|chown|setxattr|utimes "
 				"SRC GOOD BAD N [process|file]\n");
 		return 2;
 	}
@@ -67,6 +72,11 @@ int main(int argc, char **argv)
 	race_good = argv[3];
 	race_bad = argv[4];
 	n = strtoul(argv[5], NULL, 10);
+	if (strcmp(op, "bind") == 0) {
+		if (argc == 7 || strlen(race_good) >= sizeof(race_sa.sun_path))
+			return 2;
+		race_buf = race_sa.sun_path;
+	}
 	memcpy(race_buf, race_good, strlen(race_good) + 1);
 	if (argc == 7) {
 		race_buf = race_mem_map(argv[6], race_good, strlen(race_good) + 1);
@@ -74,6 +84,29 @@ int main(int argc, char **argv)
 			return 2;
 	} else if (pthread_create(&th, NULL, race_flipper, NULL) != 0) {
 		return 2;
+	}
+	if (strcmp(op, "bind") == 0) {
+		struct stat b;
+
+		for (unsigned long i = 0; i < n; i++) {
+			int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
+
+			if (fd < 0)
+				return 2;
+			r = bind(fd, (struct sockaddr *)&race_sa, (socklen_t)sizeof(race_sa));
+			if (r < 0)
+				eacces += errno == EACCES;
+			else
+				ok++;
+			close(fd);
+			if (lstat(race_bad, &b) == 0 && S_ISSOCK(b.st_mode)) {
+				bad++;
+				unlink(race_bad);
+			}
+			unlink(race_good);
+		}
+		printf("tries=%lu ok=%lu bad=%lu eacces=%lu\n", n, ok, bad, eacces);
+		return 0;
 	}
 	if (strcmp(op, "chown") == 0 || strcmp(op, "setxattr") == 0 || strcmp(op, "utimes") == 0) {
 		bool by_chown = op[1] == 'h', by_utimes = op[0] == 'u';

@@ -291,8 +291,7 @@ static void loop_exec(struct session *s, struct tracee *t)
 	 * at the judged path, loads another one.  It has not run an
 	 * instruction yet: it is killed here. */
 	if (unjudged || !exec_id_matches(t->pid, &judged) ||
-	    !exec_argv_matches(t->pid, &judged, (const char *const *)t->info->argv, t->info->argc,
-			       t->info->argv_cut))
+	    !exec_argv_matches(t->pid, &judged, (const char *const *)t->info->argv, t->info->argc))
 		loop_exec_race(s, t, t->info);
 
 	/* A new address space: the unwinder's view of the old one is stale. */
@@ -554,15 +553,18 @@ static void loop_notification(struct session *s)
 	}
 	if (s->notif_answered)
 		return;
-	/* An allowed open, connect or send whose path or address another
-	 * task could rewrite before the kernel reads it again: made here,
-	 * on what was judged. */
+	/* An allowed call whose path, address or flags another task could
+	 * rewrite before the kernel reads them again (an open, a connect,
+	 * a bind, a send, a call that changes a name or a file's
+	 * attributes): made here, on what was judged
+	 * (tracer/unotify/emulate.h). */
 	if (t && a.how == STOP_RUN && s->emulate_opens && emulate_needed(s, t, s->call)) {
 		if (s->call->is_open && emulate_open(s, &u, s->call, &a) == 1)
 			return;
-		if (s->call->binds)
-			emulate_bind(s, &u, s->call, t->tgid, &a);
-		else if (s->call->listens)
+		if (s->call->binds) {
+			if (emulate_bind(s, &u, s->call, t->tgid, &a) == 1)
+				return;
+		} else if (s->call->listens)
 			emulate_listen(s, &u, s->call, t->tgid, &a);
 		else if (s->call->sockaddr_len && emulate_connect(s, &u, s->call, t->tgid, &a) == 1)
 			return;

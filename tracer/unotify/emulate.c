@@ -17,6 +17,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
+#include <sched.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -509,79 +511,199 @@ static bool emulate_inet_socket(int fd)
 	       (domain == AF_INET || domain == AF_INET6);
 }
 
-/* ---- connect ---- */
+/* ---- connect, and a UNIX socket's bind ---- */
 
 /* A connect may wait (a TCP handshake, a full listen queue): made by a
  * thread of its own, on a copy of the caller's descriptor (the same open
- * socket: pidfd_getfd(2)), to the address that was judged. */
-struct emulate_connect_job {
+ * socket: pidfd_getfd(2)), to the address that was judged.  So is the
+ * bind of a UNIX socket to a path, which makes a file: in the caller's
+ * umask, as the caller.  A UNIX path is reached in the directory that
+ * was judged, opened exactly (DIR): the thread works there, with a
+ * working directory of its own (CLONE_FS), so that a relative name is
+ * the caller's and not the supervisor's.  A bind keeps the caller's
+ * text (what getsockname(2) gives back) when it still leads to that
+ * directory. */
+struct emulate_name_job {
 	int listener;
 	uint64_t id;
 	int fd;
 	struct sockaddr_storage addr;
 	socklen_t len;
 	struct creds creds;
+	bool bind;
+	int dir;       /* the judged directory of a UNIX path (O_PATH); -1: none */
+	int cwd;       /* the caller's working directory then (O_PATH); -1: none */
+	char base[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
-static void *emulate_connect_thread(void *arg)
+static void emulate_name_job_free(struct emulate_name_job *j)
 {
-	struct emulate_connect_job *j = arg;
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->dir >= 0)
+		close(j->dir);
+	if (j->cwd >= 0)
+		close(j->cwd);
+	free(j);
+}
+
+/* Whether the directory part of the UNIX name in J, looked up from the
+ * thread's working directory, is the directory judged. */
+static bool emulate_name_text_holds(const struct emulate_name_job *j)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&j->addr;
+	char text[sizeof(un->sun_path) + 1], *slash;
+	size_t n = (size_t)j->len - offsetof(struct sockaddr_un, sun_path);
+	struct stat a, b;
+	int fd;
+
+	memcpy(text, un->sun_path, n);
+	text[n] = '\0';
+	slash = strrchr(text, '/');
+	if (slash)
+		slash[slash == text ? 1 : 0] = '\0';
+	fd = open(slash ? text : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &a) < 0 || fstat(j->dir, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static void *emulate_name_thread(void *arg)
+{
+	struct emulate_name_job *j = arg;
 	struct creds saved;
 	struct seccomp_notif_resp resp = { .id = j->id };
-	int r;
+	struct sockaddr_un exact = { .sun_family = AF_UNIX };
+	const struct sockaddr *to = (const struct sockaddr *)&j->addr;
+	socklen_t len = j->len;
+	int r = 0;
 
+	if (j->dir >= 0) {
+		/* A working directory and a umask of this thread's own. */
+		if (unshare(CLONE_FS) < 0)
+			r = -errno;
+		else if (j->bind)
+			umask(j->creds.umask);
+		if (r == 0 && j->bind && j->cwd >= 0 && fchdir(j->cwd) < 0)
+			r = -errno;
+		if (r == 0 && !(j->bind && emulate_name_text_holds(j))) {
+			if (fchdir(j->dir) < 0)
+				r = -errno;
+			memcpy(exact.sun_path, j->base, sizeof(exact.sun_path));
+			to = (const struct sockaddr *)&exact;
+			len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(j->base) + 1);
+		}
+	}
 	/* A UNIX socket's connect checks write permission on its file, as
 	 * the caller. */
 	creds_become(&j->creds, &saved);
-	do
-		r = connect(j->fd, (const struct sockaddr *)&j->addr, j->len);
-	while (r < 0 && errno == EINTR);
-	resp.error = r < 0 ? -errno : 0;
-	close(j->fd);
+	if (r == 0) {
+		do
+			r = j->bind ? bind(j->fd, to, len) : connect(j->fd, to, len);
+		while (r < 0 && errno == EINTR);
+		r = r < 0 ? -errno : 0;
+	}
+	resp.error = r;
 	if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
-		debug_msg("answering a connect: %s", strerror(errno));
-	free(j);
+		debug_msg("answering a %s: %s", j->bind ? "bind" : "connect", strerror(errno));
+	emulate_name_job_free(j);
 	return NULL;
 }
 
-int emulate_connect(struct session *s, const struct unotify_call *u, const struct call *c,
-		    pid_t tgid, struct stop_answer *a)
+/* J's DIR, CWD and BASE for the UNIX path C judged (its path[0]), opened
+ * as the caller in its view.  0; -ENOTSUP for a name that is no file
+ * path (abstract, unnamed); another -errno is the call's answer. */
+static int emulate_name_where(struct session *s, const struct unotify_call *u,
+			      const struct call *c, struct emulate_name_job *j)
 {
-	struct emulate_connect_job *j;
-	int fd;
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&c->sockaddr;
+	char proc[PATH_MAX], link[64];
+	const char *path, *slash;
+	struct creds saved;
+	int view, r = 0;
 
-	if (!c->name || strcmp(c->name, "connect") != 0 || c->sockaddr_len == 0 ||
-	    c->sockaddr_len > sizeof(c->sockaddr))
+	if (c->sockaddr.ss_family != AF_UNIX || c->n_events != 1 ||
+	    c->sockaddr_len <= offsetof(struct sockaddr_un, sun_path) || un->sun_path[0] == '\0')
 		return -ENOTSUP;
-	j = xmalloc(sizeof(*j));
+	path = emulate_path_of(c, 0, proc);
+	slash = path ? strrchr(path, '/') : NULL;
+	if (!slash || !slash[1] || strlen(slash + 1) >= sizeof(j->base))
+		return -ENOTSUP;
+	strcpy(j->base, slash + 1);
+	view = mask_view_fd(s, u->tid);
+	if (view < 0 && view != AT_FDCWD)
+		return -ENOTSUP;
+	snprintf(proc, sizeof(proc), "%.*s", (int)(slash - path), path);
+	creds_become(&j->creds, &saved);
+	j->dir = emulate_path_fd(view, u->tid, proc[0] ? proc : "/", O_DIRECTORY);
+	if (j->dir < 0)
+		r = j->dir;
+	if (r == 0 && un->sun_path[0] != '/') {
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)u->tid);
+		j->cwd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	creds_restore(&saved);
+	return r;
+}
+
+/* Connect or bind C (a connect of any family, the bind of a UNIX
+ * socket) by a thread of its own.  Returns as emulate_open(). */
+static int emulate_name_call(struct session *s, const struct unotify_call *u,
+			     const struct call *c, pid_t tgid, bool bind, struct stop_answer *a)
+{
+	struct emulate_name_job *j = xcalloc(1, sizeof(*j));
+	int r;
+
+	j->dir = j->cwd = -1;
+	j->bind = bind;
 	if (creds_of_task(u->tid, &j->creds) < 0) {
 		free(j);
 		return -ENOTSUP;
 	}
-	fd = emulate_socket_copy(s, tgid, c, a);
-	if (fd < 0) {
+	j->fd = emulate_socket_copy(s, tgid, c, a);
+	if (j->fd < 0) {
 		free(j);
 		return 0;
 	}
-	/* A name of no family the policy speaks of (AF_UNSPEC, which
-	 * dissolves an inet socket's association) is connected here too:
-	 * let run, the kernel would read a family again that another thread
-	 * may have made AF_UNIX meanwhile. */
+	r = emulate_name_where(s, u, c, j);
+	if (r < 0 && r != -ENOTSUP) {
+		emulate_name_job_free(j);
+		a->how = STOP_RETURN;
+		a->ret = r;
+		return 0;
+	}
 	j->listener = s->listener_fd;
 	j->id = u->id;
-	j->fd = fd;
 	j->addr = c->sockaddr;
 	j->len = (socklen_t)c->sockaddr_len;
-	if (emulate_detach(emulate_connect_thread, j) != 0) {
+	if (emulate_detach(emulate_name_thread, j) != 0) {
 		/* Continued, it would be raced: the kernel's answer when it
 		 * is short of what a call needs. */
-		close(fd);
-		free(j);
+		emulate_name_job_free(j);
 		a->how = STOP_RETURN;
 		a->ret = -EAGAIN;
 		return 0;
 	}
 	return 1;
+}
+
+int emulate_connect(struct session *s, const struct unotify_call *u, const struct call *c,
+		    pid_t tgid, struct stop_answer *a)
+{
+	/* A name of no family the policy speaks of (AF_UNSPEC, which
+	 * dissolves an inet socket's association) is connected here too:
+	 * let run, the kernel would read a family again that another thread
+	 * may have made AF_UNIX meanwhile. */
+	if (!c->name || strcmp(c->name, "connect") != 0 || c->sockaddr_len == 0 ||
+	    c->sockaddr_len > sizeof(c->sockaddr))
+		return -ENOTSUP;
+	return emulate_name_call(s, u, c, tgid, false, a);
 }
 
 /* ---- sendto, sendmsg, sendmmsg ---- */
@@ -914,10 +1036,12 @@ int emulate_bind(struct session *s, const struct unotify_call *u, const struct c
 	const struct rules_event *ev = &c->events[0];
 	int fd;
 
-	(void)s;
+	if (c->binds && c->sockaddr.ss_family == AF_UNIX && c->sockaddr_len > 0 &&
+	    c->sockaddr_len <= sizeof(c->sockaddr))
+		return emulate_name_call(s, u, c, tgid, true, a);
 	if (!c->binds || c->n_events != 1 || ev->kind != RULES_KIND_NET || !ev->bind ||
 	    c->sockaddr_len == 0 || c->sockaddr_len > sizeof(c->sockaddr))
-		return -ENOTSUP; /* a UNIX socket: its file is made as the kernel makes it */
+		return -ENOTSUP;
 	a->how = STOP_RETURN;
 	if (!emulate_may_bind_port(u->tid, ev->port)) {
 		a->ret = -EACCES;

@@ -37,7 +37,8 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 
 /* The connect C of notification U by a task of process TGID (allowed):
  * made on a copy of its socket to the address that was judged, by a
- * thread of its own (a connect may wait).  Returns as emulate_open(). */
+ * thread of its own (a connect may wait); a UNIX path in the directory
+ * judged, opened exactly.  Returns as emulate_open(). */
 int emulate_connect(struct session *s, const struct unotify_call *u, const struct call *c,
 		    pid_t tgid, struct stop_answer *a);
 
@@ -67,7 +68,8 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
  * of it to the address that was judged (the kernel's own check of a
  * privileged port made for the caller), or the listen C, made on a copy
  * that is still the socket judged.  Returns as emulate_open(); both are
- * answered at once (0: A holds the answer). */
+ * answered at once (0: A holds the answer), but for the bind of a UNIX
+ * socket, made by a thread in the directory judged, as the caller (1). */
 int emulate_bind(struct session *s, const struct unotify_call *u, const struct call *c,
 		 pid_t tgid, struct stop_answer *a);
 int emulate_listen(struct session *s, const struct unotify_call *u, const struct call *c,
