@@ -310,7 +310,6 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 							       id.loader, id.script,
 							       id.script ? id.script_name : id.exe_name);
 			t->pending_exec->script_arg = id.script_arg;
-			t->pending_exec->argv_cut = c->argv_truncated;
 			/* npm's install scripts, pip's builds (installed.h). */
 			installs_note_exec(&s->installs, t->pid, caller.argv, caller.argc, ev->argv,
 					   ev->argc);

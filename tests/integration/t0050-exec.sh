@@ -116,3 +116,41 @@ for B in auto preload; do
 	assert_rec "${BK}env -i, then nc -e: deny record" "$(exec_expr deny "$nc")"
 done
 if [ -n "$shm" ]; then rm -rf "$shm"; fi
+
+# --- long argument lists ------------------------------------------------------
+# Judged whole: a reverse shell named after many arguments, or after one
+# long one, is refused as any other; a list longer than agenttrace judges
+# (65,536 arguments) is refused with E2BIG and recorded, never run on its
+# first arguments alone; an ordinary long one runs.
+cat >"$ROOT/longargv.py" <<'PY'
+import errno, os, sys
+mode, n = sys.argv[1], int(sys.argv[2])
+pads = ["p" * (int(sys.argv[3]) if len(sys.argv) > 3 else 1)] * n
+if mode == "shell":
+    args = ["bash", "-c", 'exec 3<>"${@: -1}"', "x"] + pads + ["/dev/tcp/127.0.0.1/9"]
+    prog = "/bin/bash"
+else:
+    args, prog = ["true"] + pads, "/bin/true"
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(prog, args)
+    except OSError as e:
+        print(errno.errorcode[e.errno], flush=True)
+        os._exit(3)
+print("status", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+PY
+if [ -x /bin/bash ]; then
+	for spec in "300 1" "1 70000"; do
+		set -- $spec
+		at_q -- "$PYTHON" "$ROOT/longargv.py" shell "$1" "$2"
+		assert_match "a reverse shell after $1 arguments of $2 bytes: refused" "EACCES" "$(cat "$OUT")"
+		assert_rec "a reverse shell after $1 arguments of $2 bytes: recorded" \
+			"event == 'alert' and kind == 'exec' and rule_id == 'exec.reverse-shell'"
+	done
+fi
+at_q -- "$PYTHON" "$ROOT/longargv.py" true 20000
+assert_eq "20,000 arguments: the program runs" "status 0" "$(cat "$OUT")"
+at_q -- "$PYTHON" "$ROOT/longargv.py" true 70000
+assert_eq "70,000 arguments: E2BIG" "E2BIG" "$(head -n 1 "$OUT")"
+assert_rec "70,000 arguments: recorded" "event == 'alert' and rule_id == 'syscall.argv-too-long'"

@@ -115,8 +115,7 @@ static const char *exec_next(const char *p, const char *end)
 	return p < end ? p : end;
 }
 
-bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *argv, size_t argc,
-		       bool cut)
+bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *argv, size_t argc)
 {
 	bool direct = id->known && id->direct, ok = true;
 	size_t judged = 0, cap, len = 0, n = 0;
@@ -126,8 +125,8 @@ bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *a
 	const char *p, *end;
 	int fd;
 
-	if ((!direct && cut) || argc == 0)
-		return true; /* nothing to compare; argc 0: the kernel puts "" */
+	if (argc == 0)
+		return true; /* the kernel puts "" */
 	for (size_t i = 0; i < argc; i++)
 		judged += strlen(argv[i]) + 1;
 	cap = judged + EXEC_ARGV_SLACK;
@@ -152,7 +151,7 @@ bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *a
 		len += (size_t)r;
 	}
 	close(fd);
-	if (len >= cap && !cut)
+	if (len >= cap)
 		ok = false; /* more than was judged, and more than any interpreter adds */
 	buf[len] = '\0';
 	end = buf + len;
@@ -160,14 +159,6 @@ bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *a
 		n++;
 	if (!ok) {
 		/* said above */
-	} else if (cut) {
-		/* The judged ones begin the loaded ones (the last judged one
-		 * may itself be cut short). */
-		ok = n >= argc;
-		p = buf;
-		for (size_t i = 0; ok && i < argc; i++, p = exec_next(p, end))
-			ok = i + 1 < argc ? strcmp(p, argv[i]) == 0
-					  : strncmp(p, argv[i], strlen(argv[i])) == 0;
 	} else if (direct) {
 		ok = n == argc;
 		p = buf;

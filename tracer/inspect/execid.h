@@ -36,14 +36,11 @@ bool exec_id_matches(pid_t pid, const struct exec_id *id);
 /* Whether process PID, just after its exec, runs with the ARGC arguments
  * ARGV that were judged (its /proc/PID/cmdline, which the kernel copied
  * from the caller's memory after the check), ID the file judged.  For a
- * program run directly the loaded ones are the judged ones (CUT: ARGV
- * holds only the first arguments, or bytes, of more, which the loaded
- * ones begin with).  Else interpreters the kernel put first replaced
- * argv[0]: the judged argv[1..] end the line, after exactly as many
- * entries as the "#!" lines give (ID->before_args); before them, for a
- * binfmt_misc format, any number; with CUT nothing is compared.  True
- * when PID is gone. */
-bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *argv, size_t argc,
-		       bool cut);
+ * program run directly the loaded ones are the judged ones.  Else
+ * interpreters the kernel put first replaced argv[0]: the judged
+ * argv[1..] end the line, after exactly as many entries as the "#!"
+ * lines give (ID->before_args); before them, for a binfmt_misc format,
+ * any number.  True when PID is gone. */
+bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *argv, size_t argc);
 
 #endif

@@ -34,7 +34,6 @@ struct tracee_info *tracee_info_new_exec(const char *exe, const char *const *arg
 	i = xmalloc(bytes);
 	i->refs = 1;
 	i->script_arg = 0;
-	i->argv_cut = false;
 	i->parent = NULL;
 	i->depth = 1;
 	i->cut = false;

@@ -24,7 +24,6 @@ struct tracee_info {
 	char *loader;
 	char *script;
 	size_t script_arg; /* argv[script_arg] named the script */
-	bool argv_cut;     /* argv holds the first of more elements or bytes */
 	char *name;
 	/* The program this one replaced, or that the process's parent ran
 	 * when it forked it (a reference held); NULL: the session's command,

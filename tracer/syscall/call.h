@@ -30,8 +30,11 @@
  * file calls and exec EACCES, net EACCES, bypass syscalls EPERM,
  * clone3 and other ABIs ENOSYS (libc falls back / the ABI "does not exist"). */
 
-#define CALL_MAX_ARGV 256          /* argv elements kept for decisions and records */
-#define CALL_ARGV_BYTES (64 * 1024) /* bytes of argv strings kept */
+/* The argv an exec is judged on, whole: a longer one is refused (E2BIG),
+ * since the rest would run unjudged.  The kernel's own limit is a quarter
+ * of the stack's RLIMIT_STACK, 2 MiB by default. */
+#define CALL_MAX_ARGV 65536             /* argv elements */
+#define CALL_ARGV_BYTES (2 * 1024 * 1024) /* bytes of argv strings */
 
 /* What the decoder may ask of the supervisor. */
 struct call_ctx {

@@ -381,6 +381,10 @@ static int decode_exec(const struct decode *d)
 	rc = decode_argv(d, decode_arg(d, e->argv));
 	if (rc < 0)
 		return decode_fail(c, rc);
+	if (c->argv_truncated) {
+		decode_set_bypass(c, &syscall_bypass_argv_too_long, E2BIG);
+		return 0;
+	}
 	while (c->argv[argc])
 		argc++;
 	ev = &c->events[c->n_events++];

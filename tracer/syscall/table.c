@@ -385,6 +385,12 @@ const struct syscall_bypass syscall_bypass_unresolvable = {
 	.why = "the path could not be resolved as the kernel would (too long, or too many symlinks)",
 };
 
+const struct syscall_bypass syscall_bypass_argv_too_long = {
+	.id = "syscall.argv-too-long",
+	.why = "the exec's arguments are more than agenttrace judges (65,536 of them or 2 MiB): "
+	       "what was not judged would run; E2BIG, as for a list too long for the kernel",
+};
+
 const struct syscall_bypass syscall_bypass_routing_header = {
 	.id = "syscall.routing-header",
 	.why = WHY_ROUTING_HEADER,

@@ -169,6 +169,11 @@ extern const struct syscall_bypass syscall_bypass_abi;
 /* A path the supervisor cannot judge (longer than PATH_MAX once resolved,
  * more than 40 symlinks): denied with the kernel's own errno. */
 extern const struct syscall_bypass syscall_bypass_unresolvable;
+/* An exec whose arguments are more than the decoder keeps to judge
+ * (call.h CALL_MAX_ARGV, CALL_ARGV_BYTES): refused with E2BIG, the
+ * kernel's errno for an argument list too long, since what was not
+ * judged would run. */
+extern const struct syscall_bypass syscall_bypass_argv_too_long;
 /* An open of /dev/userfaultfd: "syscall.userfaultfd" by another route. */
 extern const struct syscall_bypass syscall_bypass_userfaultfd_dev;
 /* A message whose control data routes it past its name (an IPv6
