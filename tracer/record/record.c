@@ -65,12 +65,26 @@ json_t *record_jstr(const char *s)
 	return s ? record_jstrn(s, strlen(s)) : json_null();
 }
 
+/* Every record carries its process's argv: the first RECORD_ARGV_MAX
+ * arguments, and of RECORD_ARGV_BYTES in all (the last one cut), keep a
+ * log line of a program run with an argv of megabytes readable.  The
+ * whole argv is judged (tracer/syscall/call.h). */
+#define RECORD_ARGV_MAX 256
+#define RECORD_ARGV_BYTES (64 * 1024)
+
 static json_t *record_jargv(const char *const *argv, size_t argc)
 {
 	json_t *a = json_array();
+	size_t left = RECORD_ARGV_BYTES;
 
-	for (size_t i = 0; i < argc && argv && argv[i]; i++)
-		json_array_append_new(a, record_jstr(argv[i]));
+	for (size_t i = 0; i < argc && i < RECORD_ARGV_MAX && argv && argv[i] && left; i++) {
+		size_t n = strnlen(argv[i], left);
+		char *cut = argv[i][n] ? xstrndup(argv[i], n) : NULL;
+
+		json_array_append_new(a, record_jstr(cut ? cut : argv[i]));
+		free(cut);
+		left -= n;
+	}
 	return a;
 }
 
