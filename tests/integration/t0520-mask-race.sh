@@ -142,6 +142,19 @@ at_q -- mv "$ROOT/.github" "$ROOT/gh"
 assert_ne "mv .github away: refused" 0 $?
 assert_match "mv .github away: the kernel says the directory is busy" "busy" "$(cat "$ERR")"
 assert_file_present "mv .github away: the workflow stays" "$ROOT/.github/workflows/ci.yml"
+# The same rename by a caller with a second thread, which the notify
+# engine makes itself: the mount is the caller's, and so is EBUSY.
+at_q --engine notify -- "$PYTHON" -c '
+import os, sys, threading
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+try:
+    os.rename(sys.argv[1], sys.argv[2]); print("moved")
+except OSError as e:
+    print(e.strerror)' "$ROOT/.github" "$ROOT/gh"
+assert_eq "notify, a racing caller's mv .github away: the directory is busy" \
+	"Device or resource busy" "$(cat "$OUT")"
+assert_file_present "notify, a racing caller's mv .github away: the workflow stays" \
+	"$ROOT/.github/workflows/ci.yml"
 assert_file_present "mv .git away: .git stays" "$ROOT/.git/hooks"
 
 # --- the command cannot undo the masks (the filter refuses mount calls) ----------

@@ -329,6 +329,24 @@ static int emulate_utimes(int view, pid_t tid, pid_t tgid, const struct call *c,
 	return r;
 }
 
+/* Whether NAME in directory DFD (opened in the caller's view) is a mount
+ * point there.  The kernel refuses to rename or remove one with EBUSY,
+ * but asks the namespace of the task that makes the call: made from the
+ * supervisor's, a rename would carry a mask of the caller's away (the
+ * pin on .github, say) and let the tree be made again unmasked. */
+static bool emulate_mountpoint(int dfd, const char *name)
+{
+	struct statx dir, obj;
+
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return false;
+	if (statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &dir) < 0 ||
+	    statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &obj) < 0)
+		return false; /* the call's own answer (ENOENT) follows */
+	return (dir.stx_mask & STATX_MNT_ID) && (obj.stx_mask & STATX_MNT_ID) &&
+	       dir.stx_mnt_id != obj.stx_mnt_id;
+}
+
 int emulate_path_call(struct session *s, const struct unotify_call *u, const struct call *c,
 		      pid_t tgid, struct stop_answer *a)
 {
@@ -384,6 +402,11 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 		for (unsigned i = 0; i < n && r >= 0; i++)
 			r = dfd[i] = c->path_by_fd[i] ? emulate_caller_fd(tgid, (int)c->args[0])
 						      : emulate_where(view, u->tid, c, i, path[i], base[i]);
+	if (r >= 0 && (op == EMULATE_RENAME || op == EMULATE_UNLINK || op == EMULATE_RMDIR)) {
+		for (unsigned i = 0; i < n && r >= 0; i++)
+			if (emulate_mountpoint(dfd[i], base[i]))
+				r = -EBUSY;
+	}
 	if (r >= 0) {
 		r = 0;
 		switch (op) {
