@@ -275,6 +275,36 @@ for OP in rename link linkfd symlink; do
 	fi
 done
 
+# O_TMPFILE given a name by linkat(fd, "", AT_EMPTY_PATH), by a caller
+# with a second thread, without CAP_DAC_READ_SEARCH: what the kernel
+# allows (since Linux 6.10 for the credentials that opened the file) the
+# supervisor's link must allow too; a flag the kernel does not know is
+# its EINVAL.  Natively with the capability dropped from the bounding set.
+cat >"$ROOT/linkfd.py" <<'PY'
+import ctypes, os, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+d = sys.argv[1]
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+fd = os.open(d, os.O_TMPFILE | os.O_WRONLY, 0o600)
+os.write(fd, b"tmpfile-bytes")
+for name, flags in (("made", 0x1000), ("made2", 0x1000 | 0x40000)):
+    r = libc.linkat(fd, b"", -100, os.path.join(d, name).encode(), flags)
+    print(name, "ok" if r == 0 else os.strerror(ctypes.get_errno()), end=" ")
+print(open(os.path.join(d, "made")).read() if os.path.exists(os.path.join(d, "made")) else "-")
+PY
+mkdir -p "$ROOT/lt"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	rm -f "$ROOT/lt/made" "$ROOT/lt/made2"
+	setpriv --bounding-set -dac_read_search "$PYTHON" "$ROOT/linkfd.py" "$ROOT/lt" >"$SANDBOX/native.linkfd" 2>&1
+	rm -f "$ROOT/lt/made" "$ROOT/lt/made2"
+	at_q --engine notify -- "$PYTHON" "$ROOT/linkfd.py" "$ROOT/lt"
+	diag "linkfd natively: $(cat "$SANDBOX/native.linkfd"); supervised: $(cat "$OUT")"
+	assert_eq "notify: a racing caller's O_TMPFILE linked by its descriptor, as natively" \
+		"$(cat "$SANDBOX/native.linkfd")" "$(cat "$OUT")"
+else
+	skip "linkfd as natively" "not root, or no setpriv to drop CAP_DAC_READ_SEARCH natively"
+fi
+
 # A judged name that ends in "/", "." or "..", where the kernel gives the
 # call a meaning of its own (EBUSY, ENOTDIR): made by the supervisor too,
 # in the directory judged, never let run on memory that now names

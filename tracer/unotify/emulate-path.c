@@ -418,11 +418,21 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 			/* The decoder followed the old name where the call
 			 * would (AT_SYMLINK_FOLLOW): the object is linked.  An
 			 * open file given a name (AT_EMPTY_PATH) is linked from
-			 * the caller's own descriptor, with the kernel's check
-			 * of the caller's capability. */
-			if (c->path_by_fd[0] ? linkat(dfd[0], "", dfd[1], base[1], AT_EMPTY_PATH) < 0
-					     : linkat(dfd[0], base[0], dfd[1], base[1], 0) < 0)
+			 * the caller's own descriptor, copied, through its
+			 * /proc/self/fd link: since Linux 6.10 the kernel lets
+			 * AT_EMPTY_PATH link a file without CAP_DAC_READ_SEARCH
+			 * only for the credentials that opened it, which a copy
+			 * in another process never has; the link needs none,
+			 * and the caller could take it as well. */
+			if (c->path_by_fd[0]) {
+				char self[64];
+
+				snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd[0]);
+				if (linkat(AT_FDCWD, self, dfd[1], base[1], AT_SYMLINK_FOLLOW) < 0)
+					r = -errno;
+			} else if (linkat(dfd[0], base[0], dfd[1], base[1], 0) < 0) {
 				r = -errno;
+			}
 			break;
 		case EMULATE_UNLINK:
 		case EMULATE_RMDIR:
