@@ -25,6 +25,7 @@ struct stop_answer;
 struct unotify_call;
 struct privtmp;
 struct landlock;
+struct namewatch;
 struct mask;
 struct survive;
 struct alerted;
@@ -160,6 +161,7 @@ struct session {
 	bool listener_hup;        /* notify: no task uses the filter any more */
 	bool emulate_opens;       /* notify: racing callers' opens are made here (emulate.h) */
 	struct exposed *exposed;  /* notify: which callers can race (exposed.c) */
+	struct namewatch *namewatch; /* notify: which calls a changed name can turn (namewatch.c) */
 	/* notify: a task in a call is not in a ptrace stop; to unwind its
 	 * stack for a record the engine brings it into one (NULL: the
 	 * ptrace engine, where it is in one already).  True when it is. */

@@ -15,7 +15,9 @@
  * read: each open that succeeds is read, and counted in "marker" when the
  * bytes hold MARKER (the protected file's content).  write: each open is
  * O_WRONLY|O_CREAT|O_APPEND and MARKER is written into it; the test looks
- * at BAD/NAME afterwards.  Prints "tries=N ok=K marker=M eacces=E erofs=R
+ * at BAD/NAME afterwards.  chmod: LINK/NAME is made mode 0777 (MARKER
+ * unused); move: a file LINK.src holding MARKER, beside LINK, is renamed
+ * to LINK/NAME, and made again.  Prints "tries=N ok=K marker=M eacces=E erofs=R
  * other=O".  Exit 0, or 2 on usage errors.  Built without sanitizers: it
  * runs under the filter. */
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,12 +45,13 @@ int main(int argc, char **argv)
 	unsigned long tries, ok = 0, marker = 0, eacces = 0, erofs = 0, other = 0;
 	char path[PATH_MAX], swap[PATH_MAX], buf[4096];
 	const char *mode, *link, *good, *bad, *name, *op, *mark;
-	bool write_op;
+	bool write_op, chmod_op, move_op;
+	char src[PATH_MAX];
 	pid_t pid;
 
 	if (argc != 9) {
 		fprintf(stderr, "usage: race-swap symlink|rename TRIES LINK GOOD BAD NAME "
-				"read|write MARKER\n");
+				"read|write|chmod|move MARKER\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -59,8 +63,11 @@ int main(int argc, char **argv)
 	op = argv[7];
 	mark = argv[8];
 	write_op = strcmp(op, "write") == 0;
+	chmod_op = strcmp(op, "chmod") == 0;
+	move_op = strcmp(op, "move") == 0;
 	if ((strcmp(mode, "symlink") && strcmp(mode, "rename")) ||
-	    (!write_op && strcmp(op, "read")) || !*mark ||
+	    (!write_op && !chmod_op && !move_op && strcmp(op, "read")) || !*mark ||
+	    (size_t)snprintf(src, sizeof(src), "%s.src", link) >= sizeof(src) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/%s", link, name) >= sizeof(path) ||
 	    (size_t)snprintf(swap, sizeof(swap), "%s.swap", link) >= sizeof(swap)) {
 		fprintf(stderr, "race-swap: bad arguments\n");
@@ -86,7 +93,31 @@ int main(int argc, char **argv)
 	if (pid == 0)
 		swapper(link, swap);
 	for (unsigned long i = 0; i < tries; i++) {
-		int fd = write_op ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0755) :
+		int fd, r;
+
+		if (chmod_op || move_op) {
+			if (move_op) {
+				fd = open(src, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+				if (fd < 0 || write(fd, mark, strlen(mark)) < 0) {
+					perror("race-swap: the file to move");
+					if (fd >= 0)
+						close(fd);
+					break;
+				}
+				close(fd);
+			}
+			r = chmod_op ? chmod(path, 0777) : rename(src, path);
+			if (r == 0)
+				ok++;
+			else if (errno == EACCES)
+				eacces++;
+			else if (errno == EROFS)
+				erofs++;
+			else
+				other++;
+			continue;
+		}
+		fd = write_op ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0755) :
 				    open(path, O_RDONLY | O_CLOEXEC);
 		ssize_t n;
 
@@ -114,6 +145,8 @@ int main(int argc, char **argv)
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	if (move_op)
+		unlink(src);
 	printf("tries=%lu ok=%lu marker=%lu eacces=%lu erofs=%lu other=%lu\n", tries, ok, marker,
 	       eacces, erofs, other);
 	return 0;

@@ -37,6 +37,7 @@
 #include "tracer/unotify/emulate.h"
 #include "tracer/unotify/exposed.h"
 #include "tracer/unotify/listener.h"
+#include "tracer/unotify/namewatch.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -56,7 +57,7 @@ static bool emulate_makes(const struct call *c)
 
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
 {
-	return emulate_makes(c) && exposed_can_race(s, t, c);
+	return emulate_makes(c) && (namewatch_exposed(s, c) || exposed_can_race(s, t, c));
 }
 
 /* FN(ARG) in a detached thread: the calls that may wait.  0, or an error of pthread_create(). */

@@ -15,6 +15,7 @@
 #include "tracer/session.h"
 #include "tracer/stop.h"
 #include "tracer/unotify/exposed.h"
+#include "tracer/unotify/namewatch.h"
 #include "tracer/unotify/listener.h"
 
 #ifndef SYS_pidfd_open
@@ -149,4 +150,5 @@ void unotify_close(struct session *s)
 		close(s->sigchld_fd);
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
 	exposed_free(s);
+	namewatch_free(s);
 }
