@@ -65,3 +65,18 @@ at_q --engine notify -- sh -c 'git init -q "$1" && exec "$2" symlink "$3" "$4" "
 	sh "$ROOT/proj3" "$SWAP" "$N" "$ROOT/x" "$ROOT/ok" "$ROOT/proj3/.git/hooks" "$PLANT"
 diag "a .git made in the session: $(cat "$OUT")"
 assert_file_absent "a .git made in the session: no hook planted" "$ROOT/proj3/.git/hooks/pre-commit"
+
+# A directory made before the session outside the project, with an empty
+# .git/hooks in it, moved in (a whole repository is refused: its config
+# was never judged): those hooks are no mask's, and from then on every
+# write is made by the supervisor.
+rm -rf "$TMPDIR/repo" "$ROOT/moved" "$ROOT/x" "$ROOT/x.swap"
+mkdir -p "$TMPDIR/repo/.git/hooks"
+echo 'ref: refs/heads/main' >"$TMPDIR/repo/.git/HEAD"
+mkdir -p "$TMPDIR/ok/.git/hooks"
+# The swapped links name directories no rule names (TMPDIR/ok, ROOT/moved).
+at_q --engine notify -- sh -c 'mv "$1" "$2" && exec "$3" symlink "$4" "$5" "$6" "$7" .git/hooks/pre-commit write "$8"' \
+	sh "$TMPDIR/repo" "$ROOT/moved" "$SWAP" "$N" "$ROOT/x" "$TMPDIR/ok" "$ROOT/moved" "$PLANT"
+diag "a repository moved in: $(cat "$OUT")"
+assert_file_present "a repository moved in: the move was made" "$ROOT/moved/.git/HEAD"
+assert_file_absent "a repository moved in: no hook planted" "$ROOT/moved/.git/hooks/pre-commit"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "lib/xalloc.h"
@@ -36,6 +37,11 @@ struct namewatch {
 	 * such a name may make such a tree. */
 	struct namewatch_name *tree;
 	size_t n_tree;
+	/* The leading literal directories of those trees' rules ("/p/"
+	 * for the project's): a directory moved in from elsewhere may hold
+	 * such a tree, unmasked. */
+	struct namewatch_name *tree_dir;
+	size_t n_tree_dir;
 	/* A protected tree no mask covers may exist: every write-class call
 	 * is made by the engine. */
 	bool unpinned;
@@ -125,8 +131,16 @@ static struct namewatch *namewatch_of(struct session *s)
 				continue;
 			dir = (size_t)(slash - text);
 			if (strcmp(slash + 1, "**") == 0) {
-				if (namewatch_inside_roots(s, text, dir))
+				if (namewatch_inside_roots(s, text, dir)) {
+					size_t lit = strcspn(text, "*?[\\");
+
 					namewatch_tree_names(w, text, dir);
+					while (lit > 0 && text[lit - 1] != '/')
+						lit--;
+					if (lit > 1)
+						namewatch_add(&w->tree_dir, &w->n_tree_dir, text + 1,
+							      lit - 1);
+				}
 			} else if (namewatch_inside_roots(s, text, strlen(text))) {
 				namewatch_add(&w->leaf, &w->n_leaf, slash + 1, strlen(slash + 1));
 			}
@@ -147,6 +161,23 @@ static bool namewatch_in(const struct namewatch_name *v, size_t n, const char *p
 		if (v[i].glob ? match_path(v[i].text, slash) :
 				v[i].len == len && memcmp(v[i].text, slash, len) == 0)
 			return true;
+	return false;
+}
+
+/* Whether the rename C moves a directory into one of the places where
+ * the tree rules apply from outside it: a repository made before the
+ * session elsewhere, moved into the project, brings its hooks unmasked. */
+static bool namewatch_moves_in(const struct namewatch *w, const struct call *c)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < w->n_tree_dir; i++) {
+		const char *d = w->tree_dir[i].text;
+		size_t n = w->tree_dir[i].len;
+
+		if (strncmp(c->path[1], d, n) == 0 && strncmp(c->path[0], d, n) != 0)
+			return lstat(c->path[0], &st) < 0 || S_ISDIR(st.st_mode);
+	}
 	return false;
 }
 
@@ -199,7 +230,7 @@ bool namewatch_exposed(struct session *s, const struct call *c)
 			     (namewatch_in(w->tree, w->n_tree, c->link_target) ||
 			      namewatch_in(w->leaf, w->n_leaf, c->link_target)));
 
-		if (tree)
+		if (tree || (op == EMULATE_RENAME && n == 2 && namewatch_moves_in(w, c)))
 			w->unpinned = true;
 	}
 	if (w->unpinned)
@@ -221,8 +252,11 @@ void namewatch_free(struct session *s)
 		free(w->leaf[i].text);
 	for (size_t i = 0; i < w->n_tree; i++)
 		free(w->tree[i].text);
+	for (size_t i = 0; i < w->n_tree_dir; i++)
+		free(w->tree_dir[i].text);
 	free(w->leaf);
 	free(w->tree);
+	free(w->tree_dir);
 	free(w);
 	s->namewatch = NULL;
 }
