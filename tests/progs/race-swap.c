@@ -94,6 +94,7 @@ int main(int argc, char **argv)
 		swapper(link, swap);
 	for (unsigned long i = 0; i < tries; i++) {
 		int fd, r;
+		ssize_t n;
 
 		if (chmod_op || move_op) {
 			if (move_op) {
@@ -107,21 +108,11 @@ int main(int argc, char **argv)
 				close(fd);
 			}
 			r = chmod_op ? chmod(path, 0777) : rename(src, path);
-			if (r == 0)
-				ok++;
-			else if (errno == EACCES)
-				eacces++;
-			else if (errno == EROFS)
-				erofs++;
-			else
-				other++;
-			continue;
+		} else {
+			r = fd = write_op ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0755) :
+					    open(path, O_RDONLY | O_CLOEXEC);
 		}
-		fd = write_op ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0755) :
-				    open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n;
-
-		if (fd < 0) {
+		if (r < 0) {
 			if (errno == EACCES)
 				eacces++;
 			else if (errno == EROFS)
@@ -131,6 +122,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		ok++;
+		if (chmod_op || move_op)
+			continue;
 		if (write_op) {
 			if (write(fd, mark, strlen(mark)) < 0)
 				other++;
