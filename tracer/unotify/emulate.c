@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -502,16 +503,6 @@ static int emulate_socket_copy(struct session *s, pid_t tgid, const struct call 
 	return fd;
 }
 
-/* Whether FD is an AF_INET or AF_INET6 socket. */
-static bool emulate_inet_socket(int fd)
-{
-	int domain = 0;
-	socklen_t len = sizeof(domain);
-
-	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
-	       (domain == AF_INET || domain == AF_INET6);
-}
-
 /* ---- connect, and a UNIX socket's bind ---- */
 
 /* A connect may wait (a TCP handshake, a full listen queue): made by a
@@ -733,12 +724,23 @@ struct emulate_send_job {
 	/* sendmmsg: where the caller's first mmsghdr takes the bytes sent;
 	 * 0: sendto or sendmsg. */
 	unsigned long msg_len_at;
+	/* A UNIX socket's send: the descriptors its SCM_RIGHTS carry, copied
+	 * from the caller, and the socket file judged, opened exactly
+	 * (ADDR names it as /proc/self/fd/N); -1: none. */
+	int *fds;
+	size_t n_fds;
+	int dest_fd;
 };
 
 static void emulate_send_free(struct emulate_send_job *j)
 {
 	if (j->fd >= 0)
 		close(j->fd);
+	if (j->dest_fd >= 0)
+		close(j->dest_fd);
+	for (size_t i = 0; i < j->n_fds; i++)
+		close(j->fds[i]);
+	free(j->fds);
 	free(j->data);
 	free(j->control);
 	free(j);
@@ -910,6 +912,192 @@ static void emulate_send_unspecified(struct sockaddr_storage *ss, const struct c
 		memcpy(&in6->sin6_addr, ev->addr, 16);
 }
 
+/* ---- a UNIX socket's sends ---- */
+
+#define EMULATE_SCM_MAX_FD 253 /* SCM_MAX_FD: the most one message carries */
+
+/* A task's real, effective and saved user and group ids, and its
+ * effective capabilities. */
+struct emulate_ids {
+	unsigned long uid[3], gid[3];
+	unsigned long long cap_eff;
+};
+
+static int emulate_ids_of(pid_t tid, struct emulate_ids *ids)
+{
+	char text[16384];
+	const char *u, *g;
+
+	if (proc_read(tid, "status", text, sizeof(text)) < 0)
+		return -ESRCH;
+	u = strstr(text, "\nUid:");
+	g = strstr(text, "\nGid:");
+	if (!u || !g || sscanf(u + 5, "%lu %lu %lu", &ids->uid[0], &ids->uid[1], &ids->uid[2]) != 3 ||
+	    sscanf(g + 5, "%lu %lu %lu", &ids->gid[0], &ids->gid[1], &ids->gid[2]) != 3 ||
+	    !proc_status_field(text, "\nCapEff:", 16, &ids->cap_eff))
+		return -EPROTO;
+	return 0;
+}
+
+/* Whether credentials UC may be sent by a task with IDS of process TGID,
+ * as the kernel judges them (scm_check_creds()): its own pid but with
+ * CAP_SYS_ADMIN, one of its uids but with CAP_SETUID, one of its gids
+ * but with CAP_SETGID. */
+static bool emulate_ids_admit(const struct emulate_ids *ids, pid_t tgid, const struct ucred *uc)
+{
+	bool pid = uc->pid == tgid || ((ids->cap_eff >> CAP_SYS_ADMIN) & 1);
+	bool uid = uc->uid == ids->uid[0] || uc->uid == ids->uid[1] || uc->uid == ids->uid[2] ||
+		   ((ids->cap_eff >> CAP_SETUID) & 1);
+	bool gid = uc->gid == ids->gid[0] || uc->gid == ids->gid[1] || uc->gid == ids->gid[2] ||
+		   ((ids->cap_eff >> CAP_SETGID) & 1);
+
+	return pid && uid && gid;
+}
+
+/* Whether the supervisor may send datagrams with another process's
+ * credentials (see emulate_ids_admit()), for task TID, which must then
+ * be in the supervisor's user namespace for its capabilities to mean
+ * what they say.  Without that a receiver asking for credentials
+ * (SO_PASSCRED) would learn the supervisor: the send is let run. */
+static bool emulate_may_speak_for(pid_t tid)
+{
+	static int mine = -1;
+	struct emulate_ids self;
+	struct stat a, b;
+	char path[64];
+
+	if (mine < 0)
+		mine = emulate_ids_of((pid_t)syscall(SYS_gettid), &self) == 0 &&
+		       ((self.cap_eff >> CAP_SYS_ADMIN) & 1) && ((self.cap_eff >> CAP_SETUID) & 1) &&
+		       ((self.cap_eff >> CAP_SETGID) & 1);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
+	return mine && stat("/proc/self/ns/user", &a) == 0 && stat(path, &b) == 0 &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/* J's control messages, the caller's (task TID of process TGID, IDS),
+ * made the supervisor's to send: SCM_RIGHTS' descriptors copied from the
+ * caller (EBADF for one it does not hold), SCM_CREDENTIALS checked as the
+ * kernel checks the caller's own (EPERM), and when it gave none the
+ * caller's credentials added, which a receiver asking for them would
+ * otherwise learn as the supervisor's.  0 or -errno. */
+static int emulate_unix_control(struct emulate_send_job *j, pid_t tgid,
+				const struct emulate_ids *ids)
+{
+	struct msghdr in = { .msg_control = j->control, .msg_controllen = j->control_len };
+	size_t cap = CMSG_ALIGN(j->control_len) + CMSG_SPACE(sizeof(struct ucred)), at = 0;
+	char *out = xcalloc(1, cap);
+	bool creds = false;
+	int r = 0;
+
+	for (struct cmsghdr *cm = j->control_len ? CMSG_FIRSTHDR(&in) : NULL; cm && r == 0;
+	     cm = CMSG_NXTHDR(&in, cm)) {
+		size_t n = cm->cmsg_len;
+		struct cmsghdr *o = (struct cmsghdr *)(out + at);
+
+		if (n < sizeof(*cm) || n > j->control_len - (size_t)((char *)cm - j->control)) {
+			r = -EINVAL;
+			break;
+		}
+		memcpy(o, cm, n);
+		at += CMSG_ALIGN(n);
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_RIGHTS) {
+			size_t k = (n - CMSG_LEN(0)) / sizeof(int);
+
+			if (k > EMULATE_SCM_MAX_FD) {
+				r = -EINVAL;
+				break;
+			}
+			for (size_t i = 0; i < k && r == 0; i++) {
+				int theirs, mine;
+
+				memcpy(&theirs, CMSG_DATA(o) + i * sizeof(int), sizeof(int));
+				mine = emulate_caller_fd(tgid, theirs);
+				if (mine < 0) {
+					r = -EBADF;
+					break;
+				}
+				j->fds = xrealloc(j->fds, (j->n_fds + 1) * sizeof(*j->fds));
+				j->fds[j->n_fds++] = mine;
+				memcpy(CMSG_DATA(o) + i * sizeof(int), &mine, sizeof(int));
+			}
+		} else if (cm->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred uc;
+
+			if (n != CMSG_LEN(sizeof(uc))) {
+				r = -EINVAL;
+				break;
+			}
+			memcpy(&uc, CMSG_DATA(o), sizeof(uc));
+			if (!emulate_ids_admit(ids, tgid, &uc))
+				r = -EPERM;
+			creds = true;
+		}
+	}
+	if (r == 0 && !creds) {
+		struct cmsghdr *o = (struct cmsghdr *)(out + at);
+		struct ucred uc = { .pid = tgid, .uid = (uid_t)ids->uid[0], .gid = (gid_t)ids->gid[0] };
+
+		o->cmsg_len = CMSG_LEN(sizeof(uc));
+		o->cmsg_level = SOL_SOCKET;
+		o->cmsg_type = SCM_CREDENTIALS;
+		memcpy(CMSG_DATA(o), &uc, sizeof(uc));
+		at += CMSG_SPACE(sizeof(uc));
+	}
+	free(j->control);
+	j->control = out;
+	j->control_len = at;
+	return r;
+}
+
+/* The destination of a UNIX send C, a socket file's path judged, made
+ * exact: that file opened in the caller's view as the caller (who must
+ * be allowed to write it, as the kernel asks of a sender), and J's
+ * address its /proc/self/fd link, which the kernel follows to that very
+ * file.  An abstract name, or none, is sent as judged.  0 or -errno. */
+static int emulate_unix_dest(struct session *s, const struct unotify_call *u,
+			     const struct call *c, struct emulate_send_job *j)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&c->sockaddr;
+	struct sockaddr_un *to = (struct sockaddr_un *)&j->addr;
+	char proc[PATH_MAX];
+	struct creds cr, saved;
+	const char *path;
+	struct stat st;
+	int view, fd, r = 0;
+
+	if (c->sockaddr_len <= offsetof(struct sockaddr_un, sun_path) || un->sun_path[0] == '\0')
+		return 0;
+	if (c->n_events < 1 || c->events[0].kind != RULES_KIND_NET || !c->events[0].unix_path ||
+	    !(path = emulate_path_of(c, 0, proc)))
+		return -EPERM;
+	view = mask_view_fd(s, u->tid);
+	if ((view < 0 && view != AT_FDCWD) || creds_of_task(u->tid, &cr) < 0)
+		return -EPERM;
+	creds_become(&cr, &saved);
+	fd = emulate_path_fd(view, u->tid, path, 0);
+	if (fd < 0)
+		r = fd;
+	else if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		r = -ECONNREFUSED;
+	else if (faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
+		r = -errno;
+	creds_restore(&saved);
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	j->dest_fd = fd;
+	memset(to, 0, sizeof(*to));
+	to->sun_family = AF_UNIX;
+	snprintf(to->sun_path, sizeof(to->sun_path), "/proc/self/fd/%d", fd);
+	j->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(to->sun_path) + 1);
+	return 0;
+}
+
 int emulate_send(struct session *s, const struct unotify_call *u, const struct call *c,
 		 pid_t tgid, struct stop_answer *a)
 {
@@ -919,7 +1107,9 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	struct emulate_send_job *j;
 	socklen_t tl = sizeof(int);
 	struct msghdr mh;
-	int fl, r, type = 0;
+	struct emulate_ids ids;
+	socklen_t dl;
+	int fl, r, type = 0, domain = 0;
 	bool tried;
 
 	/* sendto: no name judged is one the kernel refuses (EINVAL); a
@@ -931,16 +1121,23 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	if (by_mmsg && c->args[2] == 0)
 		return -ENOTSUP; /* nothing to send */
 	j = xcalloc(1, sizeof(*j));
+	j->dest_fd = -1;
 	j->fd = emulate_socket_copy(s, tgid, c, a);
 	if (j->fd < 0) {
 		free(j);
 		return 0;
 	}
-	/* Only an inet socket's destination is judged.  A UNIX socket's
-	 * receiver learns who sent (SCM_CREDENTIALS, the peer's pid), which
-	 * would be the supervisor: its sends are run by the kernel. */
-	if (!emulate_inet_socket(j->fd) ||
+	dl = sizeof(domain);
+	if (getsockopt(j->fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) < 0 ||
+	    (domain != AF_INET && domain != AF_INET6 && domain != AF_UNIX) ||
 	    getsockopt(j->fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
+		emulate_send_free(j);
+		return -ENOTSUP;
+	}
+	/* A UNIX socket's receiver may learn who sent (SCM_CREDENTIALS), and
+	 * gets the descriptors it carries: made only where the supervisor can
+	 * send both as the caller's. */
+	if (domain == AF_UNIX && (!emulate_may_speak_for(u->tid) || emulate_ids_of(u->tid, &ids) < 0)) {
 		emulate_send_free(j);
 		return -ENOTSUP;
 	}
@@ -961,6 +1158,13 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 		j->flags = (int)c->args[3];
 		r = emulate_send_gather(u->tid, &one, 1, j);
 	}
+	j->addr = c->sockaddr;
+	j->len = (socklen_t)c->sockaddr_len;
+	if (r == 0 && domain == AF_UNIX) {
+		r = emulate_unix_control(j, tgid, &ids);
+		if (r == 0)
+			r = emulate_unix_dest(s, u, c, j);
+	}
 	if (r < 0) {
 		a->ret = r == -ESRCH ? -EFAULT : r;
 		emulate_send_free(j);
@@ -970,9 +1174,8 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	j->id = u->id;
 	j->tgid = tgid;
 	j->tid = u->tid;
-	j->addr = c->sockaddr;
-	j->len = (socklen_t)c->sockaddr_len;
-	emulate_send_unspecified(&j->addr, c);
+	if (domain != AF_UNIX)
+		emulate_send_unspecified(&j->addr, c);
 	fl = fcntl(j->fd, F_GETFL);
 	/* A send that cannot wait is made and answered here; so is a
 	 * datagram that finds room now (all or nothing, either way).  One
