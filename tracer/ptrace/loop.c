@@ -168,18 +168,25 @@ static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee 
 }
 
 /* A new process that shares its parent's memory (vfork, clone with
- * CLONE_VM): another thread of either can change what the other's call
- * reads after the supervisor has read it, as threads can (tracee.h
- * shares_mm). */
-static void loop_note_shared_mm(struct tracee *parent, struct tracee *child, int event)
+ * CLONE_VM), descriptor table (CLONE_FILES) or working directory
+ * (CLONE_FS): either can change what the other's call reads, or where
+ * its names lead, after the supervisor has judged it, as threads can
+ * (tracee.h shares_mm, shares_fs). */
+static void loop_note_shared(struct tracee *parent, struct tracee *child, int event)
 {
 	if (child->tgid == parent->tgid)
 		return; /* a thread: its group counts it */
+	/* Asked for every kind of child: a clone with SIGCHLD as its exit
+	 * signal comes as a fork, whatever it shares. */
 	if (event == PTRACE_EVENT_VFORK ||
-	    (event == PTRACE_EVENT_CLONE &&
-	     syscall(SYS_kcmp, parent->pid, child->pid, KCMP_VM, 0, 0) == 0)) {
+	    syscall(SYS_kcmp, parent->pid, child->pid, KCMP_VM, 0, 0) == 0 ||
+	    syscall(SYS_kcmp, parent->pid, child->pid, KCMP_FILES, 0, 0) == 0) {
 		parent->shares_mm = true;
 		child->shares_mm = true;
+	}
+	if (syscall(SYS_kcmp, parent->pid, child->pid, KCMP_FS, 0, 0) == 0) {
+		parent->shares_fs = true;
+		child->shares_fs = true;
 	}
 }
 
@@ -202,7 +209,7 @@ static void loop_spawned(struct session *s, struct tracee *t, int event)
 		c = loop_add_task(s, child, t);
 	}
 	if (c)
-		loop_note_shared_mm(t, c, event);
+		loop_note_shared(t, c, event);
 }
 
 /* ---- exec ---- */

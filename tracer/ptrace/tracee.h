@@ -72,10 +72,15 @@ struct tracee {
 	bool withdrawn;
 	long withdrawn_nr;
 	unsigned long withdrawn_args[6];
-	/* Shares its memory with a process of its own (vfork, CLONE_VM) until
-	 * it execs: its calls' arguments can change under the supervisor, as
-	 * a thread's can. */
+	/* Shares its memory (vfork, CLONE_VM) or its descriptor table
+	 * (CLONE_FILES) with a process of its own until it execs: its calls'
+	 * arguments, or the directories its descriptors name, can change
+	 * under the supervisor, as a thread's can. */
 	bool shares_mm;
+	/* Shares its working directory and root (CLONE_FS) with a process of
+	 * its own, exec or not: a relative name can be made to lead
+	 * elsewhere by another process. */
+	bool shares_fs;
 	struct tracee_group *group; /* never NULL while the entry is in a table */
 	struct tracee *next; /* hash chain */
 };
