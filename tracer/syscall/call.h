@@ -88,6 +88,10 @@ struct call {
 	 * (rules_proc_self()); 0: it does not.  What an engine that opens
 	 * the path itself must open instead. */
 	pid_t path_proc[2];
+	/* The walk to path[i] followed a magic link of process path_via[i]'s
+	 * /proc entry (/proc/PID/fd/N, cwd, root): that process can make it
+	 * lead elsewhere without changing a name.  0: none. */
+	pid_t path_via[2];
 	/* path[i] as given ended in "/", "." or "..", which the resolved
 	 * path no longer shows: rmdir("d/.") is EINVAL, rename("f", "g/")
 	 * of a file ENOTDIR.  The kernel acts on the last component as

@@ -56,6 +56,7 @@ static void decode_reset(struct call *c)
 	c->explicit_deny_only[0] = c->explicit_deny_only[1] = false;
 	c->path[0][0] = c->path[1][0] = '\0';
 	c->path_proc[0] = c->path_proc[1] = 0;
+	c->path_via[0] = c->path_via[1] = 0;
 	c->path_odd_last[0][0] = c->path_odd_last[1][0] = '\0';
 	c->path_by_fd[0] = c->path_by_fd[1] = false;
 	c->link_target[0] = '\0';
@@ -251,7 +252,9 @@ static int decode_path(const struct decode *d, const struct syscall_path *sp, in
 	if (n == 0 && (sp->empty & SYSCALL_EMPTY_AT) && (c->flags & AT_EMPTY_PATH))
 		goto by_fd;
 	/* path_resolve() copies its input before writing OUT. */
-	rc = path_resolve(d->pid, dirfd, out, decode_path_flags(d, sp, oflags), out, PATH_MAX);
+	rc = path_resolve_via(d->pid, dirfd, out, decode_path_flags(d, sp, oflags), out, PATH_MAX,
+			      out == c->path[0] || out == c->path[1] ? &c->path_via[out == c->path[1]] :
+								       NULL);
 	goto done;
 by_fd:
 	if (out == c->path[0] || out == c->path[1])

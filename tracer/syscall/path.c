@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -183,7 +184,7 @@ static void path_top_set(const char *full, bool link)
 /* The walk.  BASE ("" or NULL for "/") is where a relative REST starts.
  * LEXICAL: fold the text only (the caller knows there is no symlink). */
 static int path_walk(pid_t pid, const char *base, const char *path, int flags, char *out,
-		     size_t outsz, bool lexical)
+		     size_t outsz, bool lexical, pid_t *via)
 {
 	char bufa[PATH_WORK], bufb[PATH_WORK], link[PATH_MAX];
 	char *rest = bufa, *spare = bufb;
@@ -277,6 +278,9 @@ static int path_walk(pid_t pid, const char *base, const char *path, int flags, c
 			/* A magic link: the object itself, not its text. */
 			size_t tl = strlen(link);
 
+			if (via)
+				*via = (pid_t)strtol(out + 6, NULL, 10);
+
 			if (link[0] != '/') {
 				if (tl >= outsz)
 					return -ENAMETOOLONG;
@@ -355,7 +359,7 @@ static int path_fold(pid_t pid, const char *full, int flags, char *out, size_t o
 	char res[PATH_MAX];
 	size_t n;
 
-	if (path_walk(pid, NULL, full, flags, res, sizeof(res), true) < 0)
+	if (path_walk(pid, NULL, full, flags, res, sizeof(res), true, NULL) < 0)
 		return 1;
 	n = strlen(res);
 	if (n >= outsz)
@@ -556,32 +560,42 @@ static int path_fast(pid_t pid, const char *base, const char *path, int flags, c
 }
 
 static int path_any(pid_t pid, const char *base, const char *path, int flags, char *out,
-		    size_t outsz)
+		    size_t outsz, pid_t *via)
 {
+	if (via)
+		*via = 0;
 	if (path[0] != '\0' && path_fast(pid, base, path, flags, out, outsz) == 0)
 		return 0;
-	return path_walk(pid, base, path, flags, out, outsz, false);
+	return path_walk(pid, base, path, flags, out, outsz, false, via);
 }
 
 int path_resolve_from(pid_t pid, const char *base, const char *path, int flags, char *out,
 		      size_t outsz)
 {
-	return path_any(pid, base, path, flags, out, outsz);
+	return path_any(pid, base, path, flags, out, outsz, NULL);
 }
 
-int path_resolve(pid_t pid, int dirfd, const char *path, int flags, char *out, size_t outsz)
+int path_resolve_via(pid_t pid, int dirfd, const char *path, int flags, char *out, size_t outsz,
+		     pid_t *via)
 {
 	char base[PATH_MAX];
 	int rc;
 
+	if (via)
+		*via = 0;
 	if (path[0] == '\0')
 		return -ENOENT;
 	if (path[0] == '/')
-		return path_any(pid, NULL, path, flags, out, outsz);
+		return path_any(pid, NULL, path, flags, out, outsz, via);
 	rc = path_fd(pid, dirfd, base, sizeof(base));
 	if (rc == PATH_NOT_FS)
 		return -ENOTDIR;
 	if (rc < 0)
 		return rc;
-	return path_any(pid, base, path, flags, out, outsz);
+	return path_any(pid, base, path, flags, out, outsz, via);
+}
+
+int path_resolve(pid_t pid, int dirfd, const char *path, int flags, char *out, size_t outsz)
+{
+	return path_resolve_via(pid, dirfd, path, flags, out, outsz, NULL);
 }

@@ -38,6 +38,12 @@
  * directory), -EBADF (no such fd), -ESRCH (the tracee is gone). */
 int path_resolve(pid_t pid, int dirfd, const char *path, int flags, char *out, size_t outsz);
 
+/* path_resolve(), and into VIA the pid of the last /proc/PID magic link
+ * (fd/N, cwd, root, exe) the walk followed, 0 for none: what such a
+ * link leads to, process PID can change without any name changing. */
+int path_resolve_via(pid_t pid, int dirfd, const char *path, int flags, char *out, size_t outsz,
+		     pid_t *via);
+
 /* The same with an already-resolved absolute directory BASE for relative
  * paths (a symlink's target is relative to the link's directory). */
 int path_resolve_from(pid_t pid, const char *base, const char *path, int flags, char *out,

@@ -58,7 +58,7 @@ static bool emulate_makes(const struct call *c)
 
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
 {
-	return emulate_makes(c) && (namewatch_exposed(s, c) || exposed_can_race(s, t, c));
+	return emulate_makes(c) && (namewatch_exposed(s, c, t->tgid, t->pid) || exposed_can_race(s, t, c));
 }
 
 /* FN(ARG) in a detached thread: the calls that may wait.  0, or an error of pthread_create(). */

@@ -181,13 +181,22 @@ static bool namewatch_moves_in(const struct namewatch *w, const struct call *c)
 	return false;
 }
 
+/* Whether PATH leads through /proc (or /dev/fd, which leads there): a
+ * process's descriptors, working directory and root, whose object
+ * another process can change without changing a name. */
+static bool namewatch_magic(const char *path)
+{
+	return strncmp(path, "/proc/", 6) == 0 || strcmp(path, "/proc") == 0 ||
+	       strncmp(path, "/dev/fd", 7) == 0;
+}
+
 /* Whether event I of C names a file by a path (not an open descriptor). */
 static bool namewatch_by_name(const struct call *c, unsigned i)
 {
 	return c->path[i][0] && !c->path_by_fd[i];
 }
 
-bool namewatch_exposed(struct session *s, const struct call *c)
+bool namewatch_exposed(struct session *s, const struct call *c, pid_t tgid, pid_t tid)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)&c->sockaddr;
 	enum emulate_path_op op = emulate_path_op_of(c);
@@ -228,13 +237,20 @@ bool namewatch_exposed(struct session *s, const struct call *c)
 			    namewatch_in(w->tree, w->n_tree, c->path[0]) ||
 			    (op == EMULATE_SYMLINK &&
 			     (namewatch_in(w->tree, w->n_tree, c->link_target) ||
-			      namewatch_in(w->leaf, w->n_leaf, c->link_target)));
+			      namewatch_in(w->leaf, w->n_leaf, c->link_target) ||
+			      namewatch_magic(c->link_target) || namewatch_magic(c->path[1])));
 
 		if (tree || (op == EMULATE_RENAME && n == 2 && namewatch_moves_in(w, c)))
 			w->unpinned = true;
 	}
 	if (w->unpinned)
 		return true;
+	/* Through another process's descriptor or working directory, which
+	 * it can point elsewhere at any time. */
+	for (unsigned i = 0; i < n; i++)
+		if ((c->path_proc[i] > 0 && c->path_proc[i] != tgid) ||
+		    (c->path_via[i] > 0 && c->path_via[i] != tgid && c->path_via[i] != tid))
+			return true;
 	for (unsigned i = 0; i < n; i++)
 		if (namewatch_in(w->leaf, w->n_leaf, c->path[i]) ||
 		    namewatch_in(w->tree, w->n_tree, c->path[i]))

@@ -25,15 +25,18 @@
 #define AGENTTRACE_UNOTIFY_NAMEWATCH_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct call;
 struct session;
 
-/* Whether S's allowed call C, one the engine can make itself, is to be
- * made by it whatever the caller's memory: see above.  Notes in S a call
- * that makes a name of a protected tree (from then on every write-class
- * call is made by the engine). */
-bool namewatch_exposed(struct session *s, const struct call *c);
+/* Whether S's allowed call C of task TID of process TGID, one the engine
+ * can make itself, is to be made by it whatever the caller's memory:
+ * see above; also a write-class call whose path goes through another
+ * process's /proc descriptors or working directory.  Notes in S a call
+ * that makes a name of a protected tree, or a symlink into /proc (from
+ * then on every write-class call is made by the engine). */
+bool namewatch_exposed(struct session *s, const struct call *c, pid_t tgid, pid_t tid);
 
 /* Frees what namewatch_exposed() keeps in S. */
 void namewatch_free(struct session *s);
