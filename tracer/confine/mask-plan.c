@@ -41,6 +41,7 @@
 #define MASK_NESTED_DEPTH 4
 #define MASK_NESTED_LISTED 4096
 #define MASK_NESTED_MAX 32
+#define MASK_HEADS_MAX 64
 
 /* A name no rule is expected to name: a write or read of it inside a
  * directory tells what the policy says of a new name there. */
@@ -52,9 +53,15 @@ struct plan {
 	const char *root;
 	size_t root_len;
 	unsigned listed;
-	char *nested[MASK_NESTED_MAX]; /* below root, each holding a .git */
+	char *nested[MASK_NESTED_MAX]; /* below root, each holding a .git or a head */
 	size_t n_nested;
 	bool nested_found;
+	/* The literal first components after the project's "**" of the write deny
+	 * rules that go on below them (".github" of .github/workflows, ".husky"):
+	 * a directory that holds one is looked into as a nested project is,
+	 * so that a monorepo package's .github/workflows is masked too. */
+	char *heads[MASK_HEADS_MAX];
+	size_t n_heads;
 };
 
 /* Denied by a deny rule (not by the section's fallback: outside the
@@ -389,8 +396,42 @@ static bool plan_no_projects(const char *name)
 	return false;
 }
 
-/* DIR's subdirectories, recursively: those that hold a .git are nested
- * projects.  The entry types readdir() gives spare an lstat() per entry. */
+/* PL's heads, from the write deny rules of its policy. */
+static void plan_heads(struct plan *pl)
+{
+	const struct rules_span *sp = &pl->p->span[RULES_KIND_WRITE][RULES_ACTION_DENY];
+
+	for (uint32_t i = 0; i < sp->count && pl->n_heads < MASK_HEADS_MAX; i++) {
+		const char *t = rules_string(pl->p, rules_rule_at(pl->p, sp->first + i)->pat.text);
+		const char *head, *end;
+		bool known = false;
+
+		if (strncmp(t, pl->root, pl->root_len) != 0 || strncmp(t + pl->root_len, "/**/", 4) != 0)
+			continue;
+		head = t + pl->root_len + 4;
+		end = strchr(head, '/');
+		if (!end || end == head || strcspn(head, "*?[\\") < (size_t)(end - head) ||
+		    (end - head == 4 && strncmp(head, ".git", 4) == 0))
+			continue;
+		for (size_t k = 0; k < pl->n_heads && !known; k++)
+			known = strlen(pl->heads[k]) == (size_t)(end - head) &&
+				strncmp(pl->heads[k], head, (size_t)(end - head)) == 0;
+		if (!known)
+			pl->heads[pl->n_heads++] = xstrndup(head, (size_t)(end - head));
+	}
+}
+
+static bool plan_is_head(const struct plan *pl, const char *name)
+{
+	for (size_t i = 0; i < pl->n_heads; i++)
+		if (strcmp(pl->heads[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* DIR's subdirectories, recursively: those that hold a .git or a head
+ * are nested projects.  The entry types readdir() gives spare an lstat()
+ * per entry. */
 static void plan_find_nested(struct plan *pl, const char *dir, int depth, unsigned *budget)
 {
 	DIR *d = opendir(dir);
@@ -404,10 +445,15 @@ static void plan_find_nested(struct plan *pl, const char *dir, int depth, unsign
 		bool is_dir = de->d_type == DT_DIR;
 
 		(*budget)--;
-		if (strcmp(de->d_name, ".git") == 0) {
-			if (depth > 0 && pl->n_nested < MASK_NESTED_MAX)
+		if (strcmp(de->d_name, ".git") == 0 || plan_is_head(pl, de->d_name)) {
+			bool known = false;
+
+			for (size_t i = 0; i < pl->n_nested && !known; i++)
+				known = strcmp(pl->nested[i], dir) == 0;
+			if (depth > 0 && !known && pl->n_nested < MASK_NESTED_MAX)
 				pl->nested[pl->n_nested++] = xstrdup(dir);
-			continue;
+			if (strcmp(de->d_name, ".git") == 0)
+				continue;
 		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
 		    plan_no_projects(de->d_name) || depth + 1 >= MASK_NESTED_DEPTH + 1 ||
@@ -432,6 +478,7 @@ static void plan_walk_nested(struct plan *pl, enum rules_kind kind, const char *
 		unsigned budget = MASK_NESTED_LISTED;
 
 		pl->nested_found = true;
+		plan_heads(pl);
 		plan_find_nested(pl, pl->root, 0, &budget);
 	}
 	for (size_t i = 0; i < pl->n_nested; i++)
@@ -603,4 +650,6 @@ void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
 	plan_normalize(m);
 	for (size_t i = 0; i < pl.n_nested; i++)
 		free(pl.nested[i]);
+	for (size_t i = 0; i < pl.n_heads; i++)
+		free(pl.heads[i]);
 }
