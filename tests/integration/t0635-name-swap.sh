@@ -80,3 +80,96 @@ at_q --engine notify -- sh -c 'mv "$1" "$2" && exec "$3" symlink "$4" "$5" "$6" 
 diag "a repository moved in: $(cat "$OUT")"
 assert_file_present "a repository moved in: the move was made" "$ROOT/moved/.git/HEAD"
 assert_file_absent "a repository moved in: no hook planted" "$ROOT/moved/.git/hooks/pre-commit"
+
+# A second process sharing the caller's working directory (CLONE_FS) or
+# its descriptor table (CLONE_FILES), pointing it now at a safe directory
+# and now into a nested repository's hooks deeper than the masks look:
+# no name changes, and the caller's memory is its own.
+SHARE=$ROOT/bin/race-share
+cp "$PROGS/race-share" "$SHARE" || exit 99
+deep=$ROOT/a/b/c/d/e
+mkdir -p "$deep" "$ROOT/safe"
+git init -q "$deep"
+echo '#!/bin/sh' >"$deep/.git/hooks/pre-commit"
+: >"$ROOT/safe/pre-commit"
+for M in fs files; do
+	at_q --engine notify -- "$SHARE" "$M" "$deep/.git/hooks" "$ROOT/safe" pre-commit "$N"
+	diag "shared $M: $(cat "$OUT")"
+	assert_match "a process sharing the caller's $M: no open reached the hooks" " inside=0$" \
+		"$(cat "$OUT")"
+	assert_match "a process sharing the caller's $M: the allowed opens were made" " ok=[1-9]" \
+		"$(cat "$OUT")"
+done
+
+# Another process's descriptor opened through /proc/PID/fd, which that
+# process points now at a harmless file and now at a .pth of the user
+# site: what the link leads to changes without a name changing.
+echo 'import os' >"$SITE/x.pth"
+echo harmless >"$ROOT/harmless"
+cat >"$ROOT/procfd.py" <<'PY'
+import os, sys, time
+prot, harmless, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+pid = os.fork()
+if pid == 0:
+    a = os.open(harmless, os.O_PATH); b = os.open(prot, os.O_PATH)
+    while True:
+        os.dup2(a, 100); os.dup2(b, 100)
+time.sleep(0.2)
+wins = ok = 0
+ino = os.stat(prot).st_ino
+for i in range(n):
+    try:
+        fd = os.open("/proc/%d/fd/100" % pid, os.O_WRONLY | os.O_APPEND)
+    except OSError:
+        continue
+    ok += 1
+    if os.fstat(fd).st_ino == ino:
+        wins += 1
+        os.write(fd, b"#planted\n")
+    os.close(fd)
+os.kill(pid, 9)
+print("ok=%d wins=%d" % (ok, wins))
+PY
+at_q --engine notify -- "$PYTHON" "$ROOT/procfd.py" "$SITE/x.pth" "$ROOT/harmless" "$N"
+diag "through /proc/PID/fd: $(cat "$OUT")"
+assert_match "through another process's /proc/PID/fd: the .pth never opened for writing" " wins=0$" \
+	"$(cat "$OUT")"
+assert_eq "through another process's /proc/PID/fd: the .pth as it was" "import os" "$(cat "$SITE/x.pth")"
+
+# A symlink into /proc made in the session (another process's working
+# directory, harmless when the link is made; the process moves into a
+# nested repository's hooks once the racing caller has begun) can lead
+# anywhere later: from then on every write is made by the supervisor.
+rm -rf "$ROOT/x" "$ROOT/x.swap" "$ROOT/cwdlink"
+at_q --engine notify -- "$PYTHON" -c '
+import os, subprocess, sys, time
+safe, tree, link = sys.argv[1:4]
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.chdir(safe); os.read(r, 1); os.chdir(tree); time.sleep(120); os._exit(0)
+race = subprocess.Popen(sys.argv[4:])
+time.sleep(0.1)
+os.symlink("/proc/%d/cwd" % pid, link)
+time.sleep(0.05)
+os.write(w, b"x")
+race.wait()
+os.kill(pid, 9)' "$ROOT/safe" "$deep/.git/hooks" "$ROOT/cwdlink" \
+	"$SWAP" symlink 20000 "$ROOT/x" "$ROOT/safe" "$ROOT/cwdlink" pre-commit write "$PLANT"
+diag "a symlink to /proc/PID/cwd: $(cat "$OUT")"
+assert_eq "a symlink to /proc/PID/cwd: no hook planted" '#!/bin/sh' "$(cat "$deep/.git/hooks/pre-commit")"
+
+# A submodule's hooks, kept in the superproject's .git/modules: refused
+# as the project's own are.
+mkdir -p "$ROOT/.git/modules/lib/hooks"
+at_q -- sh -c 'echo "$1" >"$2"' sh "$PLANT" "$ROOT/.git/modules/lib/hooks/post-checkout"
+assert_file_absent "a submodule's hooks: no hook planted" "$ROOT/.git/modules/lib/hooks/post-checkout"
+assert_rec "a submodule's hooks: the write is denied and recorded" \
+	"$(deny_expr write write.git-modules-hooks "$ROOT/.git/modules/lib/hooks/post-checkout")"
+
+# A protected tree in a directory that is no git project (a monorepo
+# package's .husky) is masked as a nested project's are.
+mkdir -p "$ROOT/frontend/.husky"
+echo 'npx lint-staged' >"$ROOT/frontend/.husky/pre-commit"
+at_q -- sh -c 'grep -c " $1 " /proc/self/mountinfo' sh "$ROOT/frontend/.husky"
+assert_eq "a monorepo package's .husky: masked" 1 "$(cat "$OUT")"
