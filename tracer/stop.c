@@ -154,6 +154,10 @@ static void stop_endpoints(struct session *s, struct tracee *t, struct call *c,
 		ev->endpoint = f.endpoint;
 		jc->local_answer[i] = f.answer;
 		jc->listener[i] = f.listener;
+		if (i == 0) {
+			c->sock_dev = f.vfs_dev;
+			c->sock_ino = f.vfs_ino;
+		}
 		if (f.copy >= 0 && i == 0 && c->sockaddr_len) {
 			s->endpoint_copy = f.copy; /* a connect or send: judged on this socket */
 		} else if (f.copy >= 0) {

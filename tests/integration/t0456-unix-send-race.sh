@@ -83,6 +83,83 @@ assert_match "notify, sun_path flipped: the allowed sends were made" " ok=[1-9]"
 assert_rec "notify, sun_path flipped: the tries of the outside socket are denied and recorded" \
 	"event == 'alert' and action == 'deny' and kind == 'net'"
 
+# The socket files themselves exchanged (renameat2 RENAME_EXCHANGE) by a
+# second process, between the session's socket and a hard link of the
+# outside one: what is connected to is the socket file judged, not the
+# one at the name later.
+cat >"$ROOT/swap.py" <<'PY'
+import ctypes, os, socket, sys
+d, outside, n, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+a, b = d + "/a.sock", d + "/b.sock"
+for f in (a, b):
+    if os.path.lexists(f):
+        os.unlink(f)
+kind = socket.SOCK_STREAM if mode == "stream" else socket.SOCK_DGRAM
+rs = socket.socket(socket.AF_UNIX, kind)
+rs.bind(a)
+if mode == "stream":
+    rs.listen(4096)
+rs.setblocking(False)
+os.link(outside, b)
+libc = ctypes.CDLL(None, use_errno=True)
+pid = os.fork()
+if pid == 0:
+    while True:
+        libc.syscall(316, -100, a.encode(), -100, b.encode(), 2)
+ok = 0
+for i in range(n):
+    s = socket.socket(socket.AF_UNIX, kind)
+    try:
+        s.connect(a)
+        s.send(b"ATTACK")
+        ok += 1
+    except OSError:
+        pass
+    s.close()
+    try:
+        while True:
+            if mode == "stream":
+                rs.accept()[0].close()
+            else:
+                rs.recv(64)
+    except BlockingIOError:
+        pass
+os.kill(pid, 9)
+print("tries=%d ok=%d" % (n, ok))
+PY
+for MODE in dgram stream; do
+	rm -f "$TMPDIR/srv.sock" "$SANDBOX/srv.count" "$SANDBOX/srv.count.ready" "$SANDBOX/srv.count.stop"
+	"$PYTHON" -c '
+import os, select, socket, sys, time
+kind = socket.SOCK_STREAM if sys.argv[3] == "stream" else socket.SOCK_DGRAM
+s = socket.socket(socket.AF_UNIX, kind)
+s.bind(sys.argv[1])
+if kind == socket.SOCK_STREAM:
+    s.listen(4096)
+open(sys.argv[2] + ".ready", "w").write("ready")
+n, conns, end = 0, [], time.time() + 120
+while time.time() < end and not os.path.exists(sys.argv[2] + ".stop"):
+    r, _, _ = select.select([s] + conns, [], [], 0.2)
+    for x in r:
+        if x is s and kind == socket.SOCK_STREAM:
+            conns.append(s.accept()[0])
+            continue
+        data = x.recv(64)
+        if x is not s and not data:
+            conns.remove(x)
+            x.close()
+        n += data.count(b"ATTACK")
+open(sys.argv[2], "w").write(str(n))' "$TMPDIR/srv.sock" "$SANDBOX/srv.count" "$MODE" &
+	RX=$!
+	wait_file "$SANDBOX/srv.count.ready" 10 || { kill $RX; not_ok "$MODE socket files exchanged" "no server"; continue; }
+	at_q --engine notify -- "$PYTHON" "$ROOT/swap.py" "$TMPDIR" "$TMPDIR/srv.sock" "$N" "$MODE"
+	touch "$SANDBOX/srv.count.stop"
+	wait $RX
+	diag "$MODE, socket files exchanged: $(cat "$OUT"); outside server got $(cat "$SANDBOX/srv.count")"
+	assert_eq "$MODE, socket files exchanged: nothing reached the outside server" 0 "$(cat "$SANDBOX/srv.count")"
+	assert_match "$MODE, socket files exchanged: the session's own were reached" " ok=[1-9]" "$(cat "$OUT")"
+done
+
 # What a receiver sees of a racing caller's sends: its pid and uid
 # (SO_PASSCRED), the descriptors it passes, a relative name, as natively.
 cat >"$ROOT/peer.py" <<'PY'
@@ -109,8 +186,23 @@ for level, kind, data in anc:
 tx.sendto(b"second", "p.sock")
 msg, anc, flags, addr = rx.recvmsg(64, 256)
 out.append(msg.decode())
+# A datagram longer than any inet one goes whole.
+tx.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+out.append("big=%d" % tx.sendto(b"x" * 400000, "p.sock"))
+out.append("got=%d" % len(rx.recv(1 << 20)))
+# A stream connect: the server learns its peer's uid and gid from it.
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind("s.sock")
+srv.listen(1)
+cl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+cl.connect("s.sock")
+conn, _ = srv.accept()
+pid, uid, gid = array.array("i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+out.append("peer-uid=%d peer-gid=%d" % (uid, gid))
 print(" ".join(out))
 os.unlink("p.sock")
+os.unlink("s.sock")
 PY
 mkdir -p "$ROOT/peer"
 "$PYTHON" "$ROOT/peer.py" "$ROOT/peer" >"$SANDBOX/native.peer" 2>&1

@@ -407,6 +407,8 @@ static void endpoints_find_unix(struct endpoints *e, int copy, const struct rule
 			out->answer = ECONNREFUSED;
 			return;
 		}
+		out->vfs_dev = st.st_dev;
+		out->vfs_ino = (uint64_t)st.st_ino;
 		if (endpoints_named(e, name, endpoints_vfs_match, &st)) {
 			out->endpoint = RULES_ENDPOINT_SESSION;
 			return;
@@ -432,6 +434,8 @@ void endpoints_find_on(struct endpoints *e, int copy, const struct rules_event *
 	out->endpoint = RULES_ENDPOINT_OUTSIDE;
 	out->answer = 0;
 	out->listener = 0;
+	out->vfs_dev = 0;
+	out->vfs_ino = 0;
 	if (ev->family == AF_UNIX) {
 		endpoints_find_unix(e, copy, ev, out);
 		return;

@@ -58,6 +58,11 @@ struct endpoint_found {
 	 * own error (EBADF, ENOTSOCK) */
 	int answer;
 	uint64_t listener;  /* RULES_ENDPOINT_OUTSIDE: its socket's inode, 0 unknown */
+	/* A UNIX path: the socket file found at it, judged by whose it is;
+	 * an engine that makes the call itself must reach that very file.
+	 * 0: none. */
+	dev_t vfs_dev;
+	uint64_t vfs_ino;
 	/* The copy of the caller's socket the answer was found on (-1:
 	 * none), for an engine that makes the call itself: the socket that
 	 * was judged.  The caller closes it. */

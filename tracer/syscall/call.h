@@ -118,6 +118,12 @@ struct call {
 	 * engine needs to make the call itself; 0 length: no name. */
 	struct sockaddr_storage sockaddr;
 	unsigned sockaddr_len;
+	/* A UNIX path judged by whose socket it leads to (the supervisor's
+	 * endpoint lookup): the socket file found then, which an engine that
+	 * makes the call itself must reach, and not another put at the name
+	 * since.  0: not judged so. */
+	dev_t sock_dev;
+	uint64_t sock_ino;
 	/* An open (open, openat, openat2, creat): its mode, and openat2's
 	 * resolve flags; what an engine needs to make the call itself. */
 	bool is_open;

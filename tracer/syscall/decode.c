@@ -57,6 +57,8 @@ static void decode_reset(struct call *c)
 	c->path[0][0] = c->path[1][0] = '\0';
 	c->path_proc[0] = c->path_proc[1] = 0;
 	c->path_via[0] = c->path_via[1] = 0;
+	c->sock_dev = 0;
+	c->sock_ino = 0;
 	c->path_odd_last[0][0] = c->path_odd_last[1][0] = '\0';
 	c->path_by_fd[0] = c->path_by_fd[1] = false;
 	c->link_target[0] = '\0';

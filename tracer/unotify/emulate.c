@@ -503,6 +503,31 @@ static int emulate_socket_copy(struct session *s, pid_t tgid, const struct call 
 	return fd;
 }
 
+/* ---- who the caller is ---- */
+
+/* A task's real, effective and saved user and group ids, and its
+ * effective capabilities. */
+struct emulate_ids {
+	unsigned long uid[3], gid[3];
+	unsigned long long cap_eff;
+};
+
+static int emulate_ids_of(pid_t tid, struct emulate_ids *ids)
+{
+	char text[16384];
+	const char *u, *g;
+
+	if (proc_read(tid, "status", text, sizeof(text)) < 0)
+		return -ESRCH;
+	u = strstr(text, "\nUid:");
+	g = strstr(text, "\nGid:");
+	if (!u || !g || sscanf(u + 5, "%lu %lu %lu", &ids->uid[0], &ids->uid[1], &ids->uid[2]) != 3 ||
+	    sscanf(g + 5, "%lu %lu %lu", &ids->gid[0], &ids->gid[1], &ids->gid[2]) != 3 ||
+	    !proc_status_field(text, "\nCapEff:", 16, &ids->cap_eff))
+		return -EPROTO;
+	return 0;
+}
+
 /* ---- connect, and a UNIX socket's bind ---- */
 
 /* A connect may wait (a TCP handshake, a full listen queue): made by a
@@ -522,6 +547,14 @@ struct emulate_name_job {
 	struct sockaddr_storage addr;
 	socklen_t len;
 	struct creds creds;
+	/* The caller's own ids, which the thread takes for a UNIX socket's
+	 * connect or bind: a server learns its peer's uid and gid from the
+	 * connect (SO_PEERCRED), and would see the supervisor's. */
+	struct emulate_ids ids;
+	bool have_ids;
+	/* The socket file judged by whose it is (call.h sock_ino); 0: any. */
+	dev_t sock_dev;
+	uint64_t sock_ino;
 	bool bind;
 	int dir;       /* the judged directory of a UNIX path (O_PATH); -1: none */
 	int cwd;       /* the caller's working directory then (O_PATH); -1: none */
@@ -574,9 +607,17 @@ static void *emulate_name_thread(void *arg)
 	struct sockaddr_un exact = { .sun_family = AF_UNIX };
 	const struct sockaddr *to = (const struct sockaddr *)&j->addr;
 	socklen_t len = j->len;
-	int r = 0;
+	int r = 0, target = -1;
 
-	if (j->dir >= 0) {
+	/* The caller's ids, for good: the thread ends with the call.  The
+	 * groups first, while it may still set them. */
+	if (j->have_ids &&
+	    (syscall(SYS_setresgid, (gid_t)j->ids.gid[0], (gid_t)j->ids.gid[1],
+		     (gid_t)j->ids.gid[2]) < 0 ||
+	     syscall(SYS_setresuid, (uid_t)j->ids.uid[0], (uid_t)j->ids.uid[1],
+		     (uid_t)j->ids.uid[2]) < 0))
+		r = -EPERM;
+	if (r == 0 && j->dir >= 0) {
 		/* A working directory and a umask of this thread's own. */
 		if (unshare(CLONE_FS) < 0)
 			r = -errno;
@@ -595,6 +636,26 @@ static void *emulate_name_thread(void *arg)
 	/* A UNIX socket's connect checks write permission on its file, as
 	 * the caller. */
 	creds_become(&j->creds, &saved);
+	/* A connect reaches the socket file that was judged, opened in the
+	 * judged directory without following a name, through its
+	 * /proc/self/fd link: not another one put at the name since. */
+	if (r == 0 && !j->bind && j->dir >= 0) {
+		struct stat st;
+
+		target = openat(j->dir, j->base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (target < 0)
+			r = -errno;
+		else if (fstat(target, &st) < 0 || !S_ISSOCK(st.st_mode))
+			r = -ECONNREFUSED;
+		else if (j->sock_ino && ((uint64_t)st.st_ino != j->sock_ino || st.st_dev != j->sock_dev))
+			r = -EACCES;
+		if (r == 0) {
+			snprintf(exact.sun_path, sizeof(exact.sun_path), "/proc/self/fd/%d", target);
+			to = (const struct sockaddr *)&exact;
+			len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+					  strlen(exact.sun_path) + 1);
+		}
+	}
 	if (r == 0) {
 		do
 			r = j->bind ? bind(j->fd, to, len) : connect(j->fd, to, len);
@@ -602,6 +663,8 @@ static void *emulate_name_thread(void *arg)
 		r = r < 0 ? -errno : 0;
 	}
 	resp.error = r;
+	if (target >= 0)
+		close(target);
 	if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
 		debug_msg("answering a %s: %s", j->bind ? "bind" : "connect", strerror(errno));
 	emulate_name_job_free(j);
@@ -664,6 +727,11 @@ static int emulate_name_call(struct session *s, const struct unotify_call *u,
 		return 0;
 	}
 	r = emulate_name_where(s, u, c, j);
+	if (r == 0) {
+		j->have_ids = emulate_ids_of(u->tid, &j->ids) == 0;
+		j->sock_dev = c->sock_dev;
+		j->sock_ino = c->sock_ino;
+	}
 	if (r < 0 && r != -ENOTSUP) {
 		emulate_name_job_free(j);
 		a->how = STOP_RETURN;
@@ -724,6 +792,7 @@ struct emulate_send_job {
 	/* sendmmsg: where the caller's first mmsghdr takes the bytes sent;
 	 * 0: sendto or sendmsg. */
 	unsigned long msg_len_at;
+	size_t max; /* the most bytes sent: EMULATE_SEND_MAX, or a UNIX socket's buffer */
 	/* A UNIX socket's send: the descriptors its SCM_RIGHTS carry, copied
 	 * from the caller, and the socket file judged, opened exactly
 	 * (ADDR names it as /proc/self/fd/N); -1: none. */
@@ -746,8 +815,8 @@ static void emulate_send_free(struct emulate_send_job *j)
 	free(j);
 }
 
-/* The bytes of IOV[0..N) of task PID, gathered into J (at most
- * EMULATE_SEND_MAX).  0 or -errno (EFAULT: what the kernel would say). */
+/* The bytes of IOV[0..N) of task PID, gathered into J (at most J's
+ * max).  0 or -errno (EFAULT: what the kernel would say). */
 static int emulate_send_gather(pid_t pid, const struct iovec *iov, size_t n,
 			       struct emulate_send_job *j)
 {
@@ -755,8 +824,7 @@ static int emulate_send_gather(pid_t pid, const struct iovec *iov, size_t n,
 	int r;
 
 	for (size_t i = 0; i < n; i++)
-		total += iov[i].iov_len < EMULATE_SEND_MAX - total ? iov[i].iov_len :
-								     EMULATE_SEND_MAX - total;
+		total += iov[i].iov_len < j->max - total ? iov[i].iov_len : j->max - total;
 	j->data = xmalloc(total ? total : 1);
 	for (size_t i = 0; i < n && j->n < total; i++) {
 		size_t take = iov[i].iov_len < total - j->n ? iov[i].iov_len : total - j->n;
@@ -916,29 +984,6 @@ static void emulate_send_unspecified(struct sockaddr_storage *ss, const struct c
 
 #define EMULATE_SCM_MAX_FD 253 /* SCM_MAX_FD: the most one message carries */
 
-/* A task's real, effective and saved user and group ids, and its
- * effective capabilities. */
-struct emulate_ids {
-	unsigned long uid[3], gid[3];
-	unsigned long long cap_eff;
-};
-
-static int emulate_ids_of(pid_t tid, struct emulate_ids *ids)
-{
-	char text[16384];
-	const char *u, *g;
-
-	if (proc_read(tid, "status", text, sizeof(text)) < 0)
-		return -ESRCH;
-	u = strstr(text, "\nUid:");
-	g = strstr(text, "\nGid:");
-	if (!u || !g || sscanf(u + 5, "%lu %lu %lu", &ids->uid[0], &ids->uid[1], &ids->uid[2]) != 3 ||
-	    sscanf(g + 5, "%lu %lu %lu", &ids->gid[0], &ids->gid[1], &ids->gid[2]) != 3 ||
-	    !proc_status_field(text, "\nCapEff:", 16, &ids->cap_eff))
-		return -EPROTO;
-	return 0;
-}
-
 /* Whether credentials UC may be sent by a task with IDS of process TGID,
  * as the kernel judges them (scm_check_creds()): its own pid but with
  * CAP_SYS_ADMIN, one of its uids but with CAP_SETUID, one of its gids
@@ -1082,6 +1127,8 @@ static int emulate_unix_dest(struct session *s, const struct unotify_call *u,
 		r = fd;
 	else if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		r = -ECONNREFUSED;
+	else if (c->sock_ino && ((uint64_t)st.st_ino != c->sock_ino || st.st_dev != c->sock_dev))
+		r = -EACCES; /* another socket file put at the name since the check */
 	else if (faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
 		r = -errno;
 	creds_restore(&saved);
@@ -1140,6 +1187,17 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	if (domain == AF_UNIX && (!emulate_may_speak_for(u->tid) || emulate_ids_of(u->tid, &ids) < 0)) {
 		emulate_send_free(j);
 		return -ENOTSUP;
+	}
+	/* A UNIX datagram may be as long as the socket's buffer, and is sent
+	 * whole or not at all: never cut to fit. */
+	j->max = EMULATE_SEND_MAX;
+	if (domain == AF_UNIX) {
+		int buf = 0;
+		socklen_t bl = sizeof(buf);
+
+		if (getsockopt(j->fd, SOL_SOCKET, SO_SNDBUF, &buf, &bl) == 0 &&
+		    (size_t)buf > j->max)
+			j->max = (size_t)buf;
 	}
 	a->how = STOP_RETURN;
 	if (by_msg || by_mmsg) {
