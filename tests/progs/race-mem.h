@@ -121,16 +121,30 @@ static inline void race_mem_flip(char *buf, const char *good, const char *bad,
 }
 
 /* FLIP run for ever in a second process, which dies with this one; its
- * pid, or -1. */
+ * pid, or -1.  Returns once the flipping has begun: a run short enough
+ * to end before the second process is scheduled races nothing. */
 static inline pid_t race_mem_fork(void (*flip)(void))
 {
-	pid_t pid = fork();
+	int ready[2];
+	char c = 0;
+	pid_t pid;
 
+	if (pipe(ready) < 0)
+		return -1;
+	pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(ready[0]);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		close(ready[1]);
 		flip();
 		_exit(0);
 	}
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &c, 1) != 1)
+		pid = -1;
+	close(ready[0]);
 	return pid;
 }
 
