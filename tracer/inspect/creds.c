@@ -10,8 +10,9 @@
 #include "tracer/inspect/creds.h"
 #include "tracer/inspect/proc.h"
 
-/* The 4th number of a "Uid:" or "Gid:" line: the fs id. */
-static bool creds_fs_id(const char *text, const char *key, unsigned long *out)
+/* The four numbers of a "Uid:" or "Gid:" line: real, effective, saved
+ * and fs ids. */
+static bool creds_ids(const char *text, const char *key, unsigned long out[4])
 {
 	const char *p = strstr(text, key);
 	char *end;
@@ -19,32 +20,35 @@ static bool creds_fs_id(const char *text, const char *key, unsigned long *out)
 	if (!p)
 		return false;
 	p += strlen(key);
-	for (int i = 0; i < 3; i++) {
-		strtoul(p, &end, 10);
+	for (int i = 0; i < 4; i++) {
+		out[i] = strtoul(p, &end, 10);
 		if (end == p)
 			return false;
 		p = end;
 	}
-	*out = strtoul(p, &end, 10);
-	return end != p;
+	return true;
 }
 
 int creds_of_task(pid_t tid, struct creds *cr)
 {
 	char text[16384];
-	unsigned long uid, gid;
+	unsigned long uid[4], gid[4];
 	unsigned long long mask, caps;
 	const char *g;
 
 	if (proc_read(tid, "status", text, sizeof(text)) < 0)
 		return -ESRCH;
-	if (!creds_fs_id(text, "\nUid:", &uid) || !creds_fs_id(text, "\nGid:", &gid) ||
+	if (!creds_ids(text, "\nUid:", uid) || !creds_ids(text, "\nGid:", gid) ||
 	    !proc_status_field(text, "\nUmask:", 8, &mask) ||
 	    !proc_status_field(text, "\nCapEff:", 16, &caps))
 		return -EPROTO;
 	cr->cap_eff = (uint64_t)caps;
-	cr->fsuid = (uid_t)uid;
-	cr->fsgid = (gid_t)gid;
+	for (int i = 0; i < 3; i++) {
+		cr->uid[i] = (uid_t)uid[i];
+		cr->gid[i] = (gid_t)gid[i];
+	}
+	cr->fsuid = (uid_t)uid[3];
+	cr->fsgid = (gid_t)gid[3];
 	cr->umask = (mode_t)mask;
 	cr->n_groups = 0;
 	g = strstr(text, "\nGroups:");

@@ -15,6 +15,11 @@
 struct creds {
 	uid_t fsuid;
 	gid_t fsgid;
+	/* The real, effective and saved ids: what a UNIX socket's peer learns
+	 * of its sender (SO_PEERCRED, SCM_CREDENTIALS), and which of them the
+	 * kernel lets it claim. */
+	uid_t uid[3];
+	gid_t gid[3];
 	gid_t groups[CREDS_GROUPS];
 	int n_groups;
 	mode_t umask;
@@ -24,7 +29,8 @@ struct creds {
 	uint64_t cap_eff;
 };
 
-/* Task TID's fs uid and gid, supplementary groups and umask, from
+/* Task TID's ids (real, effective, saved, fs), supplementary groups,
+ * umask and effective capabilities, from
  * /proc/TID/status.  0, -ESRCH (gone) or -EPROTO (unreadable). */
 int creds_of_task(pid_t tid, struct creds *cr);
 

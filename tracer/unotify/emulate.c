@@ -503,31 +503,6 @@ static int emulate_socket_copy(struct session *s, pid_t tgid, const struct call 
 	return fd;
 }
 
-/* ---- who the caller is ---- */
-
-/* A task's real, effective and saved user and group ids, and its
- * effective capabilities. */
-struct emulate_ids {
-	unsigned long uid[3], gid[3];
-	unsigned long long cap_eff;
-};
-
-static int emulate_ids_of(pid_t tid, struct emulate_ids *ids)
-{
-	char text[16384];
-	const char *u, *g;
-
-	if (proc_read(tid, "status", text, sizeof(text)) < 0)
-		return -ESRCH;
-	u = strstr(text, "\nUid:");
-	g = strstr(text, "\nGid:");
-	if (!u || !g || sscanf(u + 5, "%lu %lu %lu", &ids->uid[0], &ids->uid[1], &ids->uid[2]) != 3 ||
-	    sscanf(g + 5, "%lu %lu %lu", &ids->gid[0], &ids->gid[1], &ids->gid[2]) != 3 ||
-	    !proc_status_field(text, "\nCapEff:", 16, &ids->cap_eff))
-		return -EPROTO;
-	return 0;
-}
-
 /* ---- connect, and a UNIX socket's bind ---- */
 
 /* A connect may wait (a TCP handshake, a full listen queue): made by a
@@ -546,12 +521,10 @@ struct emulate_name_job {
 	int fd;
 	struct sockaddr_storage addr;
 	socklen_t len;
+	/* The caller's, whose ids the thread takes for good: a server learns
+	 * its peer's uid and gid from the connect (SO_PEERCRED), and would
+	 * see the supervisor's. */
 	struct creds creds;
-	/* The caller's own ids, which the thread takes for a UNIX socket's
-	 * connect or bind: a server learns its peer's uid and gid from the
-	 * connect (SO_PEERCRED), and would see the supervisor's. */
-	struct emulate_ids ids;
-	bool have_ids;
 	/* The socket file judged by whose it is (call.h sock_ino); 0: any. */
 	dev_t sock_dev;
 	uint64_t sock_ino;
@@ -611,11 +584,8 @@ static void *emulate_name_thread(void *arg)
 
 	/* The caller's ids, for good: the thread ends with the call.  The
 	 * groups first, while it may still set them. */
-	if (j->have_ids &&
-	    (syscall(SYS_setresgid, (gid_t)j->ids.gid[0], (gid_t)j->ids.gid[1],
-		     (gid_t)j->ids.gid[2]) < 0 ||
-	     syscall(SYS_setresuid, (uid_t)j->ids.uid[0], (uid_t)j->ids.uid[1],
-		     (uid_t)j->ids.uid[2]) < 0))
+	if (syscall(SYS_setresgid, j->creds.gid[0], j->creds.gid[1], j->creds.gid[2]) < 0 ||
+	    syscall(SYS_setresuid, j->creds.uid[0], j->creds.uid[1], j->creds.uid[2]) < 0)
 		r = -EPERM;
 	if (r == 0 && j->dir >= 0) {
 		/* A working directory and a umask of this thread's own. */
@@ -728,7 +698,6 @@ static int emulate_name_call(struct session *s, const struct unotify_call *u,
 	}
 	r = emulate_name_where(s, u, c, j);
 	if (r == 0) {
-		j->have_ids = emulate_ids_of(u->tid, &j->ids) == 0;
 		j->sock_dev = c->sock_dev;
 		j->sock_ino = c->sock_ino;
 	}
@@ -837,6 +806,18 @@ static int emulate_send_gather(pid_t pid, const struct iovec *iov, size_t n,
 	return 0;
 }
 
+/* Whether task TID is in the supervisor's user namespace, where its
+ * capabilities mean what they say for what the supervisor does for it. */
+static bool emulate_same_userns(pid_t tid)
+{
+	struct stat mine, its;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
+	return stat("/proc/self/ns/user", &mine) == 0 && stat(path, &its) == 0 &&
+	       mine.st_ino == its.st_ino && mine.st_dev == its.st_dev;
+}
+
 /* Whether the caller may attach CONTROL: no IPv6 routing header, and the
  * kernel asks CAP_NET_RAW or
  * CAP_NET_ADMIN of the sender for a packet's mark and for a priority
@@ -846,9 +827,8 @@ static int emulate_send_gather(pid_t pid, const struct iovec *iov, size_t n,
 static bool emulate_send_control_allowed(pid_t tid, const char *control, size_t len)
 {
 	struct msghdr mh = { .msg_control = (void *)control, .msg_controllen = len };
-	char text[16384], path[64];
+	char text[16384];
 	unsigned long long eff = 0;
-	struct stat mine, its;
 	bool needs = false;
 
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
@@ -873,9 +853,7 @@ static bool emulate_send_control_allowed(pid_t tid, const char *control, size_t 
 	}
 	if (!needs)
 		return true;
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
-	if (stat("/proc/self/ns/user", &mine) < 0 || stat(path, &its) < 0 ||
-	    mine.st_ino != its.st_ino || mine.st_dev != its.st_dev)
+	if (!emulate_same_userns(tid))
 		return false;
 	if (proc_read(tid, "status", text, sizeof(text)) < 0 ||
 	    !proc_status_field(text, "\nCapEff:", 16, &eff))
@@ -988,7 +966,7 @@ static void emulate_send_unspecified(struct sockaddr_storage *ss, const struct c
  * as the kernel judges them (scm_check_creds()): its own pid but with
  * CAP_SYS_ADMIN, one of its uids but with CAP_SETUID, one of its gids
  * but with CAP_SETGID. */
-static bool emulate_ids_admit(const struct emulate_ids *ids, pid_t tgid, const struct ucred *uc)
+static bool emulate_ids_admit(const struct creds *ids, pid_t tgid, const struct ucred *uc)
 {
 	bool pid = uc->pid == tgid || ((ids->cap_eff >> CAP_SYS_ADMIN) & 1);
 	bool uid = uc->uid == ids->uid[0] || uc->uid == ids->uid[1] || uc->uid == ids->uid[2] ||
@@ -1007,17 +985,13 @@ static bool emulate_ids_admit(const struct emulate_ids *ids, pid_t tgid, const s
 static bool emulate_may_speak_for(pid_t tid)
 {
 	static int mine = -1;
-	struct emulate_ids self;
-	struct stat a, b;
-	char path[64];
+	struct creds self;
 
 	if (mine < 0)
-		mine = emulate_ids_of((pid_t)syscall(SYS_gettid), &self) == 0 &&
+		mine = creds_of_task((pid_t)syscall(SYS_gettid), &self) == 0 &&
 		       ((self.cap_eff >> CAP_SYS_ADMIN) & 1) && ((self.cap_eff >> CAP_SETUID) & 1) &&
 		       ((self.cap_eff >> CAP_SETGID) & 1);
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
-	return mine && stat("/proc/self/ns/user", &a) == 0 && stat(path, &b) == 0 &&
-	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+	return mine && emulate_same_userns(tid);
 }
 
 /* J's control messages, the caller's (task TID of process TGID, IDS),
@@ -1027,7 +1001,7 @@ static bool emulate_may_speak_for(pid_t tid)
  * caller's credentials added, which a receiver asking for them would
  * otherwise learn as the supervisor's.  0 or -errno. */
 static int emulate_unix_control(struct emulate_send_job *j, pid_t tgid,
-				const struct emulate_ids *ids)
+				const struct creds *ids)
 {
 	struct msghdr in = { .msg_control = j->control, .msg_controllen = j->control_len };
 	size_t cap = CMSG_ALIGN(j->control_len) + CMSG_SPACE(sizeof(struct ucred)), at = 0;
@@ -1154,7 +1128,7 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	struct emulate_send_job *j;
 	socklen_t tl = sizeof(int);
 	struct msghdr mh;
-	struct emulate_ids ids;
+	struct creds ids;
 	socklen_t dl;
 	int fl, r, type = 0, domain = 0;
 	bool tried;
@@ -1184,7 +1158,7 @@ int emulate_send(struct session *s, const struct unotify_call *u, const struct c
 	/* A UNIX socket's receiver may learn who sent (SCM_CREDENTIALS), and
 	 * gets the descriptors it carries: made only where the supervisor can
 	 * send both as the caller's. */
-	if (domain == AF_UNIX && (!emulate_may_speak_for(u->tid) || emulate_ids_of(u->tid, &ids) < 0)) {
+	if (domain == AF_UNIX && (!emulate_may_speak_for(u->tid) || creds_of_task(u->tid, &ids) < 0)) {
 		emulate_send_free(j);
 		return -ENOTSUP;
 	}
