@@ -199,7 +199,7 @@ static bool namewatch_by_name(const struct call *c, unsigned i)
 bool namewatch_exposed(struct session *s, const struct call *c, pid_t tgid, pid_t tid)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)&c->sockaddr;
-	enum emulate_path_op op = emulate_path_op_of(c);
+	enum emulate_path_op op;
 	struct namewatch *w;
 	bool named = false, makes = false;
 	unsigned n = c->n_events < 2 ? (unsigned)c->n_events : 2;
@@ -207,6 +207,11 @@ bool namewatch_exposed(struct session *s, const struct call *c, pid_t tgid, pid_
 	if (c->sockaddr_len > offsetof(struct sockaddr_un, sun_path) &&
 	    c->sockaddr.ss_family == AF_UNIX && un->sun_path[0] != '\0')
 		return true;
+	/* Every open comes here: a read leaves at once, before the name
+	 * table is looked through. */
+	if (c->is_open && (n == 0 || c->events[0].kind != RULES_KIND_WRITE))
+		return false;
+	op = c->is_open ? EMULATE_PATH_NONE : emulate_path_op_of(c);
 	for (unsigned i = 0; i < n; i++)
 		named |= namewatch_by_name(c, i);
 	if (!named)
