@@ -18,6 +18,7 @@
 #define RACE_MEM_H
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -105,11 +106,14 @@ static inline void race_mem_put(void *at, const void *bytes, size_t n)
 /* Flips the bytes in which GOOD and BAD (of one length) differ, in BUF,
  * to BAD's and back, until *STOP (for ever when STOP is NULL).  One
  * differing byte makes each flip atomic. */
+static atomic_int race_mem_begun; /* a thread's race_mem_flip() has begun */
+
 static inline void race_mem_flip(char *buf, const char *good, const char *bad,
 				 atomic_int *stop)
 {
 	size_t n = strlen(good);
 
+	atomic_store(&race_mem_begun, 1);
 	while (!stop || !atomic_load_explicit(stop, memory_order_relaxed)) {
 		for (size_t i = 0; i < n; i++)
 			if (good[i] != bad[i])
@@ -118,6 +122,14 @@ static inline void race_mem_flip(char *buf, const char *good, const char *bad,
 			if (good[i] != bad[i])
 				race_mem_put(buf + i, good + i, 1);
 	}
+}
+
+/* Returns once a thread of this process runs race_mem_flip(): a run
+ * short enough to end before the thread is scheduled races nothing. */
+static inline void race_mem_wait_begun(void)
+{
+	while (!atomic_load(&race_mem_begun))
+		sched_yield();
 }
 
 /* FLIP run for ever in a second process, which dies with this one; its

@@ -84,6 +84,8 @@ int main(int argc, char **argv)
 			return 2;
 	} else if (pthread_create(&th, NULL, race_flipper, NULL) != 0) {
 		return 2;
+	} else {
+		race_mem_wait_begun();
 	}
 	if (strcmp(op, "bind") == 0) {
 		struct stat b;

@@ -59,6 +59,8 @@ int main(int argc, char **argv)
 			return 2;
 	} else if (pthread_create(&th, NULL, race_flipper, NULL) != 0) {
 		return 2;
+	} else {
+		race_mem_wait_begun();
 	}
 	for (unsigned long i = 0; i < n; i++) {
 		int fd = open(race_buf, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
