@@ -179,6 +179,18 @@ for B in auto preload; do
 		native_st[uffd-dev]=$(native "$TRY" open-read /dev/userfaultfd)
 		bypass "open /dev/userfaultfd" "$EPERM" syscall.userfaultfd "${native_st[uffd-dev]}" -- \
 			"$TRY" open-read /dev/userfaultfd
+		# A descriptor of the device that no open of the session's
+		# made (inherited here; received, or opened through a name
+		# swapped after its check, alike): its ioctl is refused.
+		if [ -r /dev/userfaultfd ]; then
+			native_st[uffd-ioctl]=$(native "$TRY" uffd-ioctl 7 7</dev/userfaultfd)
+			bypass "userfaultfd from an inherited /dev/userfaultfd" "$EPERM" \
+				syscall.userfaultfd "${native_st[uffd-ioctl]}" -- \
+				"$TRY" uffd-ioctl 7 7</dev/userfaultfd
+		else
+			skip "${BK}userfaultfd from an inherited /dev/userfaultfd" \
+				"/dev/userfaultfd is not readable here"
+		fi
 	else
 		skip "${BK}open /dev/userfaultfd" "no /dev/userfaultfd on this machine"
 	fi

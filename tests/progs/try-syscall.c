@@ -11,6 +11,7 @@
 #include <linux/io_uring.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
+#include <linux/userfaultfd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
@@ -368,6 +369,22 @@ static int op_userfaultfd(char **argv)
 	if (fd < 0)
 		return errno;
 	close((int)fd);
+	return 0;
+}
+
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC_NEW _IO(0xAA, 0x00)
+#endif
+
+/* uffd-ioctl FD: a userfaultfd made from a descriptor of /dev/userfaultfd
+ * that the program got some other way than by opening it (inherited). */
+static int op_uffd_ioctl(char **argv)
+{
+	int fd = ioctl(atoi(argv[0]), USERFAULTFD_IOC_NEW, O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
 	return 0;
 }
 
@@ -1156,6 +1173,7 @@ static const struct try_op {
 	{ "x32-getpid", 0, op_x32_getpid },
 	{ "io_uring_setup", 0, op_io_uring_setup },
 	{ "userfaultfd", 0, op_userfaultfd },
+	{ "uffd-ioctl", 1, op_uffd_ioctl },
 	{ "ptrace-attach", 1, op_ptrace_attach },
 	{ "process_vm_writev", 1, op_process_vm_writev },
 	{ "unshare-mount", 0, op_unshare_mount },

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <linux/userfaultfd.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -88,6 +89,10 @@ _Static_assert(__NR_file_setattr < SYSCALL_TABLE_SIZE, "table too small");
 #define TEST_IN(a, m, n, ...) { A(a), SYSCALL_TEST_IN, (n), (m), { __VA_ARGS__ } }
 #define TEST_NOT_IN(a, m, n, ...) { A(a), SYSCALL_TEST_NOT_IN, (n), (m), { __VA_ARGS__ } }
 #define ALL_BITS 0xffffffffu
+
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC_NEW _IO(0xAA, 0x00) /* Linux 6.1 */
+#endif
 
 #define BYPASS(name_, id_, why_) \
 	[__NR_##name_] = { .name = #name_, .cls = SYSCALL_BYPASS, .bpf = SYSCALL_BPF_TRACE, \
@@ -309,7 +314,12 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 			 .bypass = { { "syscall.tty-inject", WHY_TTY,
 				       { TEST_IN(1, ALL_BITS, 2, TIOCSTI, TIOCLINUX) }, 0 },
 				     { "syscall.signal-outside", WHY_OWNER,
-				       { TEST_IN(1, ALL_BITS, 2, FIOSETOWN, SIOCSPGRP) }, 0 } } },
+				       { TEST_IN(1, ALL_BITS, 2, FIOSETOWN, SIOCSPGRP) }, 0 },
+				     /* whatever way the descriptor came: inherited,
+				      * received, or opened by a name that changed
+				      * after its check */
+				     { "syscall.userfaultfd", WHY_USERFAULTFD,
+				       { TEST_IN(1, ALL_BITS, 1, USERFAULTFD_IOC_NEW) }, 0 } } },
 	/* The owner of a file's I/O signals (SIGIO, or F_SETSIG's, SIGKILL
 	 * too), which the kernel sends later with the caller's credentials:
 	 * only the calls that name one stop, and refused only when it is
