@@ -51,6 +51,11 @@ bool mask_in_force(const struct mask *m)
 	return m && m->ns != MASK_NS_NONE && m->applied > 0;
 }
 
+bool mask_complete(const struct mask *m)
+{
+	return mask_in_force(m) && !m->truncated && !m->failed;
+}
+
 static void mask_why(struct mask *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void mask_why(struct mask *m, const char *fmt, ...)
 {
@@ -477,6 +482,7 @@ int mask_child_report(struct session *s)
 	}
 	m->ns = r.ns;
 	m->applied = r.applied;
+	m->failed = r.failed;
 	total = (unsigned)m->n;
 	if (r.stage != MASK_STAGE_DONE && r.stage != MASK_STAGE_MOUNT)
 		mask_why(m, "%s: %s", mask_stage_text(r.stage), strerror(r.err));

@@ -56,6 +56,7 @@ struct mask {
 	enum mask_ns ns;           /* what it made (the child's report) */
 	char why[256];             /* why ns is MASK_NS_NONE */
 	unsigned applied;          /* masks the child put in force */
+	unsigned failed;           /* masks the child could not mount */
 	uid_t uid;                 /* the user namespace's one mapping */
 	gid_t gid;
 	int status_fd[2];          /* the child's report (struct mask_report), -1 */
@@ -99,6 +100,11 @@ int mask_child_report(struct session *s);
 
 /* Whether masks are in force (for the summary and the emulated calls). */
 bool mask_in_force(const struct mask *m);
+
+/* Whether the whole plan is in force: the namespace made, the plan not
+ * cut short by its bounds, no mount failed.  Then every object the deny
+ * rules named at the start is out of the kernel's reach on any path. */
+bool mask_complete(const struct mask *m);
 
 /* The command's root directory as an O_PATH descriptor (taken from task
  * TID, any task of the session: they share one mount namespace), for the

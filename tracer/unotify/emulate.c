@@ -26,6 +26,7 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/endpoints.h"
+#include "tracer/confine/landlock.h"
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
 #include "tracer/inspect/proc.h"
@@ -56,9 +57,33 @@ static bool emulate_makes(const struct call *c)
 	       emulate_path_op_of(c) != EMULATE_PATH_NONE;
 }
 
+/* Whether C is an open that only reads, its flags in a register (not in
+ * openat2's open_how), in a session where the kernel itself keeps the
+ * denied reads out of reach: every credential that existed at the start
+ * masked, and Landlock in force, which refuses the /proc files of
+ * processes outside the session that need ptrace access (environ, mem).
+ * A thread that rewrites such a path between the check and the kernel's
+ * read then reaches nothing a second process swapping a symlink in it
+ * would not, and that the masks answer (doc/INTERNALS.md, "Callers that
+ * can race"). */
+static bool emulate_read_guarded(const struct session *s, const struct call *c)
+{
+	if (!c->is_open || strcmp(c->name, "openat2") == 0)
+		return false;
+	/* O_PATH: open(2) drops every flag but O_CLOEXEC, O_DIRECTORY and
+	 * O_NOFOLLOW. */
+	if (!(c->flags & O_PATH) &&
+	    ((c->flags & O_ACCMODE) != O_RDONLY ||
+	     (c->flags & (O_CREAT | O_TRUNC | (O_TMPFILE & ~O_DIRECTORY)))))
+		return false;
+	return mask_complete(s->mask) && landlock_abi_in_force(s->landlock) > 0;
+}
+
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
 {
-	return emulate_makes(c) && (namewatch_exposed(s, c, t->tgid, t->pid) || exposed_can_race(s, t, c));
+	return emulate_makes(c) &&
+	       (namewatch_exposed(s, c, t->tgid, t->pid) ||
+		(!emulate_read_guarded(s, c) && exposed_can_race(s, t, c)));
 }
 
 /* FN(ARG) in a detached thread: the calls that may wait.  0, or an error of pthread_create(). */

@@ -1,0 +1,146 @@
+#!/bin/bash
+# The race of a read-only open by a caller that can race (a second
+# thread, or memory another process shares): the path is flipped between
+# the supervisor's check and the kernel's read.  Where the masks are all
+# in force and Landlock too, such an open is continued (doc/INTERNALS.md,
+# "Callers that can race"): a credential that existed at the start is an
+# empty file in the command's view, and the /proc files of a process
+# outside the session are Landlock's to refuse.  Without either, the
+# supervisor makes the open on what it judged.  No read gets the secret
+# in any of them.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+unset AGENTTRACE_TEST_ENGINE
+at_q --engine notify -- true || skip_all "no notify engine on this kernel: $(cat "$ERR")"
+
+RACE=$ROOT/bin/race-read
+cp "$PROGS/race-read" "$RACE" || exit 99
+N=${RACE_N:-3000}
+SECRET=SECRET-KEY-BYTES
+
+# race_case LABEL GOOD BAD MARKER [race-read's MODE] -- [AGENTTRACE OPTIONS]:
+# one run; no read may get MARKER.
+race_case() {
+	local label=$1 good=$2 bad=$3 marker=$4 mode=$5 won
+	shift 5
+	[ "$1" = -- ] && shift
+	at --engine notify "$@" -- "$RACE" "$good" "$bad" "$marker" "$N" $mode >"$OUT" 2>"$ERR"
+	assert_eq "$label: the helper ran" 0 $?
+	diag "$label: $(cat "$OUT")"
+	won=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$OUT")
+	assert_eq "$label: no read got the secret" 0 "${won:-x}"
+	assert_match "$label: reads of GOOD were made" " ok=[1-9]" "$(cat "$OUT")"
+}
+
+# --- a credential that exists at the start ------------------------------------
+# GOOD and BAD differ in one byte: ROOT/a/.ssh/id_rsa (a decoy) and
+# ROOT/b/.ssh/id_rsa, where ROOT/b is a symlink to HOME.
+mkdir -p "$HOME/.ssh" "$ROOT/a/.ssh"
+echo "$SECRET" >"$HOME/.ssh/id_rsa"
+chmod 0600 "$HOME/.ssh/id_rsa"
+echo decoy >"$ROOT/a/.ssh/id_rsa"
+ln -sfn "$HOME" "$ROOT/b"
+GOOD=$ROOT/a/.ssh/id_rsa
+BAD=$ROOT/b/.ssh/id_rsa
+
+(cd "$ROOT" && "$RACE" "$GOOD" "$BAD" "$SECRET" "$N") >"$OUT" 2>&1
+diag "natively: $(cat "$OUT")"
+assert_match "natively, the flipped path reaches the key" " bad=[1-9]" "$(cat "$OUT")"
+
+for M in "" process; do
+	for O in "" "--mask off" "--landlock off"; do
+		race_case "key, ${M:-thread} flips${O:+, $O}" "$GOOD" "$BAD" "$SECRET" "$M" -- $O
+		assert_rec "key, ${M:-thread} flips${O:+, $O}: the tries of the key are denied and recorded" \
+			"event == 'alert' and action == 'deny' and path == '$HOME/.ssh/id_rsa'"
+	done
+done
+
+# --- another process's environment ---------------------------------------------
+# A process outside the session holds a token in its environment; GOOD
+# is a decoy file under ROOT/q/PID, BAD the same name under ROOT/p, a
+# symlink to /proc.
+env AT_RACE_TOKEN="$SECRET" sleep 300 </dev/null >/dev/null 2>&1 &
+OUTSIDE=$!
+trap 'kill $OUTSIDE 2>/dev/null' EXIT
+mkdir -p "$ROOT/q/$OUTSIDE"
+echo decoy >"$ROOT/q/$OUTSIDE/environ"
+ln -sfn /proc "$ROOT/p"
+GOOD=$ROOT/q/$OUTSIDE/environ
+BAD=$ROOT/p/$OUTSIDE/environ
+
+(cd "$ROOT" && "$RACE" "$GOOD" "$BAD" "$SECRET" "$N") >"$OUT" 2>&1
+diag "natively: $(cat "$OUT")"
+assert_match "natively, the flipped path reaches the other process's environment" " bad=[1-9]" \
+	"$(cat "$OUT")"
+
+for O in "" "--mask off" "--landlock off"; do
+	race_case "environ, thread flips${O:+, $O}" "$GOOD" "$BAD" "$SECRET" "" -- $O
+	assert_rec "environ, thread flips${O:+, $O}: the tries are denied and recorded" \
+		"event == 'alert' and action == 'deny' and path == '/proc/$OUTSIDE/environ'"
+done
+kill $OUTSIDE 2>/dev/null
+wait $OUTSIDE 2>/dev/null
+
+# The same between two processes of one user without capabilities (the
+# command as nobody, the outside process too), where only Landlock's
+# ptrace rule stands between the command and the other's /proc files:
+# root's process above is out of reach of a command without root's
+# capabilities anyway.
+if [ "$(id -u)" = 0 ] && have setpriv && id nobody >/dev/null 2>&1 && [ -x /usr/bin/python3 ]; then
+	as_nobody() {
+		setpriv --reuid nobody --regid "$(id -gn nobody)" --clear-groups "$@"
+	}
+	chmod 0755 "$SANDBOX" "$ROOT" "$ROOT/bin"
+	# All three ids nobody's (setpriv keeps the saved one root's, and
+	# the kernel then refuses even nobody's own reads of its /proc).
+	AT_RACE_TOKEN="$SECRET" /usr/bin/python3 -c 'import os, pwd, sys
+u = pwd.getpwnam("nobody")
+os.setgroups([]); os.setresgid(u.pw_gid, u.pw_gid, u.pw_gid); os.setresuid(u.pw_uid, u.pw_uid, u.pw_uid)
+os.execvp("sleep", ["sleep", "300"])' </dev/null >/dev/null 2>&1 &
+	OUTSIDE=$!
+	mkdir -p "$ROOT/q/$OUTSIDE"
+	echo decoy >"$ROOT/q/$OUTSIDE/environ"
+	GOOD=$ROOT/q/$OUTSIDE/environ
+	BAD=$ROOT/p/$OUTSIDE/environ
+	(cd "$ROOT" && as_nobody "$RACE" "$GOOD" "$BAD" "$SECRET" "$N") >"$OUT" 2>&1
+	diag "natively, as nobody: $(cat "$OUT")"
+	assert_match "natively, as nobody: the flipped path reaches nobody's other process" \
+		" bad=[1-9]" "$(cat "$OUT")"
+	for O in "" "--landlock off"; do
+		race_case "environ, --user nobody, thread flips${O:+, $O}" "$GOOD" "$BAD" "$SECRET" "" -- \
+			--user nobody $O
+	done
+	kill $OUTSIDE 2>/dev/null
+	wait $OUTSIDE 2>/dev/null
+else
+	skip "environ, --user nobody" "not root, or no setpriv, user nobody or /usr/bin/python3"
+fi
+
+# --- what a continued read gives: the kernel's own open --------------------------
+# /dev/tty opened read-only by a caller with a second thread: continued,
+# it is /dev/tty itself (5,0), as natively; made by the supervisor (no
+# masks), it is the terminal's own device.
+if have script; then
+	TTYPROG=$ROOT/tty-rdev.py
+	cat >"$TTYPROG" <<'PY'
+import os, threading
+stop = threading.Event()
+threading.Thread(target=stop.wait, daemon=True).start()
+st = os.fstat(os.open("/dev/tty", os.O_RDONLY))
+print("rdev=%d,%d" % (os.major(st.st_rdev), os.minor(st.st_rdev)))
+stop.set()
+PY
+	tty_rdev() {
+		script -qec "cd '$ROOT' && '$AGENTTRACE' --log '$LOG' --engine notify $1 -- \
+			'$PYTHON' '$TTYPROG'" /dev/null | tr -d '\r' | sed -n 's/^rdev=//p'
+	}
+	assert_eq "/dev/tty read by a caller with two threads: the kernel's open (5,0)" 5,0 \
+		"$(tty_rdev "")"
+	r=$(tty_rdev "--mask off")
+	assert_match "/dev/tty, --mask off: the supervisor's open (the terminal's device)" \
+		'^(136|[0-9]+),' "$r"
+	[ "$r" != 5,0 ] && ok "/dev/tty, --mask off: not 5,0 ($r)" || not_ok "/dev/tty, --mask off: not 5,0" "$r"
+else
+	skip "/dev/tty read by a caller with two threads" "no script(1)"
+fi
