@@ -56,6 +56,18 @@ for M in "" process; do
 	done
 done
 
+# wait_sleeping PID: until PID has become sleep(1).  Before its exec the
+# token is not yet in its environment (env(1) puts it there), or, after
+# python's setresuid, the kernel keeps its /proc files from nobody.
+wait_sleeping() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ "$(cat /proc/$1/comm 2>/dev/null)" = sleep ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # --- another process's environment ---------------------------------------------
 # A process outside the session holds a token in its environment; GOOD
 # is a decoy file under ROOT/q/PID, BAD the same name under ROOT/p, a
@@ -63,6 +75,7 @@ done
 env AT_RACE_TOKEN="$SECRET" sleep 300 </dev/null >/dev/null 2>&1 &
 OUTSIDE=$!
 trap 'kill $OUTSIDE 2>/dev/null' EXIT
+wait_sleeping $OUTSIDE || exit 99
 mkdir -p "$ROOT/q/$OUTSIDE"
 echo decoy >"$ROOT/q/$OUTSIDE/environ"
 ln -sfn /proc "$ROOT/p"
@@ -99,6 +112,7 @@ u = pwd.getpwnam("nobody")
 os.setgroups([]); os.setresgid(u.pw_gid, u.pw_gid, u.pw_gid); os.setresuid(u.pw_uid, u.pw_uid, u.pw_uid)
 os.execvp("sleep", ["sleep", "300"])' </dev/null >/dev/null 2>&1 &
 	OUTSIDE=$!
+	wait_sleeping $OUTSIDE || exit 99
 	mkdir -p "$ROOT/q/$OUTSIDE"
 	echo decoy >"$ROOT/q/$OUTSIDE/environ"
 	GOOD=$ROOT/q/$OUTSIDE/environ
