@@ -33,6 +33,19 @@ race_case() {
 	assert_match "$label: reads of GOOD were made" " ok=[1-9]" "$(cat "$OUT")"
 }
 
+# native_race [as_nobody] RACE GOOD BAD MARKER: the race without agenttrace,
+# into OUT, tried up to five times: natively a whole run can fit in one
+# time slice of a loaded machine, the flipping thread never running
+# beside the reads.
+native_race() {
+	local i
+	for ((i = 0; i < 5; i++)); do
+		(cd "$ROOT" && "$@" "$N") >"$OUT" 2>&1
+		grep -q " bad=[1-9]" "$OUT" && return 0
+	done
+	return 0
+}
+
 # --- a credential that exists at the start ------------------------------------
 # GOOD and BAD differ in one byte: ROOT/a/.ssh/id_rsa (a decoy) and
 # ROOT/b/.ssh/id_rsa, where ROOT/b is a symlink to HOME.
@@ -44,7 +57,7 @@ ln -sfn "$HOME" "$ROOT/b"
 GOOD=$ROOT/a/.ssh/id_rsa
 BAD=$ROOT/b/.ssh/id_rsa
 
-(cd "$ROOT" && "$RACE" "$GOOD" "$BAD" "$SECRET" "$N") >"$OUT" 2>&1
+native_race "$RACE" "$GOOD" "$BAD" "$SECRET"
 diag "natively: $(cat "$OUT")"
 assert_match "natively, the flipped path reaches the key" " bad=[1-9]" "$(cat "$OUT")"
 
@@ -55,6 +68,47 @@ for M in "" process; do
 			"event == 'alert' and action == 'deny' and path == '$HOME/.ssh/id_rsa'"
 	done
 done
+
+# --- a read the policy alerts on ---------------------------------------------
+# The project's .env is readable, with a record (read.project-env).  A
+# continued open that the flip turns into .env would be read with no
+# record; while such a file exists the supervisor makes the open on what
+# it judged: each read of it has its record, and no record is of a read
+# the kernel turned elsewhere.
+echo "SECRET-ENV-BYTES" >"$ROOT/.env"
+echo decoy >"$ROOT/.fnv"
+native_race "$RACE" "$ROOT/.fnv" "$ROOT/.env" SECRET-ENV
+diag "natively: $(cat "$OUT")"
+assert_match "natively, the flipped path reaches .env" " bad=[1-9]" "$(cat "$OUT")"
+for O in "" "--mask off"; do
+	at --engine notify $O -- "$RACE" "$ROOT/.fnv" "$ROOT/.env" SECRET-ENV "$N" >"$OUT" 2>"$ERR"
+	assert_eq ".env, thread flips${O:+, $O}: the helper ran" 0 $?
+	diag ".env, thread flips${O:+, $O}: $(cat "$OUT")"
+	won=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$OUT")
+	recs=$(rec_count "event == 'alert' and rule == 'read.project-env' and path == '$ROOT/.env'")
+	diag ".env, thread flips${O:+, $O}: $recs records"
+	[ -n "$won" ] && [ "$won" -gt 0 ] && [ "$recs" = "$won" ] &&
+		ok ".env, thread flips${O:+, $O}: each read of .env is recorded" ||
+		not_ok ".env, thread flips${O:+, $O}: each read of .env is recorded" "reads $won, records $recs"
+done
+rm -f "$ROOT/.env" "$ROOT/.fnv"
+
+# An alerted read (its record takes the caller's backtrace) is made on
+# what was judged too: flipped from a project's .env to a credential
+# without masks, it never reads the credential.
+mkdir -p "$HOME/.aws" "$ROOT/a/.aws"
+echo "SECRET-AWS-BYTES" >"$HOME/.aws/.env"
+echo decoy >"$ROOT/a/.aws/.env"
+native_race "$RACE" "$ROOT/a/.aws/.env" "$ROOT/b/.aws/.env" SECRET-AWS
+diag "natively: $(cat "$OUT")"
+assert_match "natively, the flipped path reaches the credential" " bad=[1-9]" "$(cat "$OUT")"
+for O in "--mask off" "--mask off --landlock off"; do
+	race_case "alerted .env flipped to a credential, $O" "$ROOT/a/.aws/.env" "$ROOT/b/.aws/.env" \
+		SECRET-AWS "" -- $O
+	assert_rec "alerted .env flipped to a credential, $O: the tries are denied and recorded" \
+		"event == 'alert' and action == 'deny' and path == '$HOME/.aws/.env'"
+done
+rm -rf "$HOME/.aws" "$ROOT/a/.aws"
 
 # wait_sleeping PID: until PID has become sleep(1).  Before its exec the
 # token is not yet in its environment (env(1) puts it there), or, after
@@ -82,7 +136,7 @@ ln -sfn /proc "$ROOT/p"
 GOOD=$ROOT/q/$OUTSIDE/environ
 BAD=$ROOT/p/$OUTSIDE/environ
 
-(cd "$ROOT" && "$RACE" "$GOOD" "$BAD" "$SECRET" "$N") >"$OUT" 2>&1
+native_race "$RACE" "$GOOD" "$BAD" "$SECRET"
 diag "natively: $(cat "$OUT")"
 assert_match "natively, the flipped path reaches the other process's environment" " bad=[1-9]" \
 	"$(cat "$OUT")"
@@ -117,7 +171,7 @@ os.execvp("sleep", ["sleep", "300"])' </dev/null >/dev/null 2>&1 &
 	echo decoy >"$ROOT/q/$OUTSIDE/environ"
 	GOOD=$ROOT/q/$OUTSIDE/environ
 	BAD=$ROOT/p/$OUTSIDE/environ
-	(cd "$ROOT" && as_nobody "$RACE" "$GOOD" "$BAD" "$SECRET" "$N") >"$OUT" 2>&1
+	native_race as_nobody "$RACE" "$GOOD" "$BAD" "$SECRET"
 	diag "natively, as nobody: $(cat "$OUT")"
 	assert_match "natively, as nobody: the flipped path reaches nobody's other process" \
 		" bad=[1-9]" "$(cat "$OUT")"

@@ -1,6 +1,8 @@
 /* The plan of the command's masks (tracer/confine/mask-plan.c): which
  * existing objects the compiled policy denies as a whole, what its
- * exceptions keep unmasked, the pins, the order; and mask_covers(). */
+ * exceptions keep unmasked, the pins, the order; mask_covers(); whether
+ * the read deny rules' objects were all looked for, and whether an
+ * object of a read alert rule exists. */
 #include <check.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -197,6 +199,52 @@ START_TEST(symlink_to_admitted)
 }
 END_TEST
 
+START_TEST(read_deny_exactness)
+{
+	struct rules_extra mid[] = { { RULES_KIND_READ, RULES_ACTION_DENY, "${HOME}/**/token", NULL, NULL } };
+	struct rules_extra proc[] = { { RULES_KIND_READ, RULES_ACTION_DENY, "/proc/[0-9]*/cmdline", NULL, NULL } };
+	struct mask *m = plan(NULL, 0);
+
+	/* The default's /proc environ and mem are Landlock's to refuse. */
+	ck_assert(!m->read_inexact);
+	mask_free(m);
+	m = plan(mid, 1);
+	ck_assert(m->read_inexact); /* "**" before more: only zero levels looked at */
+	mask_free(m);
+	m = plan(proc, 1);
+	ck_assert(m->read_inexact); /* world-readable, no ptrace check */
+	mask_free(m);
+}
+END_TEST
+
+START_TEST(read_alert_objects)
+{
+	char p[2 * PATH_MAX + 32];
+	struct mask *m = plan(NULL, 0);
+
+	ck_assert(!mask_plan_read_alerts_exist(policy));
+	/* What the rule's exceptions admit is no alert's object. */
+	make(root, "node_modules/x/.env", false);
+	make(root, ".env.example", false);
+	ck_assert(!mask_plan_read_alerts_exist(policy));
+	/* At any depth. */
+	make(root, "src/deep", true);
+	make(root, "src/deep/er", true);
+	make(root, "src/deep/er/.env.local", false);
+	ck_assert(mask_plan_read_alerts_exist(policy));
+	snprintf(p, sizeof(p), "%s/src/deep/er/.env.local", root);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert(!mask_plan_read_alerts_exist(policy));
+	/* Past the bound of the look: it cannot tell, so one may exist. */
+	for (int i = 0; i < 4200; i++) {
+		snprintf(p, sizeof(p), "src/f%d", i);
+		make(root, p, false);
+	}
+	ck_assert(mask_plan_read_alerts_exist(policy));
+	mask_free(m);
+}
+END_TEST
+
 START_TEST(covers)
 {
 	struct mask *m = plan(NULL, 0);
@@ -230,6 +278,8 @@ static Suite *mask_suite(void)
 	tcase_add_test(tc, everything_admitted);
 	tcase_add_test(tc, symlink_to_admitted);
 	tcase_add_test(tc, covers);
+	tcase_add_test(tc, read_deny_exactness);
+	tcase_add_test(tc, read_alert_objects);
 	suite_add_tcase(su, tc);
 	return su;
 }

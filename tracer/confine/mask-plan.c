@@ -624,6 +624,27 @@ static bool plan_start(const char *text, char *dir, const char **rest, char *las
 	return true;
 }
 
+/* Whether read deny pattern TEXT names objects the walk above may miss: a
+ * "**" before more components (taken as zero levels), a pattern that is
+ * not absolute, or one in /proc, /sys or /dev (never masked) other than
+ * the /proc files of a process that the kernel's ptrace check guards,
+ * which Landlock's scope refuses for any process outside the session. */
+static bool plan_read_inexact(const char *text)
+{
+	static const char *const scoped[] = { "environ", "mem", "auxv", "maps", "smaps", "pagemap" };
+	static const char proc[] = "/proc/[0-9]*/";
+
+	if (text[0] != '/' || strstr(text, "**/"))
+		return true;
+	if (!plan_pseudo(text))
+		return false;
+	if (strncmp(text, proc, sizeof(proc) - 1) == 0)
+		for (size_t i = 0; i < sizeof(scoped) / sizeof(scoped[0]); i++)
+			if (strcmp(text + sizeof(proc) - 1, scoped[i]) == 0)
+				return false;
+	return true;
+}
+
 void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
 {
 	static const enum rules_kind kinds[] = { RULES_KIND_READ, RULES_KIND_WRITE };
@@ -642,6 +663,8 @@ void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
 		for (uint32_t i = 0; i < sp->count; i++) {
 			const char *text = rules_string(p, rules_rule_at(p, sp->first + i)->pat.text);
 
+			if (kinds[k] == RULES_KIND_READ && plan_read_inexact(text))
+				m->read_inexact = true;
 			if (text[0] == '/' && !plan_pseudo(text) &&
 			    plan_start(text, dir, &rest, last_ok))
 				plan_walk(&pl, kinds[k], dir, rest);
@@ -652,4 +675,129 @@ void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
 		free(pl.nested[i]);
 	for (size_t i = 0; i < pl.n_heads; i++)
 		free(pl.heads[i]);
+}
+
+/* ---- the read alert rules' objects ---- */
+
+/* Bounds of the look: it is made once, in the supervisor's thread. */
+#define ALERTS_MAX_LISTED 4096
+#define ALERTS_MAX_DEPTH 32
+
+struct alerts_look {
+	const struct rules_policy *p;
+	unsigned listed;
+	bool found; /* one exists, or the look could not tell */
+};
+
+static void alerts_candidate(struct alerts_look *w, const char *path)
+{
+	struct rules_event ev = { .kind = RULES_KIND_READ, .path = path };
+	struct rules_verdict v;
+	struct stat st;
+
+	if (w->found || lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
+		return;
+	if (rules_decide(w->p, &ev, &v) < 0 || v.action == RULES_ACTION_ALERT)
+		w->found = true;
+}
+
+/* The rest REST (after a '/') of a pattern below directory DIR, "**" at
+ * every depth. */
+static void alerts_walk(struct alerts_look *w, const char *dir, const char *rest, int depth)
+{
+	const char *slash = strchr(rest, '/');
+	size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
+	bool tree = n == 2 && rest[0] == '*' && rest[1] == '*';
+	char comp[NAME_MAX + 1], path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (w->found)
+		return;
+	if (depth > ALERTS_MAX_DEPTH || n > NAME_MAX) {
+		w->found = true;
+		return;
+	}
+	if (n == 0) {
+		if (!slash)
+			alerts_candidate(w, dir);
+		return;
+	}
+	if (tree && slash)
+		alerts_walk(w, dir, slash + 1, depth); /* zero levels */
+	if (!tree && !plan_magic(rest, n)) {
+		memcpy(comp, rest, n);
+		comp[n] = '\0';
+		if (!plan_join(path, dir, comp))
+			w->found = true;
+		else if (!slash)
+			alerts_candidate(w, path);
+		else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			alerts_walk(w, path, slash + 1, depth + 1);
+		return;
+	}
+	if (!(d = opendir(dir))) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			w->found = true;
+		return;
+	}
+	memcpy(comp, rest, n);
+	comp[n] = '\0';
+	while (!w->found && (de = readdir(d))) {
+		bool is_dir;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->listed > ALERTS_MAX_LISTED || !plan_join(path, dir, de->d_name)) {
+			w->found = true;
+			break;
+		}
+		is_dir = de->d_type == DT_DIR ||
+			 (de->d_type == DT_UNKNOWN && lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
+		if (tree) {
+			/* One more level of "**". */
+			if (!slash)
+				alerts_candidate(w, path);
+			if (is_dir)
+				alerts_walk(w, path, rest, depth + 1);
+		} else if (match_glob(comp, de->d_name)) {
+			if (!slash)
+				alerts_candidate(w, path);
+			else if (is_dir)
+				alerts_walk(w, path, slash + 1, depth + 1);
+		}
+	}
+	closedir(d);
+}
+
+bool mask_plan_read_alerts_exist(const struct rules_policy *p)
+{
+	const struct rules_span *sp = &p->span[RULES_KIND_READ][RULES_ACTION_ALERT];
+	struct alerts_look w = { .p = p };
+
+	for (uint32_t i = 0; i < sp->count && !w.found; i++) {
+		const char *text = rules_string(p, rules_rule_at(p, sp->first + i)->pat.text);
+		size_t magic = strcspn(text, "*?[\\"), cut = magic;
+		char dir[PATH_MAX];
+		int fd;
+
+		if (text[0] != '/' || plan_pseudo(text))
+			return true;
+		while (cut > 0 && text[cut] != '/')
+			cut--;
+		if (cut >= PATH_MAX)
+			return true;
+		memcpy(dir, text, cut);
+		dir[cut] = '\0';
+		fd = open(cut ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue; /* nothing of it exists */
+			return true;
+		}
+		close(fd);
+		alerts_walk(&w, cut ? dir : "/", text + cut + 1, 0);
+	}
+	return w.found;
 }

@@ -56,6 +56,15 @@ bool mask_complete(const struct mask *m)
 	return mask_in_force(m) && !m->truncated && !m->failed;
 }
 
+bool mask_guards_reads(struct mask *m, const struct rules_policy *p)
+{
+	if (!mask_complete(m) || m->read_inexact)
+		return false;
+	if (m->read_alerts < 0)
+		m->read_alerts = mask_plan_read_alerts_exist(p);
+	return !m->read_alerts;
+}
+
 static void mask_why(struct mask *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void mask_why(struct mask *m, const char *fmt, ...)
 {
@@ -72,6 +81,7 @@ static struct mask *mask_new(void)
 
 	m->status_fd[0] = m->status_fd[1] = -1;
 	m->view_fd = -1;
+	m->read_alerts = -1;
 	return m;
 }
 

@@ -52,6 +52,8 @@ struct mask {
 	size_t n;
 	unsigned n_read, n_write;  /* masks of each kind of rule (pins not counted) */
 	bool truncated;            /* a bound of the plan was reached: some objects stay unmasked */
+	bool read_inexact;         /* a read deny rule names objects the plan does not look for */
+	int read_alerts;           /* an object a read alert rule names exists: 1, 0, -1 not yet known */
 	enum mask_ns want;         /* what the child is to make */
 	enum mask_ns ns;           /* what it made (the child's report) */
 	char why[256];             /* why ns is MASK_NS_NONE */
@@ -72,6 +74,12 @@ struct mask {
  * it as a whole (an --allow-read, --allow-write or a layer's "overrides"
  * that admits something of it keeps it unmasked).  Appends to M. */
 void mask_plan(struct mask *m, const struct rules_policy *p, const char *root);
+
+/* Whether an object that a read alert rule of P names exists now, looked
+ * for along each rule's pattern in full ("**" at every depth), within
+ * bounds; true too where a bound was reached or a directory on the way
+ * could not be listed. */
+bool mask_plan_read_alerts_exist(const struct rules_policy *p);
 
 /* ---- the session (mask.c) ---- */
 
@@ -105,6 +113,14 @@ bool mask_in_force(const struct mask *m);
  * cut short by its bounds, no mount failed.  Then every object the deny
  * rules named at the start is out of the kernel's reach on any path. */
 bool mask_complete(const struct mask *m);
+
+/* Whether the kernel's view alone keeps every read the policy denies or
+ * alerts on from a read-only open by path: the plan complete and in
+ * force, every read deny rule's objects looked for, and no object of a
+ * read alert rule there (looked for once, at the first question: such
+ * a read is the supervisor's to record).  Under Landlock's scope, a
+ * continued read-only open then reaches nothing it would not record. */
+bool mask_guards_reads(struct mask *m, const struct rules_policy *p);
 
 /* The command's root directory as an O_PATH descriptor (taken from task
  * TID, any task of the session: they share one mount namespace), for the

@@ -478,6 +478,16 @@ static bool loop_frames_stop(struct session *s, pid_t tid)
 	if (s->notify_killable && s->notif_answer->how == STOP_RUN &&
 	    s->call->events[0].kind == RULES_KIND_EXEC && s->call->n_events)
 		return false;
+	/* A call the engine is to make itself, on what was judged: answered
+	 * here it would run as the caller's memory then says (a flip from an
+	 * alerted path to a credential), and withdrawn it would be judged
+	 * again with its records muted.  Its record goes without frames. */
+	if (s->notif_answer->how == STOP_RUN && s->emulate_opens) {
+		struct tracee *t = tracee_find(&s->tasks, tid);
+
+		if (t && emulate_needed(s, t, s->call))
+			return false;
+	}
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
 		return false;
 	if (s->notify_killable) {

@@ -59,14 +59,15 @@ static bool emulate_makes(const struct call *c)
 
 /* Whether C is an open that only reads, its flags in a register (not in
  * openat2's open_how), in a session where the kernel itself keeps the
- * denied reads out of reach: every credential that existed at the start
- * masked, and Landlock in force, which refuses the /proc files of
- * processes outside the session that need ptrace access (environ, mem).
- * A thread that rewrites such a path between the check and the kernel's
- * read then reaches nothing a second process swapping a symlink in it
- * would not, and that the masks answer (doc/INTERNALS.md, "Callers that
- * can race"). */
-static bool emulate_read_guarded(const struct session *s, const struct call *c)
+ * denied reads out of reach, and no read is the supervisor's to record:
+ * every credential that existed at the start masked, no object of a
+ * read alert rule there (mask_guards_reads()), and Landlock in force,
+ * which refuses the /proc files of processes outside the session that
+ * need ptrace access (environ, mem).  A thread that rewrites such a path
+ * between the check and the kernel's read then reaches nothing a second
+ * process swapping a symlink in it would not, and that the masks answer
+ * (doc/INTERNALS.md, "Callers that can race"). */
+static bool emulate_read_guarded(struct session *s, const struct call *c)
 {
 	if (!c->is_open || strcmp(c->name, "openat2") == 0)
 		return false;
@@ -76,7 +77,7 @@ static bool emulate_read_guarded(const struct session *s, const struct call *c)
 	    ((c->flags & O_ACCMODE) != O_RDONLY ||
 	     (c->flags & (O_CREAT | O_TRUNC | (O_TMPFILE & ~O_DIRECTORY)))))
 		return false;
-	return mask_complete(s->mask) && landlock_abi_in_force(s->landlock) > 0;
+	return landlock_abi_in_force(s->landlock) > 0 && mask_guards_reads(s->mask, s->policy);
 }
 
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
