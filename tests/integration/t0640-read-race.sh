@@ -128,7 +128,7 @@ wait_sleeping() {
 # symlink to /proc.
 env AT_RACE_TOKEN="$SECRET" sleep 300 </dev/null >/dev/null 2>&1 &
 OUTSIDE=$!
-trap 'kill $OUTSIDE 2>/dev/null' EXIT
+bg_track $OUTSIDE
 wait_sleeping $OUTSIDE || exit 99
 mkdir -p "$ROOT/q/$OUTSIDE"
 echo decoy >"$ROOT/q/$OUTSIDE/environ"
@@ -166,6 +166,7 @@ u = pwd.getpwnam("nobody")
 os.setgroups([]); os.setresgid(u.pw_gid, u.pw_gid, u.pw_gid); os.setresuid(u.pw_uid, u.pw_uid, u.pw_uid)
 os.execvp("sleep", ["sleep", "300"])' </dev/null >/dev/null 2>&1 &
 	OUTSIDE=$!
+	bg_track $OUTSIDE
 	wait_sleeping $OUTSIDE || exit 99
 	mkdir -p "$ROOT/q/$OUTSIDE"
 	echo decoy >"$ROOT/q/$OUTSIDE/environ"

@@ -69,10 +69,10 @@ static void teardown(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-/* The plan under default and EXTRAS (N of them). */
-static struct mask *plan(const struct rules_extra *extras, size_t n)
+/* The plan under policy NAME and EXTRAS (N of them). */
+static struct mask *plan_of(const char *name, const struct rules_extra *extras, size_t n)
 {
-	const char *names[] = { "default" };
+	const char *names[] = { name };
 	struct rules_vars vars = { .root = root, .home = home, .tmpdir = dir, .cwd = root };
 	struct rules_error err = { 0 };
 	struct mask *m = calloc(1, sizeof(*m));
@@ -81,9 +81,27 @@ static struct mask *plan(const struct rules_extra *extras, size_t n)
 	m->status_fd[0] = m->status_fd[1] = m->view_fd = -1;
 	free(policy);
 	policy = NULL;
-	ck_assert_int_eq(rules_load(names, 1, extras, n, &vars, &policy, &err), 0);
+	ck_assert_msg(rules_load(names, 1, extras, n, &vars, &policy, &err) == 0, "%s", err.text);
 	mask_plan(m, policy, root);
 	return m;
+}
+
+static struct mask *plan(const struct rules_extra *extras, size_t n)
+{
+	return plan_of("default", extras, n);
+}
+
+/* The plan under a layer of TEXT (JSON). */
+static struct mask *plan_layer(const char *text)
+{
+	char file[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/layer.json", dir);
+	ck_assert_ptr_nonnull(f = fopen(file, "w"));
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	return plan_of(file, NULL, 0);
 }
 
 /* The kind of the entry for BASE/REL, -1 when there is none. */
@@ -214,6 +232,10 @@ START_TEST(read_deny_exactness)
 	m = plan(proc, 1);
 	ck_assert(m->read_inexact); /* world-readable, no ptrace check */
 	mask_free(m);
+	m = plan_layer("{\"agenttrace\": 1, \"extends\": \"default\", \"read\": {\"deny\": "
+		       "[{\"path\": \"${HOME}/.config/x/*\", \"under\": [\"/usr/bin/npm\"]}]}}");
+	ck_assert(m->read_inexact); /* planned without a lineage: not masked */
+	mask_free(m);
 }
 END_TEST
 
@@ -223,9 +245,14 @@ START_TEST(read_alert_objects)
 	struct mask *m = plan(NULL, 0);
 
 	ck_assert(!mask_plan_read_alerts_exist(policy));
-	/* What the rule's exceptions admit is no alert's object. */
+	/* What the rule's exceptions admit is no alert's object, and a tree
+	 * they admit whole is not looked into. */
 	make(root, "node_modules/x/.env", false);
 	make(root, ".env.example", false);
+	for (int i = 0; i < 4200; i++) {
+		snprintf(p, sizeof(p), "node_modules/x/f%d", i);
+		make(root, p, false);
+	}
 	ck_assert(!mask_plan_read_alerts_exist(policy));
 	/* At any depth. */
 	make(root, "src/deep", true);

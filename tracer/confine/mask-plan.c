@@ -663,7 +663,10 @@ void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
 		for (uint32_t i = 0; i < sp->count; i++) {
 			const char *text = rules_string(p, rules_rule_at(p, sp->first + i)->pat.text);
 
-			if (kinds[k] == RULES_KIND_READ && plan_read_inexact(text))
+			/* A rule with "under" is decided here without a lineage:
+			 * its objects are not masked. */
+			if (kinds[k] == RULES_KIND_READ &&
+			    (plan_read_inexact(text) || rules_rule_at(p, sp->first + i)->under_count))
 				m->read_inexact = true;
 			if (text[0] == '/' && !plan_pseudo(text) &&
 			    plan_start(text, dir, &rest, last_ok))
@@ -683,8 +686,17 @@ void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
 #define ALERTS_MAX_LISTED 4096
 #define ALERTS_MAX_DEPTH 32
 
+#define ALERTS_MAX_SKIPPED 8
+
 struct alerts_look {
 	const struct rules_policy *p;
+	bool any;          /* the rule has "under": any object it names counts */
+	/* Directories whose names the rule's exceptions admit wholly below
+	 * its start (node_modules, for the default's .env rule): nothing in
+	 * them is its. */
+	const char *skip[ALERTS_MAX_SKIPPED];
+	size_t skip_len[ALERTS_MAX_SKIPPED];
+	size_t n_skip;
 	unsigned listed;
 	bool found; /* one exists, or the look could not tell */
 };
@@ -697,8 +709,41 @@ static void alerts_candidate(struct alerts_look *w, const char *path)
 
 	if (w->found || lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
 		return;
-	if (rules_decide(w->p, &ev, &v) < 0 || v.action == RULES_ACTION_ALERT)
+	/* Decided without a lineage, a rule with "under" would not match. */
+	if (w->any || rules_decide(w->p, &ev, &v) < 0 || v.action == RULES_ACTION_ALERT)
 		w->found = true;
+}
+
+static bool alerts_skipped(const struct alerts_look *w, const char *name)
+{
+	for (size_t i = 0; i < w->n_skip; i++)
+		if (strlen(name) == w->skip_len[i] && strncmp(name, w->skip[i], w->skip_len[i]) == 0)
+			return true;
+	return false;
+}
+
+/* W's skipped names: each exception of rule R that is START, then "**",
+ * then a literal NAME, then "**" (components). */
+static void alerts_skips(struct alerts_look *w, const struct rules_rule *r, const char *start,
+			 size_t start_len)
+{
+	const struct rules_pattern *pats =
+		(const struct rules_pattern *)((const char *)w->p + w->p->patterns_off);
+
+	w->n_skip = 0;
+	for (uint32_t i = 0; i < r->unless_count && w->n_skip < ALERTS_MAX_SKIPPED; i++) {
+		const char *u = rules_string(w->p, pats[r->unless_first + i].text), *name, *end;
+
+		if (strncmp(u, start, start_len) != 0 || strncmp(u + start_len, "/**/", 4) != 0)
+			continue;
+		name = u + start_len + 4;
+		end = strchr(name, '/');
+		if (!end || end == name || strcmp(end, "/**") != 0 ||
+		    plan_magic(name, (size_t)(end - name)))
+			continue;
+		w->skip[w->n_skip] = name;
+		w->skip_len[w->n_skip++] = (size_t)(end - name);
+	}
 }
 
 /* The rest REST (after a '/') of a pattern below directory DIR, "**" at
@@ -755,6 +800,8 @@ static void alerts_walk(struct alerts_look *w, const char *dir, const char *rest
 		}
 		is_dir = de->d_type == DT_DIR ||
 			 (de->d_type == DT_UNKNOWN && lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
+		if (is_dir && alerts_skipped(w, de->d_name))
+			continue;
 		if (tree) {
 			/* One more level of "**". */
 			if (!slash)
@@ -777,7 +824,8 @@ bool mask_plan_read_alerts_exist(const struct rules_policy *p)
 	struct alerts_look w = { .p = p };
 
 	for (uint32_t i = 0; i < sp->count && !w.found; i++) {
-		const char *text = rules_string(p, rules_rule_at(p, sp->first + i)->pat.text);
+		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+		const char *text = rules_string(p, r->pat.text);
 		size_t magic = strcspn(text, "*?[\\"), cut = magic;
 		char dir[PATH_MAX];
 		int fd;
@@ -797,6 +845,8 @@ bool mask_plan_read_alerts_exist(const struct rules_policy *p)
 			return true;
 		}
 		close(fd);
+		w.any = r->under_count > 0;
+		alerts_skips(&w, r, dir, cut);
 		alerts_walk(&w, cut ? dir : "/", text + cut + 1, 0);
 	}
 	return w.found;
