@@ -5,7 +5,8 @@
  * length; one differing byte makes each flip atomic) while the main
  * thread opens the buffer for writing N times.  With "process" or "file"
  * a second process flips them (race-mem.h).  The supervisor may check
- * GOOD and the kernel then open BAD.  Prints "opens=N ok=K bad=W eacces=E":
+ * GOOD and the kernel then open BAD.  Prints "opens=N ok=K bad=W eacces=E
+ * other=TEXT" (the last error but EACCES, "none"):
  * bad counts the descriptors that really are BAD (by device and inode),
  * so the test can tell a won race from a refused one.  Exit 0, or 2 on
  * usage errors.  Built without sanitizers: it runs under the filter. */
@@ -40,6 +41,7 @@ static void race_flip_process(void)
 int main(int argc, char **argv)
 {
 	unsigned long opens = 0, ok = 0, bad = 0, eacces = 0, n;
+	int other_errno = 0; /* the last error other than EACCES, for the test's diagnostics */
 	pthread_t th;
 	pid_t other = -1;
 
@@ -68,7 +70,10 @@ int main(int argc, char **argv)
 
 		opens++;
 		if (fd < 0) {
-			eacces += errno == EACCES;
+			if (errno == EACCES)
+				eacces++;
+			else
+				other_errno = errno;
 			continue;
 		}
 		ok++;
@@ -83,6 +88,7 @@ int main(int argc, char **argv)
 		atomic_store(&race_stop, 1);
 		pthread_join(th, NULL);
 	}
-	printf("opens=%lu ok=%lu bad=%lu eacces=%lu\n", opens, ok, bad, eacces);
+	printf("opens=%lu ok=%lu bad=%lu eacces=%lu other=%s\n", opens, ok, bad, eacces,
+	       other_errno ? strerror(other_errno) : "none");
 	return 0;
 }
