@@ -126,7 +126,9 @@ wait_sleeping() {
 # A process outside the session holds a token in its environment; GOOD
 # is a decoy file under ROOT/q/PID, BAD the same name under ROOT/p, a
 # symlink to /proc.
-env AT_RACE_TOKEN="$SECRET" sleep 300 </dev/null >/dev/null 2>&1 &
+# Its environment holds the token alone: the helper reads the first 4 KiB,
+# and a CI job's environment alone can be longer than that.
+env -i AT_RACE_TOKEN="$SECRET" "$(command -v sleep)" 300 </dev/null >/dev/null 2>&1 &
 OUTSIDE=$!
 bg_track $OUTSIDE
 wait_sleeping $OUTSIDE || exit 99
@@ -161,10 +163,10 @@ if [ "$(id -u)" = 0 ] && have setpriv && id nobody >/dev/null 2>&1 && [ -x /usr/
 	chmod 0755 "$SANDBOX" "$ROOT" "$ROOT/bin"
 	# All three ids nobody's (setpriv keeps the saved one root's, and
 	# the kernel then refuses even nobody's own reads of its /proc).
-	AT_RACE_TOKEN="$SECRET" /usr/bin/python3 -c 'import os, pwd, sys
+	env -i AT_RACE_TOKEN="$SECRET" SLEEP="$(command -v sleep)" /usr/bin/python3 -c 'import os, pwd, sys
 u = pwd.getpwnam("nobody")
 os.setgroups([]); os.setresgid(u.pw_gid, u.pw_gid, u.pw_gid); os.setresuid(u.pw_uid, u.pw_uid, u.pw_uid)
-os.execvp("sleep", ["sleep", "300"])' </dev/null >/dev/null 2>&1 &
+os.execv(os.environ.pop("SLEEP"), ["sleep", "300"])' </dev/null >/dev/null 2>&1 &
 	OUTSIDE=$!
 	bg_track $OUTSIDE
 	wait_sleeping $OUTSIDE || exit 99
