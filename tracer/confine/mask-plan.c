@@ -587,6 +587,28 @@ static void plan_normalize(struct mask *m)
 	}
 }
 
+/* Splits absolute pattern TEXT into its leading literal directories, into
+ * DIR, and the rest after them, into *REST; false when that is "/" (no
+ * such directory, or one too long to hold). */
+static bool plan_split(const char *text, char *dir, const char **rest)
+{
+	size_t cut = 0;
+
+	while (text[cut] && !plan_magic(text + cut, 1))
+		cut++;
+	while (cut > 0 && text[cut] != '/')
+		cut--;
+	if (cut == 0 || cut >= PATH_MAX) {
+		strcpy(dir, "/");
+		*rest = text + 1;
+		return false;
+	}
+	memcpy(dir, text, cut);
+	dir[cut] = '\0';
+	*rest = text + cut + 1;
+	return true;
+}
+
 /* Where the walk of pattern TEXT starts: its leading literal directories
  * (${HOME}/.ssh of ${HOME}/.ssh/id_*), into DIR, when they exist with no
  * symlink in them; the rest of the pattern from *REST.  One lookup for
@@ -596,22 +618,10 @@ static bool plan_start(const char *text, char *dir, const char **rest, char *las
 {
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS };
-	size_t magic = 0, cut;
 	long fd;
 
-	while (text[magic] && !plan_magic(text + magic, 1))
-		magic++;
-	cut = magic;
-	while (cut > 0 && text[cut] != '/')
-		cut--;
-	if (cut == 0 || cut >= PATH_MAX) {
-		strcpy(dir, "/");
-		*rest = text + 1;
-		return true;
-	}
-	memcpy(dir, text, cut);
-	dir[cut] = '\0';
-	*rest = text + cut + 1;
+	if (!plan_split(text, dir, rest))
+		return true; /* from "/" */
 	if (strcmp(dir, last_ok) == 0)
 		return true;
 	if (plan_pseudo(dir))
@@ -825,20 +835,16 @@ bool mask_plan_read_alerts_exist(const struct rules_policy *p)
 
 	for (uint32_t i = 0; i < sp->count && !w.found; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
-		const char *text = rules_string(p, r->pat.text);
-		size_t magic = strcspn(text, "*?[\\"), cut = magic;
+		const char *text = rules_string(p, r->pat.text), *rest;
 		char dir[PATH_MAX];
 		int fd;
 
 		if (text[0] != '/' || plan_pseudo(text))
 			return true;
-		while (cut > 0 && text[cut] != '/')
-			cut--;
-		if (cut >= PATH_MAX)
-			return true;
-		memcpy(dir, text, cut);
-		dir[cut] = '\0';
-		fd = open(cut ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/* Symlinks on the way are followed: the alerted objects are
+		 * the reads that reach them, by any name. */
+		plan_split(text, dir, &rest);
+		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0) {
 			if (errno == ENOENT || errno == ENOTDIR)
 				continue; /* nothing of it exists */
@@ -846,8 +852,8 @@ bool mask_plan_read_alerts_exist(const struct rules_policy *p)
 		}
 		close(fd);
 		w.any = r->under_count > 0;
-		alerts_skips(&w, r, dir, cut);
-		alerts_walk(&w, cut ? dir : "/", text + cut + 1, 0);
+		alerts_skips(&w, r, dir, strcmp(dir, "/") ? strlen(dir) : 0);
+		alerts_walk(&w, dir, rest, 0);
 	}
 	return w.found;
 }
