@@ -482,6 +482,7 @@ __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8
 	ask_copy(e->syscall, sizeof(e->syscall), c->syscall);
 	ask_copy(e->path, sizeof(e->path), c->path);
 	ask_copy(e->path2, sizeof(e->path2), c->path2);
+	e->reads = c->reads;
 	e->family = c->family;
 	memcpy(e->addr, c->addr, sizeof(e->addr));
 	e->port = c->port;
@@ -696,6 +697,7 @@ int ask_decide(const struct ask_call *call)
 		ev[i].unix_path = c->unix_path;
 		ev[i].bind = c->bind;
 	}
+	n = (int)rules_add_name_reads(ev, (size_t)n, c->reads, c->path, c->path2);
 	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
 	/* A local destination: whose it is, from the supervisor, where the
 	 * verdict can depend on it (as tracer/stop.c asks). */

@@ -58,9 +58,11 @@ static int fs_open_check(int dirfd, const char *path, int flags, const char *nam
 	return ask_decide(&c);
 }
 
-/* A write of one or two paths (the second may be NULL). */
+/* A write of one or two paths (the second may be NULL, else its last
+ * name is not followed); READS: the files read by their new names
+ * (rename, link: RULES_READS_*). */
 static int fs_write_check(int dirfd, const char *path, bool follow, int dirfd2, const char *path2,
-			  bool follow2, const char *name)
+			  uint8_t reads, const char *name)
 {
 	char abs[PATH_MAX], abs2[PATH_MAX];
 	struct ask_call c = { 0 };
@@ -74,7 +76,7 @@ static int fs_write_check(int dirfd, const char *path, bool follow, int dirfd2, 
 		return 0;
 	}
 	if (path2) {
-		r = ask_path(dirfd2, path2, follow2, abs2);
+		r = ask_path(dirfd2, path2, false, abs2);
 		if (r < 0 && r != -ENOENT) {
 			errno = saved;
 			return 0;
@@ -85,6 +87,7 @@ static int fs_write_check(int dirfd, const char *path, bool follow, int dirfd2, 
 	c.kind = RULES_KIND_WRITE;
 	c.path = abs;
 	c.path2 = path2 ? abs2 : NULL;
+	c.reads = reads;
 	return ask_decide(&c);
 }
 
@@ -242,7 +245,7 @@ EXPORT int rename(const char *from, const char *to)
 	int err;
 
 	if (shim_deciding() &&
-	    (err = fs_write_check(AT_FDCWD, from, false, AT_FDCWD, to, false, "rename")))
+	    (err = fs_write_check(AT_FDCWD, from, false, AT_FDCWD, to, RULES_READS_PATH, "rename")))
 		FS_DENY(err, -1);
 	return REAL(rename, int (*)(const char *, const char *))(from, to);
 }
@@ -251,7 +254,8 @@ EXPORT int renameat(int fd1, const char *from, int fd2, const char *to)
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(fd1, from, false, fd2, to, false, "renameat")))
+	if (shim_deciding() &&
+	    (err = fs_write_check(fd1, from, false, fd2, to, RULES_READS_PATH, "renameat")))
 		FS_DENY(err, -1);
 	return REAL(renameat, int (*)(int, const char *, int, const char *))(fd1, from, fd2, to);
 }
@@ -260,7 +264,10 @@ EXPORT int renameat2(int fd1, const char *from, int fd2, const char *to, unsigne
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(fd1, from, false, fd2, to, false, "renameat2")))
+	if (shim_deciding() &&
+	    (err = fs_write_check(fd1, from, false, fd2, to,
+				  RULES_READS_PATH | (flags & RENAME_EXCHANGE ? RULES_READS_PATH2 : 0),
+				  "renameat2")))
 		FS_DENY(err, -1);
 	return REAL(renameat2, int (*)(int, const char *, int, const char *, unsigned))(
 		fd1, from, fd2, to, flags);
@@ -270,7 +277,8 @@ EXPORT int link(const char *from, const char *to)
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, from, false, AT_FDCWD, to, false, "link")))
+	if (shim_deciding() &&
+	    (err = fs_write_check(AT_FDCWD, from, false, AT_FDCWD, to, RULES_READS_PATH, "link")))
 		FS_DENY(err, -1);
 	return REAL(link, int (*)(const char *, const char *))(from, to);
 }
@@ -280,7 +288,8 @@ EXPORT int linkat(int fd1, const char *from, int fd2, const char *to, int flags)
 	int err;
 
 	if (shim_deciding() &&
-	    (err = fs_write_check(fd1, from, (flags & AT_SYMLINK_FOLLOW) != 0, fd2, to, false, "linkat")))
+	    (err = fs_write_check(fd1, from, (flags & AT_SYMLINK_FOLLOW) != 0, fd2, to,
+				  RULES_READS_PATH, "linkat")))
 		FS_DENY(err, -1);
 	return REAL(linkat, int (*)(int, const char *, int, const char *, int))(fd1, from, fd2, to,
 										 flags);
@@ -348,7 +357,7 @@ EXPORT int unlink(const char *path)
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, false, 0, NULL, false, "unlink")))
+	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, false, 0, NULL, 0, "unlink")))
 		FS_DENY(err, -1);
 	return REAL(unlink, int (*)(const char *))(path);
 }
@@ -357,7 +366,7 @@ EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(dirfd, path, false, 0, NULL, false, "unlinkat")))
+	if (shim_deciding() && (err = fs_write_check(dirfd, path, false, 0, NULL, 0, "unlinkat")))
 		FS_DENY(err, -1);
 	return REAL(unlinkat, int (*)(int, const char *, int))(dirfd, path, flags);
 }
@@ -366,7 +375,7 @@ EXPORT int mkdir(const char *path, mode_t mode)
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, false, 0, NULL, false, "mkdir")))
+	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, false, 0, NULL, 0, "mkdir")))
 		FS_DENY(err, -1);
 	return REAL(mkdir, int (*)(const char *, mode_t))(path, mode);
 }
@@ -375,7 +384,7 @@ EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(dirfd, path, false, 0, NULL, false, "mkdirat")))
+	if (shim_deciding() && (err = fs_write_check(dirfd, path, false, 0, NULL, 0, "mkdirat")))
 		FS_DENY(err, -1);
 	return REAL(mkdirat, int (*)(int, const char *, mode_t))(dirfd, path, mode);
 }
@@ -384,7 +393,7 @@ EXPORT int truncate(const char *path, off_t len)
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, true, 0, NULL, false, "truncate")))
+	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, true, 0, NULL, 0, "truncate")))
 		FS_DENY(err, -1);
 	return REAL(truncate, int (*)(const char *, off_t))(path, len);
 }
@@ -393,7 +402,7 @@ EXPORT int truncate64(const char *path, off_t len)
 {
 	int err;
 
-	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, true, 0, NULL, false, "truncate64")))
+	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, true, 0, NULL, 0, "truncate64")))
 		FS_DENY(err, -1);
 	return REAL(truncate64, int (*)(const char *, off_t))(path, len);
 }

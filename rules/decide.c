@@ -346,6 +346,22 @@ static void decide_call(const struct rules_policy *p, const struct rules_event *
 	out->effective = rules_effective(p, out->action);
 }
 
+size_t rules_add_name_reads(struct rules_event *ev, size_t n, unsigned reads, const char *path,
+			    const char *path2)
+{
+	const char *const named[2] = { (reads & RULES_READS_PATH) ? path : NULL,
+				       (reads & RULES_READS_PATH2) ? path2 : NULL };
+
+	for (size_t i = 0; i < 2 && n < RULES_CALL_EVENTS; i++) {
+		if (!named[i])
+			continue;
+		memset(&ev[n], 0, sizeof(ev[n]));
+		ev[n].kind = RULES_KIND_READ;
+		ev[n++].path = named[i];
+	}
+	return n;
+}
+
 void rules_decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
 		       const bool *explicit_deny_only, struct rules_call_verdict *out)
 {

@@ -328,8 +328,23 @@ static inline bool rules_endpoint_first(const struct rules_policy *p)
 	return p->endpoint_first != 0;
 }
 
-/* The events of one call: one, or two for rename, link and symlink. */
-#define RULES_CALL_EVENTS 2
+/* The events of one call: one; two for symlink (the link and its
+ * target); three for rename and link (both names written, and the file
+ * moved read: readable by its new name, it is read as much as an open
+ * of it is), four for an exchange (each file moved).  Their order: the
+ * names written, then the names read. */
+#define RULES_CALL_EVENTS 4
+
+/* A call that gives files new names (rename, link) reads each file it
+ * names anew: READS holds RULES_READS_PATH for the file at PATH (the
+ * source), RULES_READS_PATH2 for the one at PATH2 (an exchange moves it
+ * too).  Their read events are appended to the N events at EV
+ * (RULES_CALL_EVENTS in all); a NULL path is skipped.  Returns the new
+ * count.  Every backend builds them here. */
+#define RULES_READS_PATH 0x1
+#define RULES_READS_PATH2 0x2
+size_t rules_add_name_reads(struct rules_event *ev, size_t n, unsigned reads, const char *path,
+			    const char *path2);
 
 /* What a call's events come to together. */
 struct rules_call_verdict {

@@ -136,6 +136,10 @@ static int op_proc_fd_write(char **argv)
 
 static int op_rename(char **argv) { return try_errno_of(rename(argv[0], argv[1])); }
 static int op_link(char **argv) { return try_errno_of(link(argv[0], argv[1])); }
+static int op_exchange(char **argv)
+{
+	return try_errno_of(renameat2(AT_FDCWD, argv[0], AT_FDCWD, argv[1], RENAME_EXCHANGE));
+}
 static int op_symlink(char **argv) { return try_errno_of(symlink(argv[0], argv[1])); }
 static int op_unlink(char **argv) { return try_errno_of(unlink(argv[0])); }
 static int op_mkdir(char **argv) { return try_errno_of(mkdir(argv[0], 0755)); }
@@ -1152,6 +1156,7 @@ static const struct try_op {
 	{ "proc-fd-write", 1, op_proc_fd_write },
 	{ "rename", 2, op_rename },
 	{ "link", 2, op_link },
+	{ "exchange", 2, op_exchange },
 	{ "symlink", 2, op_symlink },
 	{ "unlink", 1, op_unlink },
 	{ "mkdir", 1, op_mkdir },

@@ -221,29 +221,41 @@ static int child_rename(void)
 		return 2;
 	if (access(tp("b"), F_OK) != 0)
 		return 3;
+	if ((fd = creat(tp("c"), 0600)) < 0)
+		return 4;
+	close(fd);
+	if (renameat2(AT_FDCWD, tp("b"), AT_FDCWD, tp("c"), RENAME_EXCHANGE) != 0)
+		return 5;
 	return 0;
 }
 
+/* Both names written, then each file that gets a new name read. */
 static int stop_rename(struct call *c, int i)
 {
-	if (i == 0) {
+	if (i == 0 || i == 2) {
 		ck_assert_int_eq(c->n_events, 1);
 		ck_assert_int_eq(c->events[0].kind, RULES_KIND_WRITE);
 		return 0;
 	}
-	ck_assert_str_eq(c->name, "rename");
-	ck_assert_int_eq(c->n_events, 2);
+	ck_assert_str_eq(c->name, i == 1 ? "rename" : "renameat2");
+	ck_assert_int_eq(c->n_events, i == 1 ? 3 : 4);
 	ck_assert_int_eq(c->events[0].kind, RULES_KIND_WRITE);
 	ck_assert_int_eq(c->events[1].kind, RULES_KIND_WRITE);
-	ck_assert_str_eq(c->events[0].path, tp("a"));
-	ck_assert_str_eq(c->events[1].path, tp("b"));
+	ck_assert_int_eq(c->events[2].kind, RULES_KIND_READ);
+	ck_assert_str_eq(c->events[0].path, tp(i == 1 ? "a" : "b"));
+	ck_assert_str_eq(c->events[1].path, tp(i == 1 ? "b" : "c"));
+	ck_assert_str_eq(c->events[2].path, tp(i == 1 ? "a" : "b"));
+	if (i == 3) {
+		ck_assert_int_eq(c->events[3].kind, RULES_KIND_READ);
+		ck_assert_str_eq(c->events[3].path, tp("c"));
+	}
 	return 0;
 }
 
 START_TEST(rename_two_paths)
 {
 	ck_assert_int_eq(run_traced(&pol_plain, child_rename, stop_rename), 0);
-	ck_assert_int_eq(n_stops, 2);
+	ck_assert_int_eq(n_stops, 4);
 }
 END_TEST
 

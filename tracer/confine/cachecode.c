@@ -117,7 +117,7 @@ static bool cachecode_makes(const struct call *c, size_t i, char *why, size_t si
 		return false;
 	}
 	/* The new name of a rename or a link: what the old one holds. */
-	if (i == 1 && c->n_events == 2 &&
+	if (i == 1 && c->n_events >= 2 &&
 	    (cachecode_is(c->name, "rename", "renameat", "renameat2") ||
 	     cachecode_is(c->name, "link", "linkat", NULL))) {
 		const char *from = c->events[0].path;

@@ -313,7 +313,7 @@ static bool content_on_the_way(struct session *s, struct tracee *t, const struct
 		if (c->n_events < 1 || c->events[0].path != c->path[0])
 			return false;
 		r0 = content_way_of(s, c, 0, 'l');
-	} else if (content_is_rename(c->name) && c->n_events == 2) {
+	} else if (content_is_rename(c->name) && c->n_events >= 2) {
 		t0 = content_type(c->events[0].path);
 		/* RENAME_EXCHANGE moves the destination to the source's name too. */
 		t1 = (c->flags & RENAME_EXCHANGE) ? content_type(c->events[1].path) : 0;
@@ -387,7 +387,7 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 	bool force = rules_effective(s->policy, RULES_ACTION_DENY) != RULES_ACTION_DENY;
 	int out;
 
-	if (c->n_events != 2 || v->event != 1 || c->events[0].path != lock ||
+	if (c->n_events < 2 || v->event != 1 || c->events[0].path != lock ||
 	    c->events[1].path != target)
 		return false;
 	if (c->flags && !strcmp(c->name, "renameat2")) {

@@ -321,6 +321,8 @@ static void preload_mode_decided(struct session *s, const struct channel_msg *m)
 			ev[1].path = e->path2;
 			c.n_events = 2;
 		}
+		c.n_events = rules_add_name_reads(ev, c.n_events, e->reads, ev[0].path,
+						  e->path2[0] ? e->path2 : NULL);
 		c.flags = e->flags;
 		c.has_flags = e->has_flags;
 		break;

@@ -72,15 +72,16 @@ struct call {
 	const char *bypass_why;
 
 	/* The policy events of this call, all to be decided; the call is
-	 * denied when any of them is.  rename/link/symlink give two. */
+	 * denied when any of them is.  symlink gives two, rename and link
+	 * more (rules/rules.h, RULES_CALL_EVENTS). */
 	size_t n_events;
-	struct rules_event events[2];
+	struct rules_event events[RULES_CALL_EVENTS];
 	int deny_errno;          /* errno the program sees on deny: EACCES, EPERM, ... */
 	/* Event i is refused only by an explicit deny rule, not by its
 	 * section's fallback: a symlink's target is not written by the call,
 	 * but a link towards a protected file is how a later write would
 	 * reach it (`ln -s /usr/bin/python3 venv/bin/python` must work). */
-	bool explicit_deny_only[2];
+	bool explicit_deny_only[RULES_CALL_EVENTS];
 
 	/* Storage that events[] point into. */
 	char path[2][PATH_MAX];

@@ -529,6 +529,15 @@ static int decode_write(const struct decode *d)
 	for (unsigned i = 0; i < e->n_paths; i++)
 		if (ok[i])
 			decode_add_path_event(c, RULES_KIND_WRITE, c->path[i]);
+	/* A file that gets a new name is read by it: a link of .env read
+	 * as n2 is a read of .env.  linkat's flags have no RENAME_EXCHANGE
+	 * bit (it is EINVAL there). */
+	if (e->opts & SYSCALL_OPT_NEW_NAME)
+		c->n_events = rules_add_name_reads(
+			c->events, c->n_events,
+			RULES_READS_PATH | ((c->flags & RENAME_EXCHANGE) && strcmp(e->name, "renameat2") == 0
+						    ? RULES_READS_PATH2 : 0),
+			ok[0] ? c->path[0] : NULL, ok[1] ? c->path[1] : NULL);
 	return 0;
 }
 

@@ -211,17 +211,17 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 
 	/* writes of two paths */
 	[__NR_rename] = { .name = "rename", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			  .n_paths = 2, .paths = { CWD_PATH(0, NOFOLLOW), CWD_PATH(1, NOFOLLOW) } },
+			  .opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2, .paths = { CWD_PATH(0, NOFOLLOW), CWD_PATH(1, NOFOLLOW) } },
 	[__NR_renameat] = { .name = "renameat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			    .n_paths = 2,
+			    .opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2,
 			    .paths = { AT_PATH(0, 1, NOFOLLOW), AT_PATH(2, 3, NOFOLLOW) } },
 	[__NR_renameat2] = { .name = "renameat2", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			     .flags = A(4), .n_paths = 2,
+			     .flags = A(4), .opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2,
 			     .paths = { AT_PATH(0, 1, NOFOLLOW), AT_PATH(2, 3, NOFOLLOW) } },
 	[__NR_link] = { .name = "link", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			.n_paths = 2, .paths = { CWD_PATH(0, NOFOLLOW), CWD_PATH(1, NOFOLLOW) } },
+			.opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2, .paths = { CWD_PATH(0, NOFOLLOW), CWD_PATH(1, NOFOLLOW) } },
 	[__NR_linkat] = { .name = "linkat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			  .flags = A(4), .n_paths = 2,
+			  .flags = A(4), .opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2,
 			  .paths = { AT_PATH_EMPTY(0, 1, FOLLOW_IF_AT, SYSCALL_EMPTY_AT),
 				     AT_PATH(2, 3, NOFOLLOW) } },
 	/* symlink(target, linkpath): paths[0] is the link, paths[1] the target */

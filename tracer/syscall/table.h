@@ -73,6 +73,9 @@ struct syscall_path {
 #define SYSCALL_OPT_OWNER 0x10  /* fcntl F_SETOWN, F_SETOWN_EX; ioctl FIOSETOWN, SIOCSPGRP:
 				 * the signal-outside bypass holds only when the owner
 				 * named is outside the session (decode-signal.c) */
+#define SYSCALL_OPT_NEW_NAME 0x20 /* the file at paths[0] gets the name paths[1]
+				   * (rename, link): it is read too; both files,
+				   * each named by the other, with RENAME_EXCHANGE */
 
 enum syscall_net {
 	SYSCALL_NET_NONE = 0,

@@ -1,0 +1,88 @@
+#!/bin/bash
+# A rename or a link gives a file a new name, and a read by that name is
+# a read of the file: the name it had is judged as a read too
+# (agenttrace-policy(5), DECISIONS, read).  `ln .env n2 && cat n2` reads
+# the project's .env with an alert, as `cat .env` does; a link of a file
+# a read rule denies is refused, under every backend.
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+cat >"$SANDBOX/secrets.json" <<JSON
+{"agenttrace": 1, "extends": "default",
+ "read": {"deny": [{"id": "read.test-secrets", "path": "\${ROOT}/secrets/**",
+                    "why": "the test's credentials"}]}}
+JSON
+
+# alert_rec_of SYSCALLS PATH: the read alert of PATH (the record's path
+# or path2: both names of the call, in its order) by one of SYSCALLS
+# (call names, separated by spaces).
+alert_rec_of() {
+	printf '%s' "event == 'alert' and action == 'alert' and kind == 'read' and rule_id == 'read.project-env' and (path == '$2' or path2 == '$2') and syscall in '$1'.split()"
+}
+
+# secrets_status DESC WANT COMMAND...: COMMAND's status under the current
+# backend with the policy above.
+secrets_status() {
+	local desc=$1 want=$2
+	shift 2
+	bk_q --policy "$SANDBOX/secrets.json" -- "$@"
+	assert_eq "$desc" "$want" $?
+}
+
+for B in auto preload; do
+	backend_use "$B"
+	sandbox_reset
+	cd "$ROOT" || exit 99
+	echo "TOKEN=project-secret" >"$ROOT/.env"
+
+	bk_status "${BK}ln .env n2: exit 0" 0 -- ln .env n2
+	assert_rec "${BK}ln .env n2: a read alert of .env" "$(alert_rec_of 'link linkat' "$ROOT/.env")"
+	assert_rec "${BK}ln .env n2: the record names the new name" \
+		"kind == 'read' and path == '$ROOT/.env' and path2 == '$ROOT/n2'"
+	assert_file_content "${BK}ln .env n2: n2 is .env" "$ROOT/n2" "TOKEN=project-secret"
+
+	bk_status "${BK}mv .env moved: exit 0" 0 -- mv .env moved
+	assert_rec "${BK}mv .env moved: a read alert of .env" \
+		"$(alert_rec_of 'rename renameat renameat2' "$ROOT/.env")"
+	mv "$ROOT/moved" "$ROOT/.env"
+
+	# An exchange moves both files: the one at the second name is read
+	# by the first.
+	echo plain >"$ROOT/plain"
+	bk_status "${BK}exchange of plain and .env: exit 0" 0 -- "$TRY" exchange plain .env
+	assert_rec "${BK}exchange of plain and .env: a read alert of .env" \
+		"$(alert_rec_of 'renameat2' "$ROOT/.env")"
+	assert_file_content "${BK}exchange of plain and .env: exchanged" "$ROOT/plain" \
+		"TOKEN=project-secret"
+
+	# What gets no new name is no read: a symlink (a read through it is
+	# an open of .env, judged then), and files no read rule names.
+	echo a >"$ROOT/a.txt"
+	bk_allowed "mv and ln of ordinary files, ln -s .env" -- \
+		sh -c 'mv a.txt b.txt && ln b.txt c.txt && ln -s .env s'
+
+	# A file a read rule denies gets no new name to be read by.
+	mkdir -p "$ROOT/secrets"
+	echo "KEY-MATERIAL" >"$ROOT/secrets/key"
+	secrets_status "${BK}link of a denied file: EACCES" "$EACCES" "$TRY" link secrets/key k2
+	assert_rec "${BK}link of a denied file: deny record" \
+		"$(deny_expr read read.test-secrets "$ROOT/secrets/key")$(bk_rec_backend)"
+	assert_file_absent "${BK}link of a denied file: no new name" "$ROOT/k2"
+	secrets_status "${BK}rename of a denied file: EACCES" "$EACCES" "$TRY" rename secrets/key k3
+	assert_file_present "${BK}rename of a denied file: it stays" "$ROOT/secrets/key"
+	secrets_status "${BK}exchange with a denied file: EACCES" "$EACCES" \
+		"$TRY" exchange plain secrets/key
+	assert_file_content "${BK}exchange with a denied file: nothing moved" "$ROOT/secrets/key" \
+		"KEY-MATERIAL"
+	cd "$SANDBOX" || exit 99
+done
+
+# The same under the ptrace engine, where the kernel has the notify one.
+if [ "${AGENTTRACE_TEST_ENGINE:-}" != ptrace ]; then
+	cd "$ROOT" || exit 99
+	at --engine ptrace -- ln .env n4 >"$OUT" 2>"$ERR"
+	assert_eq "--engine ptrace: ln .env n4: exit 0" 0 $?
+	assert_rec "--engine ptrace: ln .env n4: a read alert of .env" \
+		"$(alert_rec_of 'link linkat' "$ROOT/.env")"
+	cd "$SANDBOX" || exit 99
+fi
