@@ -77,6 +77,29 @@ for B in auto preload; do
 	cd "$SANDBOX" || exit 99
 done
 
+# A directory renamed gives what it holds new names too: the supervisor
+# looks into it (the shim does not), and refuses a rename that takes a
+# file out of a read deny rule's sight; one that keeps it there goes.
+cat >"$SANDBOX/config.json" <<JSON
+{"agenttrace": 1, "extends": "default",
+ "read": {"deny": [{"id": "read.test-config", "path": "\${ROOT}/config/secrets.yml"},
+                   {"id": "read.test-anywhere", "path": "\${ROOT}/**/token.txt"}]}}
+JSON
+cd "$ROOT" || exit 99
+mkdir -p config/sub keep
+echo "CONFIG-SECRET" >config/secrets.yml
+echo plain >config/sub/other
+echo "TOKEN" >keep/token.txt
+at --policy "$SANDBOX/config.json" -- mv config c2 >"$OUT" 2>"$ERR"
+assert_ne "mv of the directory holding a denied file: refused" 0 $?
+assert_rec "mv of the directory holding a denied file: deny record" \
+	"$(deny_expr read read.test-config "$ROOT/config") and 'config/secrets.yml' in why"
+assert_file_present "mv of the directory holding a denied file: it stays" "$ROOT/config/secrets.yml"
+at --policy "$SANDBOX/config.json" -- mv keep kept >"$OUT" 2>"$ERR"
+assert_eq "mv of a directory whose denied file stays denied there: exit 0" 0 $?
+assert_no_alert "mv of a directory whose denied file stays denied there: no alert"
+cd "$SANDBOX" || exit 99
+
 # The same under the ptrace engine, where the kernel has the notify one.
 if [ "${AGENTTRACE_TEST_ENGINE:-}" != ptrace ]; then
 	cd "$ROOT" || exit 99

@@ -54,7 +54,7 @@ static void content_verdict(struct session *s, struct tracee *t, const struct ca
 	memset(v, 0, sizeof(*v));
 	v->action = RULES_ACTION_DENY;
 	v->effective = eff;
-	v->kind = RULES_KIND_WRITE;
+	v->kind = (int)c->events[event].kind;
 	v->event = event;
 	/* A suggestion names the event's own path, which would exempt that
 	 * path, not the files beneath it that put it on the way. */
@@ -111,7 +111,30 @@ struct content_walk {
 	const struct rules_rule *rule; /* the content rule that would judge it */
 	const char *unknown;          /* why the tree cannot be told */
 	bool any_deny;                /* any deny rule refusing an entry there, content or not */
+	/* With any_deny: where the entry is now (the source + its name), and
+	 * whether RULE is a read deny rule that names it there and not at
+	 * PATH (the rename would take it out of that rule's sight) */
+	char from[PATH_MAX];
+	size_t from_n;
+	bool hidden;
 };
+
+/* The read deny rule that refuses reads of FROM but not of TO, where a
+ * rename takes the file: NULL for none.  A symbolic link is read as what
+ * it leads to, wherever it goes. */
+static const struct rules_rule *content_hidden(const struct rules_policy *p, const char *from,
+					       const char *to)
+{
+	struct rules_event was = { .kind = RULES_KIND_READ, .path = from };
+	struct rules_event will = { .kind = RULES_KIND_READ, .path = to };
+	struct rules_verdict wv, nv;
+
+	if (rules_decide(p, &was, &wv) < 0 || wv.action != RULES_ACTION_DENY)
+		return NULL;
+	if (rules_decide(p, &will, &nv) == 0 && nv.action == RULES_ACTION_DENY)
+		return NULL;
+	return wv.rule;
+}
 
 static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 {
@@ -124,7 +147,7 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 		return;
 	}
 	while (!w->rule && !w->unknown && (e = readdir(d))) {
-		size_t len = strlen(e->d_name), at = w->n;
+		size_t len = strlen(e->d_name), at = w->n, from_at = w->from_n;
 		unsigned char type = e->d_type;
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
@@ -140,6 +163,15 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 		w->path[at] = '/';
 		memcpy(w->path + at + 1, e->d_name, len + 1);
 		w->n = at + 1 + len;
+		if (w->any_deny) {
+			if (from_at + 1 + len >= sizeof(w->from)) {
+				w->unknown = "a path in it is too long";
+				break;
+			}
+			w->from[from_at] = '/';
+			memcpy(w->from + from_at + 1, e->d_name, len + 1);
+			w->from_n = from_at + 1 + len;
+		}
 		if (type == DT_UNKNOWN) {
 			struct stat st;
 
@@ -157,6 +189,10 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 			if (rules_decide(w->p, &ev, &v) == 0 && v.rule && v.action == RULES_ACTION_DENY &&
 			    !v.rule->content) {
 				w->rule = v.rule;
+				break;
+			}
+			if (type != DT_LNK && (w->rule = content_hidden(w->p, w->from, w->path))) {
+				w->hidden = true;
 				break;
 			}
 		}
@@ -183,9 +219,12 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 			    v.action == RULES_ACTION_DENY)
 				w->rule = v.rule;
 		}
-		if (!w->rule)
+		if (!w->rule) {
 			w->n = at;
+			w->from_n = from_at;
+		}
 		w->path[w->n] = '\0';
+		w->from[w->from_n] = '\0';
 	}
 	closedir(d);
 }
@@ -207,6 +246,12 @@ static bool content_walk_tree(const struct session *s, const char *from, const c
 		return false;
 	memcpy(w->path, to, n + 1);
 	w->n = n;
+	if (any_deny) {
+		w->from_n = strlen(from);
+		if (w->from_n >= sizeof(w->from))
+			return false;
+		memcpy(w->from, from, w->from_n + 1);
+	}
 	fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -227,7 +272,10 @@ static bool content_import(const struct session *s, const char *from, const char
 }
 
 /* FROM, a directory renamed to TO: the first entry it holds that a deny
- * rule refuses at TO (W->path), or why what it holds cannot be told.
+ * rule refuses at TO (W->path), or that a read deny rule refuses at its
+ * name in FROM (W->from) and not at TO (W->hidden: mv config c2 would make
+ * config/secrets.yml readable as c2/secrets.yml), or why what it holds
+ * cannot be told.
  * True when it is refused: a tree made under another name and renamed
  * into place (mkdir -p .gh/workflows, then mv .gh .github) writes what it
  * holds at names the policy protects.  A tree past the walk's bounds (or
@@ -243,6 +291,16 @@ static bool content_tree_denied(const struct session *s, const char *from, const
 		return true;
 	w->unknown = NULL;
 	return w->rule != NULL;
+}
+
+/* The event of C that reads the file at the name of its event I
+ * (rules_add_name_reads()); I itself when there is none. */
+static size_t content_read_of(const struct call *c, size_t i)
+{
+	for (size_t k = 2; k < c->n_events; k++)
+		if (c->events[k].kind == RULES_KIND_READ && c->events[k].path == c->events[i].path)
+			return k;
+	return i;
 }
 
 /* A directory renamed from outside every content rule's reach into one's
@@ -284,12 +342,16 @@ static bool content_imports(struct session *s, struct tracee *t, const struct ca
 			snprintf(content_why, sizeof(content_why),
 				 "%s goes where %s refuses what it could hold, but %s", from,
 				 rules_string(s->policy, w.rule->id), w.unknown);
+		else if (w.hidden)
+			snprintf(content_why, sizeof(content_why),
+				 "%s would give %s, which %s refuses to read, the name %s", from,
+				 w.from, rules_string(s->policy, w.rule->id), w.path);
 		else
 			snprintf(content_why, sizeof(content_why),
 				 "%s would bring %s to where %s refuses it", from, w.path,
 				 rules_string(s->policy, w.rule->id));
-		content_verdict(s, t, c, jc, v, a, w.rule, 1 - i, content_why,
-				CONTENT_FRAMES | CONTENT_NO_SUGGEST);
+		content_verdict(s, t, c, jc, v, a, w.rule, w.hidden ? content_read_of(c, i) : 1 - i,
+				content_why, CONTENT_FRAMES | CONTENT_NO_SUGGEST);
 		return true;
 	}
 	return false;
