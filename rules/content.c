@@ -71,8 +71,9 @@ enum content_how {
 	CONTENT_REACH,       /* every tail after the first "**" */
 };
 
-static bool content_beneath(const struct rules_policy *p, const struct rules_rule *r,
-			    const char *path, size_t n, enum content_how how)
+static bool content_beneath(const struct rules_policy *p, enum rules_kind kind,
+			    const struct rules_rule *r, const char *path, size_t n,
+			    enum content_how how)
 {
 	bool named = how == CONTENT_NAMED;
 	const char *base = memrchr(path, '/', n);
@@ -114,7 +115,7 @@ static bool content_beneath(const struct rules_policy *p, const struct rules_rul
 				continue;
 		}
 		char cand[MATCH_PATH_MAX], buf[MATCH_PATH_MAX];
-		struct rules_event ev = { .kind = RULES_KIND_WRITE };
+		struct rules_event ev = { .kind = kind };
 		struct match_subject m;
 		size_t cn = n;
 
@@ -125,14 +126,17 @@ static bool content_beneath(const struct rules_policy *p, const struct rules_rul
 			continue;
 		ev.path = cand;
 		match_subject_init(&m, &ev, buf);
-		if (match_rule(p, RULES_KIND_WRITE, r, &m))
+		if (match_rule(p, kind, r, &m))
 			return true;
 	}
 	return false;
 }
 
-static const struct rules_rule *content_find(const struct rules_policy *p, const char *path,
-					     enum content_how how, bool any_deny)
+/* The first rule of section KIND, action ACTION (ANY: all of them, else
+ * the content rules) that names something beneath PATH as HOW says. */
+static const struct rules_rule *content_find(const struct rules_policy *p, enum rules_kind kind,
+					     enum rules_action action, const char *path,
+					     enum content_how how, bool any)
 {
 	const struct rules_span *sp;
 	size_t n;
@@ -144,11 +148,11 @@ static const struct rules_rule *content_find(const struct rules_policy *p, const
 		n--;
 	if (n == 1)
 		n = 0; /* "/": the tail starts with its own '/' */
-	sp = &p->span[RULES_KIND_WRITE][RULES_ACTION_DENY];
+	sp = &p->span[kind][action];
 	for (uint32_t i = 0; i < sp->count; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
 
-		if ((any_deny || r->content) && content_beneath(p, r, path, n, how))
+		if ((any || r->content) && content_beneath(p, kind, r, path, n, how))
 			return r;
 	}
 	return NULL;
@@ -157,15 +161,22 @@ static const struct rules_rule *content_find(const struct rules_policy *p, const
 const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
 						  bool named)
 {
-	return content_find(p, path, named ? CONTENT_NAMED : CONTENT_ON_THE_WAY, false);
+	return content_find(p, RULES_KIND_WRITE, RULES_ACTION_DENY, path,
+			    named ? CONTENT_NAMED : CONTENT_ON_THE_WAY, false);
 }
 
 const struct rules_rule *rules_content_reach(const struct rules_policy *p, const char *path)
 {
-	return content_find(p, path, CONTENT_REACH, false);
+	return content_find(p, RULES_KIND_WRITE, RULES_ACTION_DENY, path, CONTENT_REACH, false);
 }
 
 const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path)
 {
-	return content_find(p, path, CONTENT_REACH, true);
+	return content_find(p, RULES_KIND_WRITE, RULES_ACTION_DENY, path, CONTENT_REACH, true);
+}
+
+const struct rules_rule *rules_read_reach(const struct rules_policy *p, enum rules_action action,
+					  const char *path)
+{
+	return content_find(p, RULES_KIND_READ, action, path, CONTENT_REACH, true);
 }

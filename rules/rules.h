@@ -401,6 +401,11 @@ const struct rules_rule *rules_content_reach(const struct rules_policy *p, const
  * directory of ${ROOT} but node_modules).  NULL: none. */
 const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path);
 
+/* The same for a read rule of ACTION (deny, alert): one that could name
+ * a file somewhere beneath PATH.  NULL: none. */
+const struct rules_rule *rules_read_reach(const struct rules_policy *p, enum rules_action action,
+					  const char *path);
+
 /* "git-config"; NULL for none. */
 const char *rules_content_name(enum rules_content c);
 

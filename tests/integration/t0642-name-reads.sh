@@ -98,6 +98,40 @@ assert_file_present "mv of the directory holding a denied file: it stays" "$ROOT
 at --policy "$SANDBOX/config.json" -- mv keep kept >"$OUT" 2>"$ERR"
 assert_eq "mv of a directory whose denied file stays denied there: exit 0" 0 $?
 assert_no_alert "mv of a directory whose denied file stays denied there: no alert"
+
+# Padding the tree past the look's bounds (64 levels) does not hide it:
+# what a read deny rule could name in it is refused all the same.  Masks
+# off, so that the supervisor's refusal is all there is.
+# The file lies past them, so that only the bound can refuse it.
+deep=config2/$(printf 'a/%.0s' $(seq 66))
+mkdir -p "$deep" && echo "CONFIG-SECRET" >"$deep/secrets.yml"
+cat >"$SANDBOX/config2.json" <<JSON
+{"agenttrace": 1, "extends": "default",
+ "read": {"deny": [{"id": "read.test-config2", "path": "\${ROOT}/config2/**/secrets.yml"}]}}
+JSON
+at --mask off --policy "$SANDBOX/config2.json" -- \
+	sh -c 'mv config2 "$TMPDIR/c2" && cat "$TMPDIR/c2/${1#config2/}secrets.yml"' sh "$deep" >"$OUT" 2>"$ERR"
+assert_ne "mv of a padded directory holding a denied file: refused" 0 $?
+if grep -q CONFIG-SECRET "$OUT"; then not_ok "mv of a padded directory: the secret is not printed"; else ok "mv of a padded directory: the secret is not printed"; fi
+assert_rec "mv of a padded directory holding a denied file: deny record" \
+	"$(deny_expr read read.test-config2 "$ROOT/config2") and 'deeper' in why"
+
+# A directory that takes an alerted file out of its rule's sight goes,
+# with that alert: out of the project, or under node_modules.
+mkdir -p app/sub && echo "TOKEN=app-secret" >app/sub/.env
+at -- sh -c 'mv app "$TMPDIR/app" && cat "$TMPDIR/app/sub/.env"' >"$OUT" 2>"$ERR"
+assert_eq "mv of a directory holding a .env out of the project: exit 0" 0 $?
+assert_rec "mv of a directory holding a .env out of the project: its alert" \
+	"event == 'alert' and action == 'alert' and kind == 'read' and rule_id == 'read.project-env' and path == '$ROOT/app' and '/sub/.env' in why"
+mkdir -p app5 node_modules && echo "TOKEN=x" >app5/.env
+at -- mv app5 node_modules/app5 >"$OUT" 2>"$ERR"
+assert_eq "mv of a directory holding a .env into node_modules: exit 0" 0 $?
+assert_rec "mv of a directory holding a .env into node_modules: its alert" \
+	"event == 'alert' and kind == 'read' and rule_id == 'read.project-env' and path == '$ROOT/app5'"
+mkdir -p app6 && echo "TOKEN=y" >app6/.env
+at -- mv app6 app7 >"$OUT" 2>"$ERR"
+assert_eq "mv of a directory holding a .env within the project: exit 0" 0 $?
+assert_no_alert "mv of a directory holding a .env within the project: no alert (still in sight)"
 cd "$SANDBOX" || exit 99
 
 # The same under the ptrace engine, where the kernel has the notify one.

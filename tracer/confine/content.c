@@ -117,11 +117,16 @@ struct content_walk {
 	char from[PATH_MAX];
 	size_t from_n;
 	bool hidden;
+	/* The first entry taken out of a read alert rule's sight, the walk
+	 * going on: that rule, its name now and the name it would get */
+	const struct rules_rule *alert;
+	char alert_from[PATH_MAX], alert_to[PATH_MAX];
 };
 
-/* The read deny rule that refuses reads of FROM but not of TO, where a
- * rename takes the file: NULL for none.  A symbolic link is read as what
- * it leads to, wherever it goes. */
+/* The read rule that names FROM, where a rename takes the file, and
+ * would not name TO as strictly (a deny rule, or an alert rule where
+ * nothing at TO is more than allowed): NULL for none.  A symbolic link is
+ * read as what it leads to, wherever it goes. */
 static const struct rules_rule *content_hidden(const struct rules_policy *p, const char *from,
 					       const char *to)
 {
@@ -129,9 +134,9 @@ static const struct rules_rule *content_hidden(const struct rules_policy *p, con
 	struct rules_event will = { .kind = RULES_KIND_READ, .path = to };
 	struct rules_verdict wv, nv;
 
-	if (rules_decide(p, &was, &wv) < 0 || wv.action != RULES_ACTION_DENY)
+	if (rules_decide(p, &was, &wv) < 0 || wv.action == RULES_ACTION_ALLOW)
 		return NULL;
-	if (rules_decide(p, &will, &nv) == 0 && nv.action == RULES_ACTION_DENY)
+	if (rules_decide(p, &will, &nv) == 0 && nv.action >= wv.action)
 		return NULL;
 	return wv.rule;
 }
@@ -182,6 +187,7 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 		}
 		if (w->any_deny) {
 			struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = w->path };
+			const struct rules_rule *r;
 			struct rules_verdict v;
 
 			/* A content rule's files are the walk below's (and a
@@ -191,9 +197,16 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 				w->rule = v.rule;
 				break;
 			}
-			if (type != DT_LNK && (w->rule = content_hidden(w->p, w->from, w->path))) {
+			r = type == DT_LNK ? NULL : content_hidden(w->p, w->from, w->path);
+			if (r && r->action == RULES_ACTION_DENY) {
+				w->rule = r;
 				w->hidden = true;
 				break;
+			}
+			if (r && !w->alert) {
+				w->alert = r;
+				memcpy(w->alert_from, w->from, w->from_n + 1);
+				memcpy(w->alert_to, w->path, w->n + 1);
 			}
 		}
 		if (type == DT_DIR) {
@@ -271,6 +284,16 @@ static bool content_import(const struct session *s, const char *from, const char
 	return content_walk_tree(s, from, to, false, w) && (w->rule || w->unknown);
 }
 
+/* A read deny rule that could name something beneath FROM, and none
+ * beneath TO: NULL for none. */
+static const struct rules_rule *content_read_reach(const struct rules_policy *p, const char *from,
+						   const char *to)
+{
+	const struct rules_rule *r = rules_read_reach(p, RULES_ACTION_DENY, from);
+
+	return r && !rules_read_reach(p, RULES_ACTION_DENY, to) ? r : NULL;
+}
+
 /* FROM, a directory renamed to TO: the first entry it holds that a deny
  * rule refuses at TO (W->path), or that a read deny rule refuses at its
  * name in FROM (W->from) and not at TO (W->hidden: mv config c2 would make
@@ -285,10 +308,24 @@ static bool content_import(const struct session *s, const char *from, const char
 static bool content_tree_denied(const struct session *s, const char *from, const char *to,
 				struct content_walk *w)
 {
+	const struct rules_rule *r;
+
 	if (!content_walk_tree(s, from, to, true, w))
 		return false;
-	if (!w->rule && w->unknown && (w->rule = rules_deny_reach(s->policy, to)))
-		return true;
+	if (!w->rule && w->unknown) {
+		if ((w->rule = rules_deny_reach(s->policy, to)))
+			return true;
+		/* The same for what a read deny rule could name where the
+		 * tree is now: padding the tree must not take it out of
+		 * sight.  An alert rule's files past the bounds go unrecorded:
+		 * a tree that big is ordinary (a package's, moved into
+		 * node_modules), and an alert refuses nothing. */
+		if ((r = content_read_reach(s->policy, from, to))) {
+			w->rule = r;
+			w->hidden = true;
+			return true;
+		}
+	}
 	w->unknown = NULL;
 	return w->rule != NULL;
 }
@@ -307,7 +344,9 @@ static size_t content_read_of(const struct call *c, size_t i)
  * (a tree made in /tmp or under node_modules, holding a .git): refused,
  * with a record, when it holds a file such a rule would judge there.  Any
  * directory renamed: refused when it holds what a deny rule refuses at its
- * new name. */
+ * new name, or what a read deny rule refuses at its old one only;
+ * recorded with V an alert when it holds what a read alert rule names at
+ * its old name only. */
 static bool content_imports(struct session *s, struct tracee *t, const struct call *c,
 			    struct judge_call *jc, struct judge_verdict *v, struct stop_answer *a,
 			    char t0, char t1)
@@ -333,12 +372,31 @@ static bool content_imports(struct session *s, struct tracee *t, const struct ca
 				CONTENT_FRAMES | CONTENT_NO_SUGGEST);
 		return true;
 	}
+	static char alert_why[sizeof(content_why)];
+	const struct rules_rule *alert = NULL;
+	size_t alert_at = 0;
+
 	for (size_t i = 0; i < 2; i++) {
 		const char *from = c->events[i].path, *to = c->events[1 - i].path;
 
-		if ((i == 0 ? t0 : t1) != 'd' || !content_tree_denied(s, from, to, &w))
+		if ((i == 0 ? t0 : t1) != 'd')
 			continue;
-		if (w.unknown)
+		if (!content_tree_denied(s, from, to, &w)) {
+			if (w.alert && !alert) {
+				alert = w.alert;
+				alert_at = content_read_of(c, i);
+				snprintf(alert_why, sizeof(alert_why),
+					 "%s would give %s, which %s alerts on, the name %s", from,
+					 w.alert_from, rules_string(s->policy, alert->id), w.alert_to);
+			}
+			continue;
+		}
+		if (w.unknown && w.hidden)
+			snprintf(content_why, sizeof(content_why),
+				 "%s could hold what %s refuses to read, and give it a name it does "
+				 "not refuse, but %s", from, rules_string(s->policy, w.rule->id),
+				 w.unknown);
+		else if (w.unknown)
 			snprintf(content_why, sizeof(content_why),
 				 "%s goes where %s refuses what it could hold, but %s", from,
 				 rules_string(s->policy, w.rule->id), w.unknown);
@@ -353,6 +411,18 @@ static bool content_imports(struct session *s, struct tracee *t, const struct ca
 		content_verdict(s, t, c, jc, v, a, w.rule, w.hidden ? content_read_of(c, i) : 1 - i,
 				content_why, CONTENT_FRAMES | CONTENT_NO_SUGGEST);
 		return true;
+	}
+	/* An alerted file moved out of its rule's sight: the call goes, and
+	 * its record is that alert (a .env read by its new name later is
+	 * read with no record). */
+	if (alert && v->action == RULES_ACTION_ALLOW) {
+		memset(v, 0, sizeof(*v));
+		v->action = RULES_ACTION_ALERT;
+		v->effective = rules_effective(s->policy, RULES_ACTION_ALERT);
+		v->kind = (int)c->events[alert_at].kind;
+		v->event = alert_at;
+		v->rule = alert;
+		v->why = alert_why;
 	}
 	return false;
 }
