@@ -53,7 +53,7 @@ static void decode_reset(struct call *c)
 	c->n_events = 0;
 	memset(c->events, 0, sizeof(c->events));
 	c->deny_errno = EACCES;
-	c->explicit_deny_only[0] = c->explicit_deny_only[1] = false;
+	memset(c->explicit_deny_only, 0, sizeof(c->explicit_deny_only));
 	c->path[0][0] = c->path[1][0] = '\0';
 	c->path_proc[0] = c->path_proc[1] = 0;
 	c->path_via[0] = c->path_via[1] = 0;
