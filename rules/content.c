@@ -132,11 +132,8 @@ static bool content_beneath(const struct rules_policy *p, enum rules_kind kind,
 	return false;
 }
 
-/* The first rule of section KIND, action ACTION (ANY: all of them, else
- * the content rules) that names something beneath PATH as HOW says. */
-static const struct rules_rule *content_find(const struct rules_policy *p, enum rules_kind kind,
-					     enum rules_action action, const char *path,
-					     enum content_how how, bool any)
+static const struct rules_rule *content_find(const struct rules_policy *p, const char *path,
+					     enum content_how how, bool any_deny)
 {
 	const struct rules_span *sp;
 	size_t n;
@@ -148,11 +145,12 @@ static const struct rules_rule *content_find(const struct rules_policy *p, enum 
 		n--;
 	if (n == 1)
 		n = 0; /* "/": the tail starts with its own '/' */
-	sp = &p->span[kind][action];
+	sp = &p->span[RULES_KIND_WRITE][RULES_ACTION_DENY];
 	for (uint32_t i = 0; i < sp->count; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
 
-		if ((any || r->content) && content_beneath(p, kind, r, path, n, how))
+		if ((any_deny || r->content) &&
+		    content_beneath(p, RULES_KIND_WRITE, r, path, n, how))
 			return r;
 	}
 	return NULL;
@@ -161,22 +159,48 @@ static const struct rules_rule *content_find(const struct rules_policy *p, enum 
 const struct rules_rule *rules_content_on_the_way(const struct rules_policy *p, const char *path,
 						  bool named)
 {
-	return content_find(p, RULES_KIND_WRITE, RULES_ACTION_DENY, path,
-			    named ? CONTENT_NAMED : CONTENT_ON_THE_WAY, false);
+	return content_find(p, path, named ? CONTENT_NAMED : CONTENT_ON_THE_WAY, false);
 }
 
 const struct rules_rule *rules_content_reach(const struct rules_policy *p, const char *path)
 {
-	return content_find(p, RULES_KIND_WRITE, RULES_ACTION_DENY, path, CONTENT_REACH, false);
+	return content_find(p, path, CONTENT_REACH, false);
 }
 
 const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path)
 {
-	return content_find(p, RULES_KIND_WRITE, RULES_ACTION_DENY, path, CONTENT_REACH, true);
+	return content_find(p, path, CONTENT_REACH, true);
 }
 
-const struct rules_rule *rules_read_reach(const struct rules_policy *p, enum rules_action action,
-					  const char *path)
+/* Whether read rule R could name something beneath PATH (N bytes): its
+ * literal start (the directories before its first glob) lies at or
+ * beneath PATH, or a tail after its first "**" does (content_beneath()). */
+static bool content_read_beneath(const struct rules_policy *p, const struct rules_rule *r,
+				 const char *path, size_t n)
 {
-	return content_find(p, RULES_KIND_READ, action, path, CONTENT_REACH, true);
+	const char *text = rules_string(p, r->pat.text);
+	size_t start = strcspn(text, "*?[\\");
+
+	while (start > 0 && text[start] != '/')
+		start--;
+	if (start >= n && strncmp(text, path, n) == 0 && (text[n] == '/' || n == 0))
+		return true;
+	return content_beneath(p, RULES_KIND_READ, r, path, n, CONTENT_REACH);
+}
+
+const struct rules_rule *rules_read_hidden(const struct rules_policy *p, const char *from,
+					   const char *to)
+{
+	const struct rules_span *sp = &p->span[RULES_KIND_READ][RULES_ACTION_DENY];
+	size_t nf = strlen(from), nt = strlen(to);
+
+	if (from[0] != '/' || to[0] != '/')
+		return NULL;
+	for (uint32_t i = 0; i < sp->count; i++) {
+		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+
+		if (content_read_beneath(p, r, from, nf) && !content_read_beneath(p, r, to, nt))
+			return r;
+	}
+	return NULL;
 }

@@ -401,10 +401,11 @@ const struct rules_rule *rules_content_reach(const struct rules_policy *p, const
  * directory of ${ROOT} but node_modules).  NULL: none. */
 const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path);
 
-/* The same for a read rule of ACTION (deny, alert): one that could name
- * a file somewhere beneath PATH.  NULL: none. */
-const struct rules_rule *rules_read_reach(const struct rules_policy *p, enum rules_action action,
-					  const char *path);
+/* A read deny rule that could name a file somewhere beneath FROM and
+ * nothing beneath TO: what renaming a directory FROM to TO, without
+ * knowing all it holds, could take out of that rule's sight.  NULL: none. */
+const struct rules_rule *rules_read_hidden(const struct rules_policy *p, const char *from,
+					   const char *to);
 
 /* "git-config"; NULL for none. */
 const char *rules_content_name(enum rules_content c);

@@ -107,7 +107,10 @@ deep=config2/$(printf 'a/%.0s' $(seq 66))
 mkdir -p "$deep" && echo "CONFIG-SECRET" >"$deep/secrets.yml"
 cat >"$SANDBOX/config2.json" <<JSON
 {"agenttrace": 1, "extends": "default",
- "read": {"deny": [{"id": "read.test-config2", "path": "\${ROOT}/config2/**/secrets.yml"}]}}
+ "read": {"deny": [{"id": "read.test-config2", "path": "\${ROOT}/config2/**/secrets.yml"},
+                   {"id": "read.test-vault", "path": "\${ROOT}/vault/**/key.pem"},
+                   {"id": "read.test-private",
+                    "path": "\${ROOT}/proj2/$(printf 'b/%.0s' $(seq 66))private/**"}]}}
 JSON
 at --mask off --policy "$SANDBOX/config2.json" -- \
 	sh -c 'mv config2 "$TMPDIR/c2" && cat "$TMPDIR/c2/${1#config2/}secrets.yml"' sh "$deep" >"$OUT" 2>"$ERR"
@@ -115,6 +118,22 @@ assert_ne "mv of a padded directory holding a denied file: refused" 0 $?
 if grep -q CONFIG-SECRET "$OUT"; then not_ok "mv of a padded directory: the secret is not printed"; else ok "mv of a padded directory: the secret is not printed"; fi
 assert_rec "mv of a padded directory holding a denied file: deny record" \
 	"$(deny_expr read read.test-config2 "$ROOT/config2") and 'deeper' in why"
+# Another rule that could name something at the new name does not stand
+# for the one that names the file here; under node_modules, where no
+# write deny rule reaches.
+mkdir -p vault/node_modules
+at --mask off --policy "$SANDBOX/config2.json" -- mv config2 vault/node_modules/x >"$OUT" 2>"$ERR"
+assert_ne "mv of a padded directory where another rule reaches: refused" 0 $?
+assert_file_present "mv of a padded directory where another rule reaches: it stays" \
+	"$ROOT/$deep/secrets.yml"
+# A rule whose literal start lies inside the tree (a trailing "**"), the
+# tree moved from above it.
+mkdir -p "proj2/$(printf 'b/%.0s' $(seq 66))private"
+echo "PRIVATE" >"proj2/$(printf 'b/%.0s' $(seq 66))private/token"
+at --mask off --policy "$SANDBOX/config2.json" -- mv proj2 "$TMPDIR/p2" >"$OUT" 2>"$ERR"
+assert_ne "mv of a padded tree above a private/** rule's start: refused" 0 $?
+assert_rec "mv of a padded tree above a private/** rule's start: deny record" \
+	"$(deny_expr read read.test-private "$ROOT/proj2")"
 
 # A directory that takes an alerted file out of its rule's sight goes,
 # with that alert: out of the project, or under node_modules.

@@ -284,16 +284,6 @@ static bool content_import(const struct session *s, const char *from, const char
 	return content_walk_tree(s, from, to, false, w) && (w->rule || w->unknown);
 }
 
-/* A read deny rule that could name something beneath FROM, and none
- * beneath TO: NULL for none. */
-static const struct rules_rule *content_read_reach(const struct rules_policy *p, const char *from,
-						   const char *to)
-{
-	const struct rules_rule *r = rules_read_reach(p, RULES_ACTION_DENY, from);
-
-	return r && !rules_read_reach(p, RULES_ACTION_DENY, to) ? r : NULL;
-}
-
 /* FROM, a directory renamed to TO: the first entry it holds that a deny
  * rule refuses at TO (W->path), or that a read deny rule refuses at its
  * name in FROM (W->from) and not at TO (W->hidden: mv config c2 would make
@@ -320,7 +310,7 @@ static bool content_tree_denied(const struct session *s, const char *from, const
 		 * sight.  An alert rule's files past the bounds go unrecorded:
 		 * a tree that big is ordinary (a package's, moved into
 		 * node_modules), and an alert refuses nothing. */
-		if ((r = content_read_reach(s->policy, from, to))) {
+		if ((r = rules_read_hidden(s->policy, from, to))) {
 			w->rule = r;
 			w->hidden = true;
 			return true;
