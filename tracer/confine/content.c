@@ -141,6 +141,18 @@ static const struct rules_rule *content_hidden(const struct rules_policy *p, con
 	return wv.rule;
 }
 
+/* "/" NAME (LEN bytes) after the *N bytes of PATH (PATH_MAX): false when
+ * it does not fit. */
+static bool content_join(char *path, size_t *n, const char *name, size_t len)
+{
+	if (*n + 1 + len >= PATH_MAX)
+		return false;
+	path[*n] = '/';
+	memcpy(path + *n + 1, name, len + 1);
+	*n += 1 + len;
+	return true;
+}
+
 static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 {
 	DIR *d = fdopendir(dfd);
@@ -161,21 +173,10 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 			w->unknown = "it holds more entries than the check looks at";
 			break;
 		}
-		if (at + 1 + len >= sizeof(w->path)) {
+		if (!content_join(w->path, &w->n, e->d_name, len) ||
+		    (w->any_deny && !content_join(w->from, &w->from_n, e->d_name, len))) {
 			w->unknown = "a path in it is too long";
 			break;
-		}
-		w->path[at] = '/';
-		memcpy(w->path + at + 1, e->d_name, len + 1);
-		w->n = at + 1 + len;
-		if (w->any_deny) {
-			if (from_at + 1 + len >= sizeof(w->from)) {
-				w->unknown = "a path in it is too long";
-				break;
-			}
-			w->from[from_at] = '/';
-			memcpy(w->from + from_at + 1, e->d_name, len + 1);
-			w->from_n = from_at + 1 + len;
 		}
 		if (type == DT_UNKNOWN) {
 			struct stat st;
