@@ -179,7 +179,7 @@ static bool content_read_beneath(const struct rules_policy *p, const struct rule
 				 const char *path, size_t n)
 {
 	const char *text = rules_string(p, r->pat.text);
-	size_t start = strcspn(text, "*?[\\");
+	size_t start = r->pat.prefix_len;
 
 	while (start > 0 && text[start] != '/')
 		start--;

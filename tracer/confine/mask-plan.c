@@ -587,15 +587,14 @@ static void plan_normalize(struct mask *m)
 	}
 }
 
-/* Splits absolute pattern TEXT into its leading literal directories, into
+/* Splits absolute pattern TEXT, of literal prefix PREFIX bytes (struct
+ * rules_pattern prefix_len), into its leading literal directories, into
  * DIR, and the rest after them, into *REST; false when that is "/" (no
  * such directory, or one too long to hold). */
-static bool plan_split(const char *text, char *dir, const char **rest)
+static bool plan_split(const char *text, size_t prefix, char *dir, const char **rest)
 {
-	size_t cut = 0;
+	size_t cut = prefix;
 
-	while (text[cut] && !plan_magic(text + cut, 1))
-		cut++;
 	while (cut > 0 && text[cut] != '/')
 		cut--;
 	if (cut == 0 || cut >= PATH_MAX) {
@@ -614,13 +613,14 @@ static bool plan_split(const char *text, char *dir, const char **rest)
  * symlink in them; the rest of the pattern from *REST.  One lookup for
  * what would be an lstat() per component, and none for a directory the
  * rule before started from too (rules come in runs: ${ROOT}/..., ${HOME}/...). */
-static bool plan_start(const char *text, char *dir, const char **rest, char *last_ok)
+static bool plan_start(const char *text, size_t prefix, char *dir, const char **rest,
+		       char *last_ok)
 {
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS };
 	long fd;
 
-	if (!plan_split(text, dir, rest))
+	if (!plan_split(text, prefix, dir, rest))
 		return true; /* from "/" */
 	if (strcmp(dir, last_ok) == 0)
 		return true;
@@ -671,15 +671,15 @@ void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
 		if (kinds[k] == RULES_KIND_WRITE && !pl.root_len)
 			continue;
 		for (uint32_t i = 0; i < sp->count; i++) {
-			const char *text = rules_string(p, rules_rule_at(p, sp->first + i)->pat.text);
+			const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+			const char *text = rules_string(p, r->pat.text);
 
 			/* A rule with "under" is decided here without a lineage:
 			 * its objects are not masked. */
-			if (kinds[k] == RULES_KIND_READ &&
-			    (plan_read_inexact(text) || rules_rule_at(p, sp->first + i)->under_count))
+			if (kinds[k] == RULES_KIND_READ && (plan_read_inexact(text) || r->under_count))
 				m->read_inexact = true;
 			if (text[0] == '/' && !plan_pseudo(text) &&
-			    plan_start(text, dir, &rest, last_ok))
+			    plan_start(text, r->pat.prefix_len, dir, &rest, last_ok))
 				plan_walk(&pl, kinds[k], dir, rest);
 		}
 	}
@@ -843,7 +843,7 @@ bool mask_plan_read_alerts_exist(const struct rules_policy *p)
 			return true;
 		/* Symlinks on the way are followed: the alerted objects are
 		 * the reads that reach them, by any name. */
-		plan_split(text, dir, &rest);
+		plan_split(text, r->pat.prefix_len, dir, &rest);
 		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0) {
 			if (errno == ENOENT || errno == ENOTDIR)
