@@ -263,14 +263,15 @@ int rules_suggest(const struct rules_policy *p, const struct rules_anchors *a, c
 		  const struct rules_event *ev, size_t n, const bool *explicit_deny_only,
 		  enum rules_action action, struct rules_suggestion *out)
 {
-	json_t *layer = NULL, *rules = json_array();
+	/* One call's events may be of two kinds (a rename writes two names
+	 * and reads the file it moves): each rule goes to its own kind's
+	 * section, or the layer would not admit the event. */
+	json_t *layer = NULL, *rules[RULES_KIND_COUNT] = { NULL };
 	char *opt = NULL;
 	bool no_opt = false, any = false;
 	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (!rules)
-		return -ENOMEM;
 	for (size_t i = 0; i < n && i < RULES_CALL_EVENTS; i++) {
 		struct rules_verdict v;
 		int r;
@@ -284,7 +285,9 @@ int rules_suggest(const struct rules_policy *p, const struct rules_anchors *a, c
 			continue; /* this one was not refused */
 		if (action == RULES_ACTION_ALERT && v.action != RULES_ACTION_ALERT)
 			continue;
-		r = suggest_event(p, a, &ev[i], v.rule, rules, &opt, &no_opt);
+		if (!rules[ev[i].kind] && !(rules[ev[i].kind] = json_array()))
+			goto out;
+		r = suggest_event(p, a, &ev[i], v.rule, rules[ev[i].kind], &opt, &no_opt);
 		if (r < 0)
 			goto out;
 		if (r == 0) {
@@ -296,26 +299,27 @@ int rules_suggest(const struct rules_policy *p, const struct rules_anchors *a, c
 	ret = 0;
 	if (!any)
 		goto out;
+	ret = -ENOMEM;
 	layer = json_object();
 	if (!layer || json_object_set_new(layer, "agenttrace", json_integer(1)) < 0 ||
-	    json_object_set_new(layer, "extends", json_string(base ? base : "default")) < 0 ||
-	    json_object_set_new(layer, rules_kind_name(ev[0].kind),
-				json_pack("{s:O}", "allow", rules)) < 0) {
-		ret = -ENOMEM;
+	    json_object_set_new(layer, "extends", json_string(base ? base : "default")) < 0)
 		goto out;
-	}
+	for (int k = 0; k < RULES_KIND_COUNT; k++)
+		if (rules[k] && json_object_set_new(layer, rules_kind_name((enum rules_kind)k),
+						    json_pack("{s:O}", "allow", rules[k])) < 0)
+			goto out;
 	out->layer = json_dumps(layer, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (!out->layer) {
-		ret = -ENOMEM;
+	if (!out->layer)
 		goto out;
-	}
+	ret = 0;
 	if (!no_opt) {
 		out->option = opt;
 		opt = NULL;
 	}
 out:
 	json_decref(layer);
-	json_decref(rules);
+	for (int k = 0; k < RULES_KIND_COUNT; k++)
+		json_decref(rules[k]);
 	free(opt);
 	return ret;
 }

@@ -644,24 +644,29 @@ static bool learn_went_through(const struct logrec *rec, bool *by_exception)
 					   strcmp(rec->action, "alert") == 0));
 }
 
-/* The allow rules of a suggested layer's section into L->exempt, once. */
-static void learn_take_exempt(struct learn *l, const char *layer, enum rules_kind k)
+/* The allow rules of each section of a suggested layer into L->exempt,
+ * once (one call's events may be of two kinds: a rename's read). */
+static void learn_take_exempt(struct learn *l, const char *layer)
 {
-	json_t *o = json_loads(layer, 0, NULL), *rule;
-	json_t *rules = json_object_get(json_object_get(o, rules_kind_name(k)), "allow");
-	size_t i, j;
+	json_t *o = json_loads(layer, 0, NULL);
 
-	json_array_foreach(rules, i, rule) {
-		json_t *have;
-		bool seen = false;
+	for (int k = 0; k < RULES_KIND_COUNT; k++) {
+		json_t *rules = json_object_get(json_object_get(o, rules_kind_name((enum rules_kind)k)),
+						"allow"), *rule;
+		size_t i, j;
 
-		if (!json_is_object(rule))
-			continue; /* a plain allow: the learned rules have it already */
-		json_array_foreach(l->exempt[k], j, have)
-			seen |= json_equal(have, rule);
-		if (!seen) {
-			json_array_append(l->exempt[k], rule);
-			l->exempted++;
+		json_array_foreach(rules, i, rule) {
+			json_t *have;
+			bool seen = false;
+
+			if (!json_is_object(rule))
+				continue; /* a plain allow: the learned rules have it already */
+			json_array_foreach(l->exempt[k], j, have)
+				seen |= json_equal(have, rule);
+			if (!seen) {
+				json_array_append(l->exempt[k], rule);
+				l->exempted++;
+			}
 		}
 	}
 	json_decref(o);
@@ -684,24 +689,21 @@ static int learn_against(struct learn *l, const char *log, const struct rules_po
 		return rc;
 	}
 	while ((rc = logread_next(&lr, &rec)) > 0) {
-		bool explicit_only[RULES_CALL_EVENTS] = { false, false }, by_exception, through;
+		bool by_exception, through;
 		struct rules_call_verdict cv;
 
 		if (!log_event_of(rec, e, &kind))
 			continue;
-		/* A symlink's target is refused only by an explicit rule
-		 * (tracer/syscall/call.h), as the supervisor decided it. */
-		explicit_only[1] = rec->syscall && strncmp(rec->syscall, "symlink", 7) == 0;
-		log_event_decide(p, rec, e, explicit_only, &cv);
+		log_event_decide(p, rec, e, &cv);
 		through = learn_went_through(rec, &by_exception);
 		if (exempt) {
 			struct rules_suggestion sg;
 
 			if (!through || !by_exception || cv.action != RULES_ACTION_DENY)
 				continue;
-			if (rules_suggest(p, &l->anchors, l->extends, e->ev, e->n, explicit_only,
+			if (rules_suggest(p, &l->anchors, l->extends, e->ev, e->n, e->explicit_deny_only,
 					  RULES_ACTION_DENY, &sg) == 0 && sg.layer)
-				learn_take_exempt(l, sg.layer, (enum rules_kind)kind);
+				learn_take_exempt(l, sg.layer);
 			rules_suggestion_free(&sg);
 			continue;
 		}

@@ -103,6 +103,11 @@ fix() {
 	assert_ne "${BK}$desc: with the option, another protected object is still denied" 0 $?
 }
 
+cat >"$SANDBOX/secret.json" <<'EOF'
+{"agenttrace": 1, "extends": "default",
+ "read": {"deny": [{"id": "read.test-secret", "path": "${ROOT}/secret-*", "why": "a test's secret"}]}}
+EOF
+
 for B in auto preload; do
 	backend_use "$B"
 	: >"$ROOT/.git/config"
@@ -125,6 +130,27 @@ for B in auto preload; do
 		"$ROOT/bin/sudo" make install -- "$ROOT/bin/sudo" -i
 	fix "strict: a program off the allow-list (exec.not-allowed)" strict --allow-exec \
 		"$HOME/tools/mytool" -- "$HOME/tools/othertool"
+
+	# A link gives the file a new name, and is a read of it as well as a
+	# write of two names: the rule that refused the read goes to the
+	# layer's read section, where it admits the read.
+	printf 'k1\n' >"$ROOT/secret-1"
+	printf 'k2\n' >"$ROOT/secret-2"
+	fix "link a read-denied file of the project (read.test-secret)" "$SANDBOX/secret.json" \
+		--allow-read sh -c 'rm -f "$2" && exec "$1" link "$3" "$2"' - "$TRY" "$ROOT/s1" "$ROOT/secret-1" -- \
+		"$TRY" link "$ROOT/secret-2" "$ROOT/s2"
+	rm -f "$ROOT/s1" "$ROOT/s2" "$ROOT/secret-1" "$ROOT/secret-2"
+	printf 'SECRET=1\n' >"$ROOT/.env"
+	bk_q -- "$TRY" link "$ROOT/.env" "$ROOT/env2"
+	assert_eq "${BK}link .env: made, with an alert" 0 $?
+	layer=$(rec_field "event == 'alert' and action == 'alert' and rule_id == 'read.project-env'" suggest)
+	assert_match "${BK}link .env: the layer's rule is a read rule" '"read":\{"allow":\[\{"path":' "$layer"
+	printf '%s\n' "$layer" >"$SANDBOX/fix.json"
+	rm -f "$ROOT/env2"
+	bk_q --policy "$SANDBOX/fix.json" -- "$TRY" link "$ROOT/.env" "$ROOT/env2"
+	assert_eq "${BK}link .env under the layer: made" 0 $?
+	assert_no_alert "${BK}link .env under the layer: no alert"
+	rm -f "$ROOT/env2" "$ROOT/.env"
 
 	# An alert (a package install) suggests the layer that silences that
 	# very alert; another install still alerts.  No option can.
