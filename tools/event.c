@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include "tools/event.h"
+#include "tracer/syscall/table.h"
 
 static int log_event_kind(const char *k)
 {
@@ -95,6 +96,22 @@ static void log_event_caller(struct log_event *e, const struct logrec *rec)
 	}
 }
 
+/* A rename or link was judged as writes of both names and a read of
+ * the file that gets a new name (both, for an exchange), whichever of
+ * them the record's kind is (rules_add_name_reads()). */
+static void log_event_new_name(const struct logrec *rec, struct log_event *e)
+{
+	const struct syscall_entry *call = syscall_lookup_name(rec->syscall);
+
+	if (!call || !(call->opts & SYSCALL_OPT_NEW_NAME) || e->n != 2)
+		return;
+	e->ev[0].kind = e->ev[1].kind = RULES_KIND_WRITE;
+	e->n = rules_add_name_reads(e->ev, e->n,
+				    RULES_READS_PATH | (rec->flags && strcmp(rec->flags, "RENAME_EXCHANGE") == 0
+							? RULES_READS_PATH2 : 0),
+				    rec->path, rec->path2);
+}
+
 static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int *kind);
 
 bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind)
@@ -134,7 +151,9 @@ static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int
 			e->ev[1] = e->ev[0];
 			e->ev[1].path = rec->path2;
 			e->n = 2;
+			e->explicit_deny_only[1] = rec->syscall && strncmp(rec->syscall, "symlink", 7) == 0;
 		}
+		log_event_new_name(rec, e);
 		return true;
 	case RULES_KIND_NET:
 		/* Whose a local destination was, as the session found out; a
@@ -188,10 +207,9 @@ bool log_event_content_passed(const struct logrec *rec, enum rules_action action
 }
 
 void log_event_decide(const struct rules_policy *p, const struct logrec *rec,
-		      const struct log_event *e, const bool *explicit_deny_only,
-		      struct rules_call_verdict *cv)
+		      const struct log_event *e, struct rules_call_verdict *cv)
 {
-	rules_decide_call(p, e->ev, e->n, explicit_deny_only, cv);
+	rules_decide_call(p, e->ev, e->n, e->explicit_deny_only, cv);
 	if (log_event_content_passed(rec, cv->action, cv->rule))
-		rules_decide_call_beside_content(p, e->ev, e->n, explicit_deny_only, cv);
+		rules_decide_call_beside_content(p, e->ev, e->n, e->explicit_deny_only, cv);
 }

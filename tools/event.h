@@ -15,6 +15,9 @@
 struct log_event {
 	struct rules_event ev[RULES_CALL_EVENTS];
 	size_t n;
+	/* Per event: refused only by an explicit rule, as the supervisor
+	 * decided it (a symlink's target, tracer/syscall/call.h). */
+	bool explicit_deny_only[RULES_CALL_EVENTS];
 	const char *argv[LOG_EVENT_ARGV_MAX + 1];
 	char unix_path[4096];
 	/* The calling process's program: the events' lineage (one program;
@@ -45,7 +48,6 @@ bool log_event_content_passed(const struct logrec *rec, enum rules_action action
  * by the same check, decided by the rest of P, as the supervisor would
  * decide those same bytes (tracer/confine/content.h). */
 void log_event_decide(const struct rules_policy *p, const struct logrec *rec,
-		      const struct log_event *e, const bool *explicit_deny_only,
-		      struct rules_call_verdict *cv);
+		      const struct log_event *e, struct rules_call_verdict *cv);
 
 #endif

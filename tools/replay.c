@@ -96,7 +96,7 @@ static char *replay_object(const struct logrec *rec, int kind, const struct log_
 static void replay_record(struct replay *rp, const struct logrec *rec)
 {
 	struct log_event *e = xmalloc(sizeof(*e));
-	struct rules_verdict v, worst = { RULES_ACTION_ALLOW, NULL };
+	struct rules_call_verdict cv;
 	const char *was, *now;
 	char *object, *line;
 	json_t *idx;
@@ -116,31 +116,16 @@ static void replay_record(struct replay *rp, const struct logrec *rec)
 		rp->alert_exec_target = xstrdup(e->ev[0].exe);
 		rp->alert_exec_pid = rec->pid;
 	}
-	for (size_t i = 0; i < e->n; i++) {
-		if (rules_decide(rp->policy, &e->ev[i], &v) < 0)
-			goto out;
-		if (i == 0 || v.action > worst.action)
-			worst = v;
-	}
-	/* The supervisor's own replacement, of bytes that passed the same
-	 * check: decided by the rest of the policy, as it was. */
-	if (log_event_content_passed(rec, worst.action, worst.rule)) {
-		for (size_t i = 0; i < e->n; i++) {
-			if (rules_decide_beside_content(rp->policy, &e->ev[i], &v) < 0)
-				goto out;
-			if (i == 0 || v.action > worst.action)
-				worst = v;
-		}
-	}
+	log_event_decide(rp->policy, rec, e, &cv);
 	rp->events++;
 	was = strcmp(rec->event, "exec") == 0 ? "allow" : rec->action;
-	now = rules_action_name(rules_effective(rp->policy, worst.action));
+	now = rules_action_name(cv.effective);
 	if (strcmp(was, now) == 0)
 		goto out;
 	rp->differ++;
 	object = replay_object(rec, kind, e);
 	line = xasprintf("was %s, now %s: %s (rule %s)", was, now, object,
-			 worst.rule ? rules_string(rp->policy, worst.rule->id) : "?");
+			 cv.rule ? rules_string(rp->policy, cv.rule->id) : "?");
 	free(object);
 	idx = json_object_get(rp->seen, line);
 	if (idx) {

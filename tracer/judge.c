@@ -324,6 +324,12 @@ static void judge_object(struct record *r, const struct judge_call *c, size_t i,
 			r->path2 = c->events[1].path;
 		r->flags = c->flags;
 		r->has_flags = c->has_flags;
+		/* An exchange reads the file at the second name too
+		 * (rules_add_name_reads()): the record says so, for
+		 * agenttrace-policy replay to judge the same events. */
+		for (size_t j = 2; r->path2 && j < c->n_events; j++)
+			r->exchange |= c->events[j].kind == RULES_KIND_READ &&
+				       strcmp(c->events[j].path, r->path2) == 0;
 		break;
 	case RULES_KIND_NET:
 		r->family = record_family_name(ev->family);

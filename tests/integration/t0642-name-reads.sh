@@ -74,6 +74,40 @@ for B in auto preload; do
 		"$TRY" exchange plain secrets/key
 	assert_file_content "${BK}exchange with a denied file: nothing moved" "$ROOT/secrets/key" \
 		"KEY-MATERIAL"
+
+	# agenttrace-policy replay judges a recorded link or rename as the
+	# run did: writes of both names and a read of the file that gets a
+	# new name (an exchange: of both), so a policy that denies reading
+	# it refuses the call on replay.
+	mkdir -p "$ROOT/later"
+	echo k >"$ROOT/later/one"
+	echo b >"$ROOT/later/two"
+	echo a >"$ROOT/third"
+	# (A symlink's target is refused only by an explicit rule, there as
+	# in the run.)
+	bk_q --record -- sh -c 'ln later/one n-one && mv later/two n-two && "$1" exchange third plain &&
+		ln -s /usr/bin/true n-link' \
+		sh "$TRY"
+	assert_eq "${BK}replay: the recorded run ran" 0 $?
+	cp "$LOG" "$SANDBOX/names.jsonl"
+	"$top_builddir/agenttrace-policy" replay "$SANDBOX/names.jsonl" --policy default >"$OUT" 2>"$ERR"
+	assert_eq "${BK}replay under default: nothing decided differently" 0 $?
+	[ -s "$OUT" ] && diag "$(head -c 1000 "$OUT")"
+	cat >"$SANDBOX/later.json" <<JSON
+{"agenttrace": 1, "extends": "default",
+ "read": {"deny": [{"id": "read.test-later", "path": "\${ROOT}/later/*"},
+                   {"id": "read.test-plain", "path": "\${ROOT}/plain"}]}}
+JSON
+	"$top_builddir/agenttrace-policy" --root "$ROOT" replay "$SANDBOX/names.jsonl" \
+		--policy "$SANDBOX/later.json" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}replay under a read deny: decided differently" 1 $?
+	for n in one two; do
+		assert_match "${BK}replay under a read deny: the new name of later/$n is now refused" \
+			"now deny: write $ROOT/later/$n -> .* \\(rule read.test-later\\)" "$(cat "$OUT")"
+	done
+	assert_match "${BK}replay under a read deny: the exchange reads plain too" \
+		"now deny: write $ROOT/third -> $ROOT/plain \\(rule read.test-plain\\)" "$(cat "$OUT")"
+	rm -rf "$ROOT/later" "$ROOT/n-one" "$ROOT/n-two" "$ROOT/third" "$ROOT/n-link"
 	cd "$SANDBOX" || exit 99
 done
 

@@ -424,6 +424,8 @@ void record_emit(struct session *s, const struct record *r)
 
 		record_flags_text(r->flags, f, sizeof(f));
 		json_object_set_new(o, "flags", json_string(f));
+	} else if (r->exchange) {
+		json_object_set_new(o, "flags", json_string("RENAME_EXCHANGE"));
 	}
 	record_set_str(o, "addr", r->addr);
 	if (r->port >= 0)

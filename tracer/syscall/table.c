@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 #include "tracer/syscall/table.h"
@@ -426,4 +427,12 @@ const struct syscall_entry *syscall_lookup(long nr)
 	if (nr < 0 || nr >= SYSCALL_TABLE_SIZE || !syscall_table[nr].name)
 		return NULL;
 	return &syscall_table[nr];
+}
+
+const struct syscall_entry *syscall_lookup_name(const char *name)
+{
+	for (long nr = 0; name && nr < SYSCALL_TABLE_SIZE; nr++)
+		if (syscall_table[nr].name && strcmp(syscall_table[nr].name, name) == 0)
+			return &syscall_table[nr];
+	return NULL;
 }

@@ -167,6 +167,11 @@ struct syscall_entry {
 /* The entry of native syscall NR, or NULL when the table does not know it. */
 const struct syscall_entry *syscall_lookup(long nr);
 
+/* The entry of the native call NAME ("renameat2"; the preload backend's
+ * libc functions of the same name), or NULL.  A linear look: for tools
+ * reading records, not for the supervisor's hot path. */
+const struct syscall_entry *syscall_lookup_name(const char *name);
+
 /* The bypass of a call of another ABI (i386, x32): "syscall.abi". */
 extern const struct syscall_bypass syscall_bypass_abi;
 /* A path the supervisor cannot judge (longer than PATH_MAX once resolved,
