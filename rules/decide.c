@@ -241,7 +241,7 @@ __attribute__((noinline)) static void decide_exec(const struct rules_policy *p,
 }
 
 /* BESIDE_CONTENT: the deny rules that judge content are set aside
- * (rules.h, rules_decide_beside_content). */
+ * (rules.h, rules_decide_call_beside_content). */
 static int decide_one(const struct rules_policy *p, const struct rules_event *ev,
 		      bool beside_content, struct rules_verdict *out)
 {
@@ -313,11 +313,6 @@ int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 	return decide_one(p, ev, false, out);
 }
 
-int rules_decide_beside_content(const struct rules_policy *p, const struct rules_event *ev,
-				struct rules_verdict *out)
-{
-	return decide_one(p, ev, true, out);
-}
 
 static void decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
 			const bool *explicit_deny_only, bool beside_content,

@@ -367,13 +367,9 @@ void rules_decide_call(const struct rules_policy *p, const struct rules_event *e
 
 /* ---- rules that judge content (rules/content.c) ---- */
 
-/* EV decided as rules_decide() does, with the deny rules that judge
- * content (rules_rule.content) set aside: what the rest of the policy
- * says of a write whose content passed their check.  0 or -EINVAL. */
-int rules_decide_beside_content(const struct rules_policy *p, const struct rules_event *ev,
-				struct rules_verdict *out);
-
-/* rules_decide_call() with the deny rules that judge content set aside. */
+/* rules_decide_call() with the deny rules that judge content
+ * (rules_rule.content) set aside: what the rest of the policy says of a
+ * write whose content passed their check. */
 void rules_decide_call_beside_content(const struct rules_policy *p, const struct rules_event *ev,
 				      size_t n, const bool *explicit_deny_only,
 				      struct rules_call_verdict *out);

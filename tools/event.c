@@ -96,14 +96,21 @@ static void log_event_caller(struct log_event *e, const struct logrec *rec)
 	}
 }
 
+/* Whether REC's call has the syscall table's option OPT (the preload
+ * backend's libc functions are named as the calls). */
+static bool log_event_call_is(const struct logrec *rec, unsigned opt)
+{
+	const struct syscall_entry *call = syscall_lookup_name(rec->syscall);
+
+	return call && (call->opts & opt);
+}
+
 /* A rename or link was judged as writes of both names and a read of
  * the file that gets a new name (both, for an exchange), whichever of
  * them the record's kind is (rules_add_name_reads()). */
 static void log_event_new_name(const struct logrec *rec, struct log_event *e)
 {
-	const struct syscall_entry *call = syscall_lookup_name(rec->syscall);
-
-	if (!call || !(call->opts & SYSCALL_OPT_NEW_NAME) || e->n != 2)
+	if (e->n != 2 || !log_event_call_is(rec, SYSCALL_OPT_NEW_NAME))
 		return;
 	e->ev[0].kind = e->ev[1].kind = RULES_KIND_WRITE;
 	e->n = rules_add_name_reads(e->ev, e->n,
@@ -151,7 +158,7 @@ static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int
 			e->ev[1] = e->ev[0];
 			e->ev[1].path = rec->path2;
 			e->n = 2;
-			e->explicit_deny_only[1] = rec->syscall && strncmp(rec->syscall, "symlink", 7) == 0;
+			e->explicit_deny_only[1] = log_event_call_is(rec, SYSCALL_OPT_SYMLINK);
 		}
 		log_event_new_name(rec, e);
 		return true;

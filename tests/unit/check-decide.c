@@ -371,7 +371,7 @@ START_TEST(test_write_root_ancestor)
 END_TEST
 
 /* Deny rules that judge content: set aside, the rest of the policy
- * decides (rules_decide_beside_content); the directories on the way to
+ * decides (rules_decide_call_beside_content); the directories on the way to
  * what they name (rules_content_on_the_way). */
 START_TEST(test_content)
 {
@@ -443,8 +443,8 @@ START_TEST(test_content)
 
 		ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
 		ck_assert_str_eq(rules_string(p, v.rule->id), decide[i].plain);
-		ck_assert_int_eq(rules_decide_beside_content(p, &ev, &v), 0);
-		ck_assert_str_eq(rules_string(p, v.rule->id), decide[i].beside);
+		rules_decide_call_beside_content(p, &ev, 1, NULL, &cv);
+		ck_assert_str_eq(rules_string(p, cv.rule->id), decide[i].beside);
 	}
 	for (size_t i = 0; i < N(way); i++) {
 		const struct rules_rule *r = rules_content_on_the_way(p, way[i].path, false);

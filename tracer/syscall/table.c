@@ -10,10 +10,10 @@
 #include <linux/userfaultfd.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <string.h>
 #include <sys/syscall.h>
 
 #include "tracer/syscall/table.h"
