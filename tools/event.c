@@ -133,7 +133,7 @@ bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind)
 
 static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int *kind)
 {
-	bool exec_rec = strcmp(rec->event, "exec") == 0;
+	bool exec_rec = strcmp(rec->event, "exec") == 0, own;
 
 	memset(e, 0, sizeof(*e));
 	*kind = exec_rec ? RULES_KIND_EXEC : log_event_kind(rec->kind);
@@ -143,10 +143,13 @@ static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int
 	e->ev[0].kind = (enum rules_kind)*kind;
 	switch (*kind) {
 	case RULES_KIND_EXEC:
-		e->ev[0].exe = exec_rec ? rec->exe : rec->target;
+		/* An exec record of the preload backend names the caller
+		 * and, as its target, the program run. */
+		own = exec_rec && !rec->target;
+		e->ev[0].exe = own ? rec->exe : rec->target;
 		if (!e->ev[0].exe)
 			return false;
-		log_event_argv(e, exec_rec ? rec->argv : rec->target_argv);
+		log_event_argv(e, own ? rec->argv : rec->target_argv);
 		log_event_identity(e, rec);
 		return true;
 	case RULES_KIND_WRITE:

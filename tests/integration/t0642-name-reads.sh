@@ -93,6 +93,19 @@ for B in auto preload; do
 	"$top_builddir/agenttrace-policy" replay "$SANDBOX/names.jsonl" --policy default >"$OUT" 2>"$ERR"
 	assert_eq "${BK}replay under default: nothing decided differently" 0 $?
 	[ -s "$OUT" ] && diag "$(head -c 1000 "$OUT")"
+	# An exec record names the program the process ran (under the
+	# preload backend the record's target, its exe the caller): a rule
+	# that refuses agenttrace's own program, which starts the command,
+	# changes nothing on replay.
+	launcher=$(readlink -f "$AGENTTRACE")
+	cat >"$SANDBOX/launcher.json" <<JSON
+{"agenttrace": 1, "extends": "default",
+ "exec": {"deny": [{"id": "exec.test-launcher", "argv": ["$launcher", "**"]}]}}
+JSON
+	"$top_builddir/agenttrace-policy" replay "$SANDBOX/names.jsonl" \
+		--policy "$SANDBOX/launcher.json" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}replay: the exec records are judged as the programs they ran" 0 $?
+	[ -s "$OUT" ] && diag "$(head -c 1000 "$OUT")"
 	cat >"$SANDBOX/later.json" <<JSON
 {"agenttrace": 1, "extends": "default",
  "read": {"deny": [{"id": "read.test-later", "path": "\${ROOT}/later/*"},
