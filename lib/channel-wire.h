@@ -117,7 +117,7 @@ struct channel_event {
 	 * dynamic loader that runs target (path2), "" none */
 	char path[CHANNEL_PATH];
 	char path2[CHANNEL_PATH];
-	uint8_t reads;       /* rename, link: the files read by their new names (RULES_READS_*) */
+	uint8_t reads;       /* files read besides (RULES_READS_*): rename, link, an O_RDWR open */
 
 	/* exec: the program run (through the loader: the program it runs,
 	 * judged with target_argv from element target_arg0 on), the argv as

@@ -33,6 +33,20 @@ static inline enum syscall_open_kind syscall_open_kind(int flags)
 	return (flags & SYSCALL_OPEN_NOREAD_FLAGS) ? SYSCALL_OPEN_NONE : SYSCALL_OPEN_READ;
 }
 
+/* Whether a write open with FLAGS also reads the file's bytes: O_RDWR,
+ * or O_RDONLY with O_CREAT, opens an existing file for reading too, so
+ * the read rules judge it as they judge a read-only open (an "r+" or "a+"
+ * of .env reads .env).  Not when the open empties the file first
+ * (O_TRUNC) or only makes a new one (O_CREAT|O_EXCL, O_TMPFILE): there is
+ * nothing to read. */
+static inline bool syscall_open_write_reads(int flags)
+{
+	if ((flags & O_ACCMODE) == O_WRONLY || (flags & (O_TRUNC | SYSCALL_TMPFILE_BIT)) ||
+	    (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		return false;
+	return (flags & O_ACCMODE) == O_RDWR || (flags & O_CREAT);
+}
+
 /* Whether an open with FLAGS follows a symlink in its last component:
  * not with O_NOFOLLOW, and not with O_CREAT|O_EXCL, which fails on any
  * existing name, a dangling link included (open(2)). */

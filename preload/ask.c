@@ -522,10 +522,13 @@ static int ask_kernel_answer(const struct ask_call *c, int n)
 {
 	struct stat st;
 
-	if (n != 1 || !c->path || (c->kind != RULES_KIND_READ && c->kind != RULES_KIND_WRITE))
+	if (!c->path || (c->kind != RULES_KIND_READ && c->kind != RULES_KIND_WRITE))
 		return 0;
+	/* An open's events (a write and a read) name one path. */
 	if (c->has_flags)
 		return syscall_open_missing(c->flags, c->path);
+	if (n != 1)
+		return 0;
 	if (c->kind == RULES_KIND_WRITE && c->syscall &&
 	    (strcmp(c->syscall, "mkdir") == 0 || strcmp(c->syscall, "mkdirat") == 0) &&
 	    fstatat(AT_FDCWD, c->path, &st, AT_SYMLINK_NOFOLLOW) == 0)

@@ -24,8 +24,9 @@ struct ask_call {
 	/* path2 is refused only by an explicit deny rule, not by the write
 	 * fallback: a symlink's target (tracer/syscall/call.h, explicit_deny_only). */
 	bool path2_explicit_deny_only;
-	/* rename, link: the files read by their new names (RULES_READS_*,
-	 * rules_add_name_reads()) */
+	/* the files the call reads besides its kind's events
+	 * (RULES_READS_*, rules_add_name_reads()): rename and link by their
+	 * new names, an open for reading and writing its own file */
 	uint8_t reads;
 	int flags;               /* open flags, with has_flags */
 	bool has_flags;

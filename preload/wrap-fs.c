@@ -55,6 +55,8 @@ static int fs_open_check(int dirfd, const char *path, int flags, const char *nam
 	c.path = abs;
 	c.flags = flags;
 	c.has_flags = true;
+	if (write && syscall_open_write_reads(flags))
+		c.reads = RULES_READS_PATH;
 	return ask_decide(&c);
 }
 

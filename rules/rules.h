@@ -329,17 +329,20 @@ static inline bool rules_endpoint_first(const struct rules_policy *p)
 }
 
 /* The events of one call: one; two for symlink (the link and its
- * target); three for rename and link (both names written, and the file
- * moved read: readable by its new name, it is read as much as an open
- * of it is), four for an exchange (each file moved).  Their order: the
- * names written, then the names read. */
+ * target) and for an open that writes and reads its file
+ * (syscall_open_write_reads(), lib/syscall-open.h); three for rename
+ * and link (both names written, and the file moved read: readable by its
+ * new name, it is read as much as an open of it is), four for an
+ * exchange (each file moved).  Their order: the names written, then the
+ * names read. */
 #define RULES_CALL_EVENTS 4
 
 /* A call that gives files new names (rename, link) reads each file it
  * names anew: READS holds RULES_READS_PATH for the file at PATH (the
  * source), RULES_READS_PATH2 for the one at PATH2 (an exchange moves it
- * too).  Their read events are appended to the N events at EV
- * (RULES_CALL_EVENTS in all); a NULL path is skipped.  Returns the new
+ * too).  An open for writing that also reads its file (O_RDWR) has
+ * RULES_READS_PATH for it.  Their read events are appended to the N
+ * events at EV (RULES_CALL_EVENTS in all); a NULL path is skipped.  Returns the new
  * count.  Every backend builds them here. */
 #define RULES_READS_PATH 0x1
 #define RULES_READS_PATH2 0x2

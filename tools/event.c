@@ -4,6 +4,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "lib/openflags.h"
+#include "lib/syscall-open.h"
 #include "tools/event.h"
 #include "tracer/syscall/table.h"
 
@@ -119,6 +121,20 @@ static void log_event_new_name(const struct logrec *rec, struct log_event *e)
 				    rec->path, rec->path2);
 }
 
+/* An open for writing that reads its file too (an O_RDWR open: lib/syscall-open.h)
+ * was judged as a write and a read of it, whichever of them the record's
+ * kind is. */
+static void log_event_open(const struct logrec *rec, struct log_event *e)
+{
+	int flags;
+
+	if (e->n != 1 || !rec->flags || !openflags_parse(rec->flags, &flags) ||
+	    syscall_open_kind(flags) != SYSCALL_OPEN_WRITE || !syscall_open_write_reads(flags))
+		return;
+	e->ev[0].kind = RULES_KIND_WRITE;
+	e->n = rules_add_name_reads(e->ev, e->n, RULES_READS_PATH, rec->path, NULL);
+}
+
 static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int *kind);
 
 bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind)
@@ -164,6 +180,7 @@ static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int
 			e->explicit_deny_only[1] = log_event_call_is(rec, SYSCALL_OPT_SYMLINK);
 		}
 		log_event_new_name(rec, e);
+		log_event_open(rec, e);
 		return true;
 	case RULES_KIND_NET:
 		/* Whose a local destination was, as the session found out; a

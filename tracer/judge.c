@@ -73,8 +73,9 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 	/* An open that cannot create, of a name that does not exist
 	 * (lib/syscall-open.h): ENOENT, the answer the program would get
 	 * without agenttrace.  Read rules are about what a program reads;
-	 * there is nothing to read. */
-	if (c->n_events == 1 && c->has_flags && ev->path &&
+	 * there is nothing to read.  Only an open has flags; its events
+	 * (a write and a read, lib/syscall-open.h) name one path. */
+	if (c->has_flags && ev->path &&
 	    (ev->kind == RULES_KIND_READ || ev->kind == RULES_KIND_WRITE)) {
 		int missing = syscall_open_missing(c->flags, ev->path);
 

@@ -140,6 +140,13 @@ for B in auto preload; do
 		--allow-read sh -c 'rm -f "$2" && exec "$1" link "$3" "$2"' - "$TRY" "$ROOT/s1" "$ROOT/secret-1" -- \
 		"$TRY" link "$ROOT/secret-2" "$ROOT/s2"
 	rm -f "$ROOT/s1" "$ROOT/s2" "$ROOT/secret-1" "$ROOT/secret-2"
+	# An open for reading and writing reads the file: the read rule
+	# that refused it is the one the layer overrides.
+	printf 'k1\n' >"$ROOT/secret-1"
+	printf 'k2\n' >"$ROOT/secret-2"
+	fix "O_RDWR of a read-denied file of the project (read.test-secret)" "$SANDBOX/secret.json" \
+		--allow-read "$TRY" open-rdwr "$ROOT/secret-1" -- "$TRY" open-rdwr "$ROOT/secret-2"
+	rm -f "$ROOT/secret-1" "$ROOT/secret-2"
 	printf 'SECRET=1\n' >"$ROOT/.env"
 	bk_q -- "$TRY" link "$ROOT/.env" "$ROOT/env2"
 	assert_eq "${BK}link .env: made, with an alert" 0 $?

@@ -208,6 +208,62 @@ START_TEST(open_read_rules)
 }
 END_TEST
 
+/* An open for writing that reads the file too is judged as a write and
+ * a read of it; one that empties or only makes its file is a write. */
+static const int open_rdwr_flags[] = {
+	O_RDWR, O_RDWR | O_APPEND | O_CREAT, O_RDONLY | O_CREAT, /* write and read */
+	O_RDWR | O_TRUNC, O_RDWR | O_CREAT | O_EXCL, O_WRONLY | O_APPEND, /* write only */
+};
+#define OPEN_RDWR_N (sizeof(open_rdwr_flags) / sizeof(open_rdwr_flags[0]))
+
+static int child_open_rdwr(void)
+{
+	for (size_t i = 0; i < OPEN_RDWR_N; i++) {
+		int fd;
+
+		unlink(tp("rw"));
+		if (!(open_rdwr_flags[i] & O_EXCL) && (fd = creat(tp("rw"), 0600)) >= 0)
+			close(fd);
+		fd = open(tp("rw"), open_rdwr_flags[i], 0600);
+		if (fd < 0)
+			return 10 + (int)i;
+		close(fd);
+	}
+	return 0;
+}
+
+static int n_rdwr_opens;
+
+static int stop_open_rdwr(struct call *c, int i)
+{
+	size_t k = 0;
+
+	(void)i;
+	if (strcmp(c->name, "openat") != 0)
+		return 0; /* the unlink and the creat of each round */
+	while (k < OPEN_RDWR_N && open_rdwr_flags[k] != c->flags)
+		k++;
+	ck_assert_uint_lt(k, OPEN_RDWR_N);
+	n_rdwr_opens++;
+	ck_assert_int_eq(c->events[0].kind, RULES_KIND_WRITE);
+	ck_assert_str_eq(c->events[0].path, tp("rw"));
+	if (k < 3) {
+		ck_assert_int_eq(c->n_events, 2);
+		ck_assert_int_eq(c->events[1].kind, RULES_KIND_READ);
+		ck_assert_str_eq(c->events[1].path, tp("rw"));
+	} else {
+		ck_assert_int_eq(c->n_events, 1);
+	}
+	return 0;
+}
+
+START_TEST(open_rdwr_reads)
+{
+	ck_assert_int_eq(run_traced(&pol_plain, child_open_rdwr, stop_open_rdwr), 0);
+	ck_assert_int_eq(n_rdwr_opens, (int)OPEN_RDWR_N);
+}
+END_TEST
+
 /* ---- rename, symlink, mkdirat ---- */
 
 static int child_rename(void)
@@ -966,6 +1022,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, openat_write);
 	tcase_add_test(tc, openat_write_regs_fallback);
 	tcase_add_test(tc, open_read_rules);
+	tcase_add_test(tc, open_rdwr_reads);
 	tcase_add_test(tc, rename_two_paths);
 	tcase_add_test(tc, symlink_link_and_target);
 	tcase_add_test(tc, raw_syscall);

@@ -1,6 +1,5 @@
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/openflags.h"
 #include "lib/textesc.h"
 #include "lib/utf8.h"
 #include "lib/utc.h"
@@ -115,41 +115,6 @@ static const char *record_errno_name(int err)
 	const char *n = strerrorname_np(err);
 
 	return n ? n : "EUNKNOWN";
-}
-
-static void record_flags_text(int flags, char *buf, size_t size)
-{
-	static const struct { int bit; const char *name; } bits[] = {
-		{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" }, { O_NOCTTY, "O_NOCTTY" },
-		{ O_TRUNC, "O_TRUNC" }, { O_APPEND, "O_APPEND" }, { O_NONBLOCK, "O_NONBLOCK" },
-		{ O_DSYNC, "O_DSYNC" }, { O_DIRECT, "O_DIRECT" }, { O_NOFOLLOW, "O_NOFOLLOW" },
-		{ O_NOATIME, "O_NOATIME" }, { O_CLOEXEC, "O_CLOEXEC" }, { O_PATH, "O_PATH" },
-	};
-	int rest = flags & ~O_ACCMODE;
-	size_t n;
-
-	n = (size_t)snprintf(buf, size, "%s",
-			     (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY" :
-			     (flags & O_ACCMODE) == O_RDWR ? "O_RDWR" : "O_RDONLY");
-	/* O_TMPFILE carries O_DIRECTORY's bit: name it as a whole. */
-	if ((rest & O_TMPFILE) == O_TMPFILE) {
-		n += (size_t)snprintf(buf + n, size - n, "|O_TMPFILE");
-		rest &= ~O_TMPFILE;
-	} else if (rest & O_DIRECTORY) {
-		n += (size_t)snprintf(buf + n, size - n, "|O_DIRECTORY");
-		rest &= ~O_DIRECTORY;
-	}
-	if ((rest & O_SYNC) == O_SYNC) {
-		n += (size_t)snprintf(buf + n, size - n, "|O_SYNC");
-		rest &= ~O_SYNC;
-	}
-	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]) && n < size; i++)
-		if (rest & bits[i].bit) {
-			n += (size_t)snprintf(buf + n, size - n, "|%s", bits[i].name);
-			rest &= ~bits[i].bit;
-		}
-	if (rest && n < size)
-		snprintf(buf + n, size - n, "|0x%x", (unsigned)rest);
 }
 
 /* ---- output ---- */
@@ -422,7 +387,7 @@ void record_emit(struct session *s, const struct record *r)
 	if (r->has_flags) {
 		char f[256];
 
-		record_flags_text(r->flags, f, sizeof(f));
+		openflags_text(r->flags, f, sizeof(f));
 		json_object_set_new(o, "flags", json_string(f));
 	} else if (r->exchange) {
 		json_object_set_new(o, "flags", json_string("RENAME_EXCHANGE"));

@@ -454,6 +454,9 @@ static int decode_open(const struct decode *d)
 	switch (syscall_open_kind(oflags)) {
 	case SYSCALL_OPEN_WRITE:
 		decode_add_path_event(c, RULES_KIND_WRITE, c->path[0]);
+		if (syscall_open_write_reads(oflags))
+			c->n_events = rules_add_name_reads(c->events, c->n_events, RULES_READS_PATH,
+							   c->path[0], NULL);
 		break;
 	case SYSCALL_OPEN_READ:
 		decode_add_path_event(c, RULES_KIND_READ, c->path[0]);
