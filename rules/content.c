@@ -188,6 +188,27 @@ static bool content_read_beneath(const struct rules_policy *p, const struct rule
 	return content_beneath(p, RULES_KIND_READ, r, path, n, CONTENT_REACH);
 }
 
+const struct rules_rule *rules_read_alert_reach(const struct rules_policy *p, const char *path)
+{
+	const struct rules_span *sp = &p->span[RULES_KIND_READ][RULES_ACTION_ALERT];
+	size_t n;
+
+	if (!path || path[0] != '/')
+		return NULL;
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n == 1)
+		n = 0; /* "/": the tail starts with its own '/' */
+	for (uint32_t i = 0; i < sp->count; i++) {
+		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+
+		if (content_read_beneath(p, r, path, n))
+			return r;
+	}
+	return NULL;
+}
+
 const struct rules_rule *rules_read_hidden(const struct rules_policy *p, const char *from,
 					   const char *to)
 {

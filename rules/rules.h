@@ -400,6 +400,11 @@ const struct rules_rule *rules_content_reach(const struct rules_policy *p, const
  * directory of ${ROOT} but node_modules).  NULL: none. */
 const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path);
 
+/* A read alert rule that could name a file somewhere beneath directory
+ * PATH (the default's rule of a project's .env files: beneath any
+ * directory of ${ROOT} but node_modules and site-packages).  NULL: none. */
+const struct rules_rule *rules_read_alert_reach(const struct rules_policy *p, const char *path);
+
 /* A read deny rule that could name a file somewhere beneath FROM and
  * nothing beneath TO: what renaming a directory FROM to TO, without
  * knowing all it holds, could take out of that rule's sight.  NULL: none. */

@@ -93,6 +93,48 @@ for O in "" "--mask off"; do
 done
 rm -f "$ROOT/.env" "$ROOT/.fnv"
 
+# A .env the session makes after the supervisor looked for one (at the
+# first racing read, when there was none): written, renamed or linked
+# into place, or brought in a directory moved into the project.  From
+# then on each read of it has its record too.
+echo decoy >"$ROOT/.fnv"
+echo other >"$ROOT/.fnw"
+mkdir -p "$TMPDIR/made"
+echo "SECRET-ENV-BYTES" >"$TMPDIR/made/env-src"
+# made_env HOW, sourced by the shell under agenttrace.
+cat >"$SANDBOX/made-env.sh" <<SH
+made_env() {
+	case \$1 in
+	written) printf 'SECRET-ENV-BYTES\\n' >"$ROOT/.env" ;;
+	renamed) cp "$TMPDIR/made/env-src" "$ROOT/env.tmp" && mv "$ROOT/env.tmp" "$ROOT/.env" ;;
+	linked) cp "$TMPDIR/made/env-src" "$ROOT/env.tmp" && ln "$ROOT/env.tmp" "$ROOT/.env" ;;
+	moved) mkdir -p "$TMPDIR/made/stage" && cp "$TMPDIR/made/env-src" "$TMPDIR/made/stage/.env" &&
+		mv "$TMPDIR/made/stage" "$ROOT/stage" && echo decoy >"$ROOT/stage/.fnv" ;;
+	esac
+}
+SH
+for how in written renamed linked moved; do
+	rm -rf "$ROOT/.env" "$ROOT/env.tmp" "$ROOT/stage"
+	good=$ROOT/.fnv bad=$ROOT/.env
+	if [ "$how" = moved ]; then
+		good=$ROOT/stage/.fnv bad=$ROOT/stage/.env
+	fi
+	# The first race reads only decoys: the look finds no .env.
+	at --engine notify -- sh -c '"$1" "$2" "$3" other 200 >/dev/null && . "$4" && made_env "$5" &&
+		exec "$1" "$6" "$7" SECRET-ENV "$8"' \
+		sh "$RACE" "$ROOT/.fnv" "$ROOT/.fnw" "$SANDBOX/made-env.sh" "$how" "$good" "$bad" "$N" \
+		>"$OUT" 2>"$ERR"
+	assert_eq ".env $how after the look: the helper ran" 0 $?
+	diag ".env $how after the look: $(cat "$OUT")"
+	won=$(sed -n 's/.*bad=\([0-9]*\).*/\1/p' "$OUT" | tail -n 1)
+	recs=$(rec_count "event == 'alert' and rule == 'read.project-env' and path == '$bad' and syscall != 'rename' and syscall != 'renameat' and syscall != 'renameat2' and syscall != 'link' and syscall != 'linkat'")
+	diag ".env $how after the look: $recs records"
+	[ -n "$won" ] && [ "$won" -gt 0 ] && [ "$recs" = "$won" ] &&
+		ok ".env $how after the look: each read of it is recorded" ||
+		not_ok ".env $how after the look: each read of it is recorded" "reads $won, records $recs"
+done
+rm -rf "$ROOT/.env" "$ROOT/.fnv" "$ROOT/.fnw" "$ROOT/env.tmp" "$ROOT/stage" "$TMPDIR/made"
+
 # An alerted read (its record takes the caller's backtrace) is made on
 # what was judged too: flipped from a project's .env to a credential
 # without masks, it never reads the credential.

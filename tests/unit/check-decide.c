@@ -370,6 +370,31 @@ START_TEST(test_write_root_ancestor)
 }
 END_TEST
 
+/* rules_read_alert_reach(): where a directory moved could bring a file
+ * a read alert rule names (the look of the supervisor's masks is made
+ * again then). */
+START_TEST(test_read_alert_reach)
+{
+	static const struct bb_rule rules[] = {
+		{ R, ALERT, "/r/**/.env*", "read.env", { "/r/**/node_modules/**", "/r/**/.env.example" } },
+		{ R, DENY, "/h/.ssh/id_*", "read.ssh", { NULL } },
+	};
+	static const struct { const char *path; bool reach; } cases[] = {
+		{ "/r", true }, { "/r/stage", true }, { "/r/stage/", true }, { "/r/a/b", true }, { "/", true },
+		{ "/r/node_modules", false }, { "/r/node_modules/pkg", false },
+		{ "/r/a/node_modules/pkg/lib", false }, { "/usr/lib", false }, { "/h/.ssh", false },
+		{ "relative", false },
+	};
+	struct bb_policy def = { .rules = rules, .n_rules = N(rules) };
+	struct rules_policy *p = bb_build(&def, NULL);
+
+	for (size_t i = 0; i < N(cases); i++)
+		ck_assert_msg((rules_read_alert_reach(p, cases[i].path) != NULL) == cases[i].reach,
+			      "%s: %s", cases[i].path, cases[i].reach ? "expected reach" : "expected none");
+	free(p);
+}
+END_TEST
+
 /* Deny rules that judge content: set aside, the rest of the policy
  * decides (rules_decide_call_beside_content); the directories on the way to
  * what they name (rules_content_on_the_way). */
@@ -787,6 +812,7 @@ static Suite *decide_suite(void)
 	tcase_add_loop_test(tc, test_exec_identity, 0, (int)N(id_cases));
 	tcase_add_test(tc, test_exec_alias);
 	tcase_add_test(tc, test_write_root_ancestor);
+	tcase_add_test(tc, test_read_alert_reach);
 	tcase_add_test(tc, test_content);
 	tcase_add_test(tc, test_bad_event);
 	tcase_add_test(tc, test_mode);

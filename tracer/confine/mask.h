@@ -122,6 +122,15 @@ bool mask_complete(const struct mask *m);
  * continued read-only open then reaches nothing it would not record. */
 bool mask_guards_reads(struct mask *m, const struct rules_policy *p);
 
+/* An allowed call of the session is to give PATH a file the look of
+ * mask_guards_reads() may not have seen: an open that creates it, a
+ * link's new name, a rename's new name for what is at FROM (NULL: no
+ * rename).  A file there that a read alert rule names makes the reads
+ * unguarded; a directory moved where such a rule could name what it
+ * holds has them looked for again, at the next question. */
+void mask_reads_named(struct mask *m, const struct rules_policy *p, const char *path,
+		      const char *from);
+
 /* The command's root directory as an O_PATH descriptor (taken from task
  * TID, any task of the session: they share one mount namespace), for the
  * calls the supervisor makes for the command (tracer/unotify/emulate.c):

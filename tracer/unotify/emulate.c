@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/syscall-open.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/endpoints.h"
 #include "tracer/confine/landlock.h"
@@ -80,8 +81,36 @@ static bool emulate_read_guarded(struct session *s, const struct call *c)
 	return landlock_abi_in_force(s->landlock) > 0 && mask_guards_reads(s->mask, s->policy);
 }
 
+/* The names allowed call C gives files, which the one look for the
+ * objects of read alert rules (mask_guards_reads()) may have come too
+ * early to see: a .env written after it, and a continued read flipped to
+ * it would go with no record. */
+static void emulate_note_names(struct session *s, const struct call *c)
+{
+	enum emulate_path_op op;
+
+	if (c->n_events < 1 || c->events[0].kind != RULES_KIND_WRITE)
+		return;
+	if (c->is_open) {
+		if (syscall_open_creates(c->flags))
+			mask_reads_named(s->mask, s->policy, c->events[0].path, NULL);
+		return;
+	}
+	op = emulate_path_op_of(c);
+	if (op == EMULATE_MKNOD)
+		mask_reads_named(s->mask, s->policy, c->events[0].path, NULL);
+	if ((op != EMULATE_RENAME && op != EMULATE_LINK) || c->n_events < 2 ||
+	    c->events[1].kind != RULES_KIND_WRITE)
+		return;
+	mask_reads_named(s->mask, s->policy, c->events[1].path,
+			 op == EMULATE_RENAME ? c->events[0].path : NULL);
+	if (op == EMULATE_RENAME && strcmp(c->name, "renameat2") == 0 && (c->flags & RENAME_EXCHANGE))
+		mask_reads_named(s->mask, s->policy, c->events[0].path, c->events[1].path);
+}
+
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
 {
+	emulate_note_names(s, c);
 	return emulate_makes(c) &&
 	       (namewatch_exposed(s, c, t->tgid, t->pid) ||
 		(!emulate_read_guarded(s, c) && exposed_can_race(s, t, c)));
