@@ -62,6 +62,34 @@ static inline bool syscall_open_creates(int flags)
 	return (flags & O_CREAT) || (flags & SYSCALL_TMPFILE_BIT);
 }
 
+/* What /proc appends to the name of an unlinked file (a descriptor's
+ * link, /proc/PID/fd/N), whose open through that link still reaches it. */
+#define SYSCALL_UNLINKED_SUFFIX " (deleted)"
+
+/* Whether PATH is such a name ("NAME (deleted)", absolute). */
+static inline bool syscall_unlinked(const char *path)
+{
+	size_t len = path ? strlen(path) : 0, n = sizeof(SYSCALL_UNLINKED_SUFFIX) - 1;
+
+	return len > n + 1 && path[0] == '/' && strcmp(path + len - n, SYSCALL_UNLINKED_SUFFIX) == 0;
+}
+
+/* The name an unlinked file at PATH had, into BUF (SIZE bytes), or NULL
+ * when PATH is no such name or it does not fit.  Its bytes are what that
+ * name held: a read of it is judged as a read of that name (an O_PATH
+ * descriptor of a denied file kept, the file unlinked, then opened
+ * through the descriptor's link). */
+static inline const char *syscall_unlinked_name(const char *path, char *buf, size_t size)
+{
+	size_t len;
+
+	if (!syscall_unlinked(path) || (len = strlen(path) - (sizeof(SYSCALL_UNLINKED_SUFFIX) - 1)) >= size)
+		return NULL;
+	memcpy(buf, path, len);
+	buf[len] = '\0';
+	return buf;
+}
+
 /* The kernel's own answer to an open with FLAGS of PATH (absolute,
  * resolved as the call resolves it) when nothing can be opened: a name
  * that does not exist, opened without creating, fails with ENOENT (or
@@ -78,8 +106,11 @@ static inline int syscall_open_missing(int flags, const char *path)
 	struct stat st;
 
 	/* /proc is whose view? The supervisor's /proc/self is not the
-	 * program's: no answer there. */
+	 * program's: no answer there.  Nor for a name /proc gave an
+	 * unlinked file, which is opened through the link, whatever is at
+	 * its name. */
 	if (syscall_open_creates(flags) || !path || strncmp(path, "/proc/", 6) == 0 ||
+	    syscall_unlinked(path) ||
 	    fstatat(AT_FDCWD, path, &st, syscall_open_follows(flags) ? 0 : AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
 	return errno == ENOENT || errno == ENOTDIR ? errno : 0;

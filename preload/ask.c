@@ -674,6 +674,7 @@ int ask_decide(const struct ask_call *call)
 	struct ask_call self = *call;
 	const struct ask_call *c = &self;
 	char proc1[PATH_MAX], proc2[PATH_MAX], link[PATH_MAX];
+	char unlinked[PATH_MAX];
 	bool explicit_deny_only[RULES_CALL_EVENTS] = { false, c->path2_explicit_deny_only };
 	int saved = errno, n = c->path2 ? 2 : 1, err = 0, local_answer = 0;
 
@@ -701,6 +702,12 @@ int ask_decide(const struct ask_call *call)
 		ev[i].bind = c->bind;
 	}
 	n = (int)rules_add_name_reads(ev, (size_t)n, c->reads, c->path, c->path2);
+	/* A read of an unlinked file is a read of the name it had
+	 * (lib/syscall-open.h), as the supervisor judges it. */
+	if (syscall_unlinked_name(c->path, unlinked, sizeof(unlinked)))
+		for (int i = 0; i < n; i++)
+			if (ev[i].kind == RULES_KIND_READ && ev[i].path == c->path)
+				ev[i].path = unlinked;
 	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
 	/* A local destination: whose it is, from the supervisor, where the
 	 * verdict can depend on it (as tracer/stop.c asks). */

@@ -135,6 +135,19 @@ static void log_event_open(const struct logrec *rec, struct log_event *e)
 	e->n = rules_add_name_reads(e->ev, e->n, RULES_READS_PATH, rec->path, NULL);
 }
 
+/* A read of an unlinked file ("NAME (deleted)") was judged as a read of
+ * NAME (lib/syscall-open.h). */
+static void log_event_unlinked(const struct logrec *rec, struct log_event *e)
+{
+	const char *const names[2] = { rec->path, rec->path2 };
+
+	for (size_t i = 0; i < e->n; i++)
+		for (size_t k = 0; k < 2; k++)
+			if (e->ev[i].kind == RULES_KIND_READ && names[k] && e->ev[i].path == names[k] &&
+			    syscall_unlinked_name(names[k], e->unlinked[k], sizeof(e->unlinked[k])))
+				e->ev[i].path = e->unlinked[k];
+}
+
 static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int *kind);
 
 bool log_event_of(const struct logrec *rec, struct log_event *e, int *kind)
@@ -181,6 +194,7 @@ static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int
 		}
 		log_event_new_name(rec, e);
 		log_event_open(rec, e);
+		log_event_unlinked(rec, e);
 		return true;
 	case RULES_KIND_NET:
 		/* Whose a local destination was, as the session found out; a

@@ -20,6 +20,9 @@ struct log_event {
 	bool explicit_deny_only[RULES_CALL_EVENTS];
 	const char *argv[LOG_EVENT_ARGV_MAX + 1];
 	char unix_path[4096];
+	/* The names unlinked files had (path, path2), as their reads are
+	 * judged (lib/syscall-open.h). */
+	char unlinked[2][4096];
 	/* The calling process's program: the events' lineage (one program;
 	 * a log tells none above it). */
 	struct rules_event caller;

@@ -62,6 +62,11 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 	if (ev->kind == RULES_KIND_NET && ev->endpoint == RULES_ENDPOINT_NONE &&
 	    rules_net_local(ev) && c->local_answer[ev - c->events])
 		return c->local_answer[ev - c->events];
+	/* A name that came through a magic link may no longer lead to
+	 * the object (an unlinked file, a deleted program run by its
+	 * descriptor's link): no lookup of it stands for the kernel. */
+	if (c->names_unsure)
+		return 0;
 	/* execvp() tries every PATH directory: a candidate that does not
 	 * exist fails with ENOENT whatever the policy says.  Answering so
 	 * keeps the search (and the 127 of a missing program) intact and
@@ -92,15 +97,29 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 }
 
 /* The events as the policy judges them: an exec as the program it runs
- * (its identity, once found), the others as they are.  OUT holds
- * RULES_CALL_EVENTS. */
+ * (its identity, once found), a read of an unlinked file as a read of
+ * the name it had (lib/syscall-open.h), the others as they are.  OUT
+ * holds RULES_CALL_EVENTS. */
 static const struct rules_event *judge_events(const struct judge_call *c, struct rules_event *out)
 {
-	if (!c->id || !c->id_ready || c->n_events == 0 || c->events[0].kind != RULES_KIND_EXEC)
-		return c->events;
+	static char unlinked[RULES_CALL_EVENTS][PATH_MAX];
+	bool exec = c->id && c->id_ready && c->n_events && c->events[0].kind == RULES_KIND_EXEC;
+	bool renamed = false;
+
 	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++)
+		renamed |= c->events[i].kind == RULES_KIND_READ && syscall_unlinked(c->events[i].path);
+	if (!exec && !renamed)
+		return c->events;
+	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
+		const char *name;
+
 		out[i] = c->events[i];
-	identity_apply(c->id, &out[0]);
+		if (out[i].kind == RULES_KIND_READ &&
+		    (name = syscall_unlinked_name(out[i].path, unlinked[i], sizeof(unlinked[i]))))
+			out[i].path = name;
+	}
+	if (exec)
+		identity_apply(c->id, &out[0]);
 	return out;
 }
 
@@ -219,6 +238,9 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 void judge_shim_verdict(const struct session *s, const struct judge_call *c, uint8_t action,
 			uint8_t effective, uint32_t rule, int err, struct judge_verdict *v)
 {
+	struct rules_event judged[RULES_CALL_EVENTS];
+	const struct rules_event *evs = judge_events(c, judged);
+
 	memset(v, 0, sizeof(*v));
 	v->action = action < RULES_ACTION_COUNT ? (enum rules_action)action : RULES_ACTION_DENY;
 	v->effective = effective < RULES_ACTION_COUNT ? (enum rules_action)effective :
@@ -229,7 +251,7 @@ void judge_shim_verdict(const struct session *s, const struct judge_call *c, uin
 	for (size_t i = 0; v->rule && i < c->n_events && i < RULES_CALL_EVENTS; i++) {
 		struct rules_verdict ev;
 
-		if (rules_decide(s->policy, &c->events[i], &ev) == 0 && ev.rule == v->rule) {
+		if (rules_decide(s->policy, &evs[i], &ev) == 0 && ev.rule == v->rule) {
 			v->event = i;
 			break;
 		}

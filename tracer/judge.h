@@ -65,6 +65,11 @@ struct judge_call {
 	 * inode of the socket there, for the record's listener (0 unknown). */
 	int local_answer[RULES_CALL_EVENTS];
 	uint64_t listener[RULES_CALL_EVENTS];
+	/* A path of the call came through a magic link (/proc/PID/fd/N,
+	 * cwd, root): the object it leads to may have no name any more (an
+	 * unlinked file), so what a lookup of the name finds is no answer
+	 * of the kernel's. */
+	bool names_unsure;
 	bool has_flags;                   /* an open: its flags go into the record */
 	int flags;
 	int deny_errno;                   /* what the program sees on a deny */

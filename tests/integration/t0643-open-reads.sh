@@ -39,6 +39,22 @@ except OSError as e:
 "
 }
 
+# reopen_unlinked FLAGS NAME: NAME kept by an O_PATH descriptor, unlinked,
+# then opened through the descriptor's /proc link with FLAGS; prints
+# what it read, exits with the errno of a refused open.
+reopen_unlinked() {
+	printf '%s' "
+import os, sys
+p = os.open(sys.argv[2], os.O_PATH)
+os.unlink(sys.argv[2])
+try:
+    fd = os.open('/proc/self/fd/%d' % p, eval(sys.argv[1]))
+except OSError as e:
+    sys.exit(e.errno)
+print(repr(os.read(fd, 100)))
+"
+}
+
 env_alert() {
 	printf '%s' "event == 'alert' and action == 'alert' and kind == 'read' and rule_id == 'read.project-env' and path == '$ROOT/.env'"
 }
@@ -83,6 +99,28 @@ for B in auto preload; do
 	assert_eq "${BK}O_RDWR of a missing denied name: ENOENT" "$ENOENT" $?
 	assert_no_alert "${BK}O_RDWR of a missing denied name: no record"
 
+	# A file kept by a descriptor and unlinked is read through the
+	# descriptor's link: judged as a read of the name it had, and no
+	# lookup of that (now missing) name stands for the kernel's answer.
+	for fl in os.O_RDONLY os.O_RDWR; do
+		echo "TOKEN=project-secret" >"$ROOT/.env"
+		bk_status "${BK}unlinked .env reopened ($fl): exit 0" 0 -- \
+			"$PYTHON" -c "$(reopen_unlinked)" "$fl" .env
+		assert_match "${BK}unlinked .env reopened ($fl): read" "project-secret" "$(cat "$OUT")"
+		assert_rec "${BK}unlinked .env reopened ($fl): a read alert" \
+			"event == 'alert' and action == 'alert' and kind == 'read' and rule_id == 'read.project-env' and path == '$ROOT/.env (deleted)'"
+		echo "KEY-MATERIAL" >"$ROOT/secret-key"
+		bk_q --mask off --policy "$SANDBOX/secret.json" -- "$PYTHON" -c "$(reopen_unlinked)" "$fl" secret-key
+		assert_eq "${BK}unlinked denied file reopened ($fl): EACCES" "$EACCES" $?
+		assert_rec "${BK}unlinked denied file reopened ($fl): deny record" \
+			"event == 'alert' and action == 'deny' and kind == 'read' and rule_id == 'read.test-secret' and path == '$ROOT/secret-key (deleted)'"
+	done
+	cp "$LOG" "$SANDBOX/unlinked.jsonl"
+	"$top_builddir/agenttrace-policy" --root "$ROOT" replay "$SANDBOX/unlinked.jsonl" \
+		--policy "$SANDBOX/secret.json" >"$OUT" 2>"$ERR"
+	assert_eq "${BK}replay of the unlinked file's denial: decided as the run did" 0 $?
+	[ -s "$OUT" ] && diag "$(head -c 1000 "$OUT")"
+
 	# Replay judges a recorded O_RDWR open as the run did: a write and a
 	# read of the file, so a policy that denies reading it refuses it.
 	echo "v=1" >"$ROOT/settings.ini"
@@ -116,5 +154,13 @@ at_q --engine ptrace --policy "$SANDBOX/secret.json" -- "$TRY" open-rdwr "$ROOT/
 assert_eq "ptrace engine: O_RDWR of a denied file: EACCES" "$EACCES" $?
 assert_rec "ptrace engine: O_RDWR of a denied file: deny record" \
 	"$(deny_expr read read.test-secret "$ROOT/secret-key")"
+at_q --engine ptrace --mask off --policy "$SANDBOX/secret.json" -- \
+	"$PYTHON" -c "$(reopen_unlinked)" os.O_RDONLY secret-key
+assert_eq "ptrace engine: unlinked denied file reopened: EACCES" "$EACCES" $?
+echo "TOKEN=project-secret" >"$ROOT/.env"
+at_q --engine ptrace -- "$PYTHON" -c "$(reopen_unlinked)" os.O_RDONLY .env
+assert_eq "ptrace engine: unlinked .env reopened: exit 0" 0 $?
+assert_rec "ptrace engine: unlinked .env reopened: a read alert" \
+	"event == 'alert' and action == 'alert' and rule_id == 'read.project-env' and path == '$ROOT/.env (deleted)'"
 cd "$SANDBOX" || exit 99
 
