@@ -91,6 +91,11 @@ tell("opath-link-itself", lambda: opath("opath-link", os.O_NOFOLLOW))
 tell("opath-dir", lambda: opath(".", os.O_DIRECTORY))
 tell("opath-notdir", lambda: opath("new.txt", os.O_DIRECTORY))
 tell("opath-creat-missing", lambda: opath("opath-new", os.O_CREAT))
+# O_CREAT|O_EXCL does not follow the last name: an existing symlink,
+# dangling or not, is EEXIST (a lock file taken by symlink).
+os.symlink("no-such-target", "excl-dangling")
+tell("excl-symlink", lambda: os.open("opath-link", os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+tell("excl-dangling", lambda: os.open("excl-dangling", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 tell("opath-made", lambda: os.path.exists("opath-new"))
 # Its own /proc entries, which the policy sees as /proc/self: the
 # caller's, not the supervisor's (a runtime reading its cgroup limits).

@@ -439,7 +439,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		return -ENOTSUP;
 	creds_become(&cr, &saved);
 	fd0 = path[0] != '/' ? emulate_link_object(u->tid, path)
-			     : emulate_path_fd(view, u->tid, path, (flags & O_NOFOLLOW) ? O_NOFOLLOW : 0);
+			     : emulate_path_fd(view, u->tid, path, syscall_open_follows(flags) ? 0 : O_NOFOLLOW);
 	if (fd0 >= 0 && !(flags & O_PATH) && fstat(fd0, &st) == 0 && S_ISCHR(st.st_mode) &&
 	    st.st_rdev == makedev(5, 0)) {
 		close(fd0);
