@@ -132,6 +132,17 @@ static bool content_beneath(const struct rules_policy *p, enum rules_kind kind,
 	return false;
 }
 
+/* The bytes of directory PATH (absolute) a tail is joined to: without
+ * trailing slashes, none for "/" (the tail starts with its own '/'). */
+static size_t content_dir_len(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return n == 1 ? 0 : n;
+}
+
 static const struct rules_rule *content_find(const struct rules_policy *p, const char *path,
 					     enum content_how how, bool any_deny)
 {
@@ -140,11 +151,7 @@ static const struct rules_rule *content_find(const struct rules_policy *p, const
 
 	if (!p || !path || path[0] != '/')
 		return NULL;
-	n = strlen(path);
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	if (n == 1)
-		n = 0; /* "/": the tail starts with its own '/' */
+	n = content_dir_len(path);
 	sp = &p->span[RULES_KIND_WRITE][RULES_ACTION_DENY];
 	for (uint32_t i = 0; i < sp->count; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
@@ -195,11 +202,7 @@ const struct rules_rule *rules_read_alert_reach(const struct rules_policy *p, co
 
 	if (!path || path[0] != '/')
 		return NULL;
-	n = strlen(path);
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	if (n == 1)
-		n = 0; /* "/": the tail starts with its own '/' */
+	n = content_dir_len(path);
 	for (uint32_t i = 0; i < sp->count; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
 
