@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -96,26 +97,66 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 	return 0;
 }
 
+/* Whether C's write events change names only, never a file's bytes or
+ * attributes: what another name of a denied file is then is no matter
+ * (an rm of a stray link of ~/.bashrc goes). */
+static bool judge_names_only(const struct judge_call *c)
+{
+	static const char *const names[] = { "unlink", "unlinkat", "rmdir", "rename", "renameat",
+					     "renameat2", "link", "linkat", "symlink", "symlinkat",
+					     "mkdir", "mkdirat", "mknod", "mknodat" };
+
+	if (c->has_flags || !c->syscall)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(c->syscall, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The denied file (linked.h) event EV of C reaches by another of its
+ * names; NULL: none. */
+static const struct linked_file *judge_linked(const struct session *s, const struct judge_call *c,
+					      const struct rules_event *ev)
+{
+	if (!linked_any(&s->linked) || !ev->path ||
+	    (ev->kind != RULES_KIND_READ && (ev->kind != RULES_KIND_WRITE || judge_names_only(c))))
+		return NULL;
+	return linked_other_name(&s->linked, ev->path);
+}
+
 /* The events as the policy judges them: an exec as the program it runs
  * (its identity, once found), a read of an unlinked file as a read of
- * the name it had (lib/syscall-open.h), the others as they are.  OUT
- * holds RULES_CALL_EVENTS. */
-static const struct rules_event *judge_events(const struct judge_call *c, struct rules_event *out)
+ * the name it had (lib/syscall-open.h), a read or a write of another
+ * name of a denied file as one of that file's name (LINKED[i] then that
+ * file, when LINKED is not NULL), the others as they are.  OUT and
+ * LINKED hold RULES_CALL_EVENTS. */
+static const struct rules_event *judge_events(const struct session *s, const struct judge_call *c,
+					      struct rules_event *out,
+					      const struct linked_file **linked)
 {
 	static char unlinked[RULES_CALL_EVENTS][PATH_MAX];
+	const struct linked_file *named[RULES_CALL_EVENTS] = { NULL };
 	bool exec = c->id && c->id_ready && c->n_events && c->events[0].kind == RULES_KIND_EXEC;
 	bool renamed = false;
 
-	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++)
+	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
 		renamed |= c->events[i].kind == RULES_KIND_READ && syscall_unlinked(c->events[i].path);
+		named[i] = judge_linked(s, c, &c->events[i]);
+		renamed |= named[i] != NULL;
+		if (linked)
+			linked[i] = named[i];
+	}
 	if (!exec && !renamed)
 		return c->events;
 	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
 		const char *name;
 
 		out[i] = c->events[i];
-		if (out[i].kind == RULES_KIND_READ &&
-		    (name = syscall_unlinked_name(out[i].path, unlinked[i], sizeof(unlinked[i]))))
+		if (named[i])
+			out[i].path = named[i]->path;
+		else if (out[i].kind == RULES_KIND_READ &&
+			 (name = syscall_unlinked_name(out[i].path, unlinked[i], sizeof(unlinked[i]))))
 			out[i].path = name;
 	}
 	if (exec)
@@ -174,8 +215,23 @@ static void judge_verdict_of(struct judge_verdict *v, const struct judge_call *c
 	}
 }
 
+/* V, of an event that reached denied file F by another name: recorded as
+ * F, saying so. */
+static void judge_linked_why(const struct session *s, const struct judge_call *c,
+			     struct judge_verdict *v, const struct linked_file *f)
+{
+	static char why[2 * PATH_MAX + 512];
+	const char *rule_why = v->rule ? rules_string(s->policy, v->rule->why) : NULL;
+
+	snprintf(why, sizeof(why), "%s is another name of %s%s%s", c->events[v->event].path, f->path,
+		 rule_why && rule_why[0] ? ": " : "", rule_why ? rule_why : "");
+	v->why = why;
+	v->object = f->path;
+}
+
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v)
 {
+	const struct linked_file *linked[RULES_CALL_EVENTS] = { NULL };
 	struct rules_event judged[RULES_CALL_EVENTS];
 	const struct rules_event *evs;
 	struct rules_call_verdict cv;
@@ -184,7 +240,7 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 	memset(v, 0, sizeof(*v));
 	judge_names(s, c);
 	judge_identity(c);
-	evs = judge_events(c, judged);
+	evs = judge_events(s, c, judged, linked);
 	if (c->content_aside)
 		rules_decide_call_beside_content(s->policy, evs, c->n_events, c->explicit_deny_only,
 						 &cv);
@@ -233,13 +289,36 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 	judge_verdict_of(v, c, &cv);
 	if (cv.effective == RULES_ACTION_DENY)
 		v->err = c->deny_errno;
+	if (c->n_events && linked[cv.event] && cv.action != RULES_ACTION_ALLOW)
+		judge_linked_why(s, c, v, linked[cv.event]);
+}
+
+void judge_decide_reached(const struct session *s, const struct judge_call *c,
+			  const struct linked_file *f, struct judge_verdict *v)
+{
+	struct rules_event evs[RULES_CALL_EVENTS];
+	struct rules_call_verdict cv;
+	size_t n = c->n_events < RULES_CALL_EVENTS ? c->n_events : RULES_CALL_EVENTS;
+
+	memset(v, 0, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		evs[i] = c->events[i];
+		if (evs[i].kind == RULES_KIND_READ || evs[i].kind == RULES_KIND_WRITE)
+			evs[i].path = f->path;
+	}
+	rules_decide_call(s->policy, evs, n, c->explicit_deny_only, &cv);
+	judge_verdict_of(v, c, &cv);
+	if (cv.effective == RULES_ACTION_DENY)
+		v->err = c->deny_errno;
+	if (n && cv.action != RULES_ACTION_ALLOW)
+		judge_linked_why(s, c, v, f);
 }
 
 void judge_shim_verdict(const struct session *s, const struct judge_call *c, uint8_t action,
 			uint8_t effective, uint32_t rule, int err, struct judge_verdict *v)
 {
 	struct rules_event judged[RULES_CALL_EVENTS];
-	const struct rules_event *evs = judge_events(c, judged);
+	const struct rules_event *evs = judge_events(s, c, judged, NULL);
 
 	memset(v, 0, sizeof(*v));
 	v->action = action < RULES_ACTION_COUNT ? (enum rules_action)action : RULES_ACTION_DENY;
@@ -485,6 +564,13 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	r.port = -1;
 	if (ev)
 		judge_object(&r, c, v->event, addr, sizeof(addr));
+	if (v->object && ev && ev->path) {
+		/* The name that reached it stands in the why. */
+		if (r.path && strcmp(r.path, ev->path) == 0)
+			r.path = v->object;
+		else if (r.path2 && strcmp(r.path2, ev->path) == 0)
+			r.path2 = v->object;
+	}
 	r.rule = v->rule ? rules_string(s->policy, v->rule->id) : v->rule_id;
 	r.content = v->content;
 
@@ -510,7 +596,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	 * program it runs. */
 	if (v->rule && ev) {
 		struct rules_event judged[RULES_CALL_EVENTS];
-		const struct rules_event *evs = judge_events(c, judged);
+		const struct rules_event *evs = judge_events(s, c, judged, NULL);
 
 		if (rules_suggest(s->policy, &s->anchors, s->suggest_base, evs, c->n_events,
 				  c->explicit_deny_only, v->action, &sg) == 0) {

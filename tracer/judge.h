@@ -99,6 +99,10 @@ struct judge_verdict {
 	const struct rules_rule *rule;  /* the policy's rule; NULL: rule_id/why below */
 	const char *rule_id;            /* the supervisor's own rules, "engine.error" */
 	const char *why;                /* with a rule: said instead of the rule's why */
+	/* The name the event's object was judged by, when it is not the
+	 * event's own: another name of a denied file (tracer/confine/linked.h)
+	 * is judged, and recorded, as that file. */
+	const char *object;
 	int err;                        /* errno the call fails with; 0: it goes on */
 	/* A replacement the supervisor made itself after its bytes passed
 	 * this content check (rules_content_name(), tracer/confine/content.h):
@@ -120,6 +124,15 @@ void judge_names(struct session *s, struct judge_call *c);
  * (rules_decide_call()) on the events as the identity judges them, the
  * mode, the kernel's own answers.  Fills V. */
 void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict *v);
+
+/* Decide C again as events that reached the denied file F by another
+ * name: what the notify engine found on the descriptor it opened for the
+ * caller (tracer/confine/linked.h) when the name judged led elsewhere
+ * then, a name changed since judge_decide().  Fills V; its why and
+ * object say so.  V->action is allow when F may be reached so too. */
+struct linked_file;
+void judge_decide_reached(const struct session *s, const struct judge_call *c,
+			  const struct linked_file *f, struct judge_verdict *v);
 
 /* The verdict the shim reached in-process for C's events: ACTION and
  * EFFECTIVE as the shim applied them, RULE its index in the block

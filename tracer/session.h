@@ -11,6 +11,7 @@
 #include "rules/generalise.h"
 #include "rules/rules.h"
 #include "tracer/confine/cichannel.h"
+#include "tracer/confine/linked.h"
 #include "tracer/deps/installed.h"
 #include "tracer/deps/snapshot.h"
 #include "tracer/record/egress.h"
@@ -93,6 +94,9 @@ struct session {
 	struct privtmp *privtmp;  /* privtmp.c: its parent fd, private /tmp */
 	struct landlock *landlock; /* landlock.c: the backstop, NULL: none */
 	struct mask *mask;        /* mask.c: the command's masks, NULL: not wanted */
+	/* linked.c: the denied files with other names, noted by the mask
+	 * plan whether or not masks are made */
+	struct linked linked;
 	struct notify notify;     /* GitHub annotations, step summary, syslog */
 	struct survive *survive;  /* survive.c: paths changed outside ROOT/temp */
 	struct alerted *alerted;  /* alerted.c: the files write alerts named */

@@ -652,6 +652,7 @@ void session_end(struct session *s)
 	free(s->private_tmp);
 	landlock_free(s->landlock);
 	mask_free(s->mask);
+	linked_free(&s->linked);
 	survive_free(s->survive);
 	if (s->alerted)
 		alerted_free(s->alerted);

@@ -218,12 +218,12 @@ static void stop_survive(struct session *s, struct tracee *t, const struct call 
 	survive_note(s->survive, ev->path);
 }
 
-static void stop_decide(struct session *s, struct tracee *t, struct call *c,
-			struct stop_answer *a)
+/* The judge's view of decoded call C, its events those at EVENTS. */
+static struct judge_call stop_judge_call(const struct call *c, struct rules_event *events)
 {
-	struct judge_call jc = {
+	return (struct judge_call){
 		.syscall = c->name,
-		.events = c->events,
+		.events = events,
 		.n_events = c->n_events < RULES_CALL_EVENTS ? c->n_events : RULES_CALL_EVENTS,
 		.explicit_deny_only = c->explicit_deny_only,
 		.names_unsure = c->path_via[0] > 0 || c->path_via[1] > 0,
@@ -232,6 +232,30 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		.deny_errno = c->deny_errno,
 		.exec_recorded_later = true,
 	};
+}
+
+int stop_reached_linked(struct session *s, pid_t tid, const struct call *c,
+			const struct linked_file *f, bool record)
+{
+	struct rules_event evs[RULES_CALL_EVENTS];
+	struct judge_call jc = stop_judge_call(c, evs);
+	struct tracee *t = tracee_find(&s->tasks, tid);
+	struct judge_verdict v;
+	struct judge_who w;
+
+	memcpy(evs, c->events, sizeof(evs));
+	judge_decide_reached(s, &jc, f, &v);
+	if (record && v.action != RULES_ACTION_ALLOW && t) {
+		judge_who_of_task(&w, t);
+		judge_record(s, &w, &jc, &v);
+	}
+	return v.err;
+}
+
+static void stop_decide(struct session *s, struct tracee *t, struct call *c,
+			struct stop_answer *a)
+{
+	struct judge_call jc = stop_judge_call(c, c->events);
 	const struct rules_event *ev;
 	struct judge_verdict v;
 	struct judge_who w;

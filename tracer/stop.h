@@ -43,6 +43,14 @@ struct stop_engine {
 void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st,
 		 const struct stop_engine *e, struct stop_answer *a);
 
+/* An open the engine makes for task TID of C reached, by a name that
+ * changed after C was judged, the denied file F (tracer/confine/linked.h):
+ * C decided again as reaching F, and with RECORD its record written.
+ * The errno to refuse it with, 0 when F may be opened so. */
+struct linked_file;
+int stop_reached_linked(struct session *s, pid_t tid, const struct call *c,
+			const struct linked_file *f, bool record);
+
 /* Whether PID is a task of the session (struct call_ctx.in_session). */
 bool stop_in_session(pid_t pid, void *arg);
 

@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "rules/load.h"
+#include "tracer/confine/linked.h"
 #include "tracer/confine/mask.h"
 
 static char dir[PATH_MAX], home[PATH_MAX + 16], root[PATH_MAX + 16];
 static struct rules_policy *policy; /* the entries' rule names point into it */
+static struct linked linked;        /* the last plan's denied files with other names */
 
 static void make(const char *base, const char *rel, bool is_dir)
 {
@@ -65,6 +67,7 @@ static void teardown(void)
 
 	free(policy);
 	policy = NULL;
+	linked_free(&linked);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
 }
@@ -82,7 +85,8 @@ static struct mask *plan_of(const char *name, const struct rules_extra *extras, 
 	free(policy);
 	policy = NULL;
 	ck_assert_msg(rules_load(names, 1, extras, n, &vars, &policy, &err) == 0, "%s", err.text);
-	mask_plan(m, policy, root);
+	linked_free(&linked);
+	mask_plan(m, policy, root, &linked);
 	return m;
 }
 
@@ -153,6 +157,52 @@ START_TEST(default_policy)
 		ck_assert_msg(strncmp(m->v[i].path, "/proc", 5) && strncmp(m->v[i].path, "/dev", 4),
 			      "%s", m->v[i].path);
 	mask_free(m);
+}
+END_TEST
+
+/* The denied files with another link, by device and inode: a denied
+ * file, one in a tree denied as a whole, a write-denied file outside the
+ * project; not a file with one name, nor one no rule denies. */
+START_TEST(linked_files)
+{
+	static const struct { const char *base, *rel, *other; bool noted; } cases[] = {
+		{ home, ".ssh/id_rsa", "key-copy", true },
+		{ home, ".aws/credentials", "aws-copy", true },
+		{ home, ".bashrc", "rc-copy", true },
+		{ root, ".git/hooks/pre-commit.sample", "hook-copy", true },
+		{ home, ".ssh/id_rsa.pub", "pub-copy", true }, /* readable, but ~/.ssh is no place to write */
+		{ root, "src/a.c", "a-copy", false },
+	};
+	char p[2 * PATH_MAX + 32], q[2 * PATH_MAX + 32];
+	struct stat st;
+	struct mask *m;
+
+	make(home, ".bashrc", false);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", cases[i].base, cases[i].rel);
+		snprintf(q, sizeof(q), "%s/%s", root, cases[i].other);
+		ck_assert_int_eq(link(p, q), 0);
+	}
+	m = plan(NULL, 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct linked_file *f;
+
+		snprintf(p, sizeof(p), "%s/%s", cases[i].base, cases[i].rel);
+		snprintf(q, sizeof(q), "%s/%s", root, cases[i].other);
+		ck_assert_int_eq(lstat(p, &st), 0);
+		f = linked_find(&linked, st.st_dev, st.st_ino);
+		ck_assert_msg((f != NULL) == cases[i].noted, "%s", p);
+		if (!f)
+			continue;
+		ck_assert_str_eq(f->path, p);
+		ck_assert_ptr_eq(linked_other_name(&linked, q), f);
+		ck_assert_ptr_null(linked_other_name(&linked, p)); /* its own name */
+	}
+	ck_assert_ptr_null(linked_other_name(&linked, "relative"));
+	mask_free(m);
+	/* A file with one name is no one's other name. */
+	snprintf(q, sizeof(q), "%s/README", root);
+	ck_assert_ptr_null(linked_other_name(&linked, q));
 }
 END_TEST
 
@@ -301,6 +351,7 @@ static Suite *mask_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, default_policy);
+	tcase_add_test(tc, linked_files);
 	tcase_add_test(tc, exceptions_stay_unmasked);
 	tcase_add_test(tc, everything_admitted);
 	tcase_add_test(tc, symlink_to_admitted);

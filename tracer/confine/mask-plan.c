@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "lib/xalloc.h"
+#include "tracer/confine/linked.h"
 #include "tracer/confine/mask.h"
 
 /* Bounds: the masks are mounts made at every start. */
@@ -49,6 +50,7 @@
 
 struct plan {
 	struct mask *m;
+	struct linked *linked;
 	const struct rules_policy *p;
 	const char *root;
 	size_t root_len;
@@ -319,11 +321,20 @@ static void plan_tree(struct plan *pl, enum rules_kind kind, const char *dir)
 	if (!rule || plan_refused_anyway(dir, kind == RULES_KIND_READ ? R_OK | X_OK : W_OK | X_OK))
 		return;
 	if (kind == RULES_KIND_READ) {
-		if (plan_wholly(pl, kind, dir))
+		if (plan_wholly(pl, kind, dir)) {
 			plan_add(pl, MASK_EMPTY_DIR, dir, rule);
-		else
+			linked_note_tree(pl->linked, dir);
+		} else {
 			plan_read_entries(pl, dir, 0);
-	} else if (plan_beneath(dir, pl->root, pl->root_len) && plan_wholly(pl, kind, dir)) {
+		}
+		return;
+	}
+	if (!plan_wholly(pl, kind, dir))
+		return;
+	/* Its files are denied by their names here: other names of them,
+	 * anywhere, are not, nor is a mask of the tree theirs. */
+	linked_note_tree(pl->linked, dir);
+	if (plan_beneath(dir, pl->root, pl->root_len)) {
 		plan_add(pl, MASK_READONLY, dir, rule);
 		plan_pins(pl, dir);
 	}
@@ -340,17 +351,22 @@ static void plan_candidate(struct plan *pl, enum rules_kind kind, const char *pa
 	rule = plan_denied(pl, kind, path);
 	if (!rule || plan_refused_anyway(path, kind == RULES_KIND_READ ? R_OK : W_OK))
 		return;
+	linked_note(pl->linked, path, &st);
 	if (kind == RULES_KIND_READ) {
 		if (S_ISREG(st.st_mode)) {
 			plan_add(pl, MASK_EMPTY_FILE, path, rule);
 		} else if (S_ISDIR(st.st_mode)) {
-			if (plan_wholly(pl, kind, path))
+			if (plan_wholly(pl, kind, path)) {
 				plan_add(pl, MASK_EMPTY_DIR, path, rule);
-			else
+				linked_note_tree(pl->linked, path);
+			} else {
 				plan_read_entries(pl, path, 0);
+			}
 		}
 		return;
 	}
+	if (S_ISDIR(st.st_mode) && plan_wholly(pl, kind, path))
+		linked_note_tree(pl->linked, path);
 	/* Writes: inside the project only (Landlock keeps the rest out of
 	 * the write roots), files and whole trees. */
 	if (!plan_beneath(path, pl->root, pl->root_len) ||
@@ -655,10 +671,10 @@ static bool plan_read_inexact(const char *text)
 	return true;
 }
 
-void mask_plan(struct mask *m, const struct rules_policy *p, const char *root)
+void mask_plan(struct mask *m, const struct rules_policy *p, const char *root, struct linked *l)
 {
 	static const enum rules_kind kinds[] = { RULES_KIND_READ, RULES_KIND_WRITE };
-	struct plan pl = { .m = m, .p = p, .root = root, .root_len = strlen(root) };
+	struct plan pl = { .m = m, .linked = l, .root = root, .root_len = strlen(root), .p = p };
 	char dir[PATH_MAX], last_ok[PATH_MAX] = "";
 	const char *rest;
 

@@ -126,25 +126,31 @@ int mask_setup(struct session *s)
 	int r;
 
 	s->mask = NULL;
-	if (want == OPTIONS_MASK_OFF) {
-		info_msg("masks: off (--mask off)");
-		return AT_GO_ON;
+	if (s->policy->mode == RULES_MODE_AUDIT && want == OPTIONS_MASK_ON) {
+		error_msg("--mask on cannot be used in audit mode (audit lets every call through)");
+		return AT_EXIT_FAILURE;
 	}
-	if (s->policy->mode == RULES_MODE_AUDIT) {
+	/* The plan is made whether or not masks are: the denied files it
+	 * finds with other names are the supervisor's to know (linked.h). */
+	m = mask_new();
+	proj = realpath(s->opt->root ? s->opt->root : s->cwd, NULL);
+	mask_plan(m, s->policy, proj ? proj : "", &s->linked);
+	free(proj);
+	for (size_t i = 0; i < s->linked.n; i++)
+		info_msg("denied file with another name: %s (known by device and inode)",
+			 s->linked.v[i].path);
+	if (s->linked.truncated)
+		info_msg("denied files with other names: the look reached its bounds "
+			 "(doc/INTERNALS.md, \"Masks\")");
+	if (want == OPTIONS_MASK_OFF || s->policy->mode == RULES_MODE_AUDIT) {
 		/* Audit lets every call through: a mask would change what the
 		 * command sees. */
-		if (want == OPTIONS_MASK_ON) {
-			error_msg("--mask on cannot be used in audit mode (audit lets every call through)");
-			return AT_EXIT_FAILURE;
-		}
-		info_msg("masks: not used in audit mode");
+		info_msg(want == OPTIONS_MASK_OFF ? "masks: off (--mask off)" :
+						    "masks: not used in audit mode");
+		mask_free(m);
 		return AT_GO_ON;
 	}
-	m = mask_new();
 	s->mask = m;
-	proj = realpath(s->opt->root ? s->opt->root : s->cwd, NULL);
-	mask_plan(m, s->policy, proj ? proj : "");
-	free(proj);
 	mask_say_plan(m);
 	if (!m->n) {
 		/* No namespace to pay for. */

@@ -72,8 +72,10 @@ struct mask {
  * resolved): the read deny rules' existing objects, and the write deny
  * rules' existing objects beneath ROOT, each only when the policy denies
  * it as a whole (an --allow-read, --allow-write or a layer's "overrides"
- * that admits something of it keeps it unmasked).  Appends to M. */
-void mask_plan(struct mask *m, const struct rules_policy *p, const char *root);
+ * that admits something of it keeps it unmasked).  Appends to M.  The
+ * denied files with other names (hard links) go to L (linked.h): the
+ * read deny rules' files and trees, the write deny rules' anywhere. */
+void mask_plan(struct mask *m, const struct rules_policy *p, const char *root, struct linked *l);
 
 /* Whether an object that a read alert rule of P names exists now, looked
  * for along each rule's pattern in full ("**" at every depth), within

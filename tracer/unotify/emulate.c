@@ -111,6 +111,11 @@ static void emulate_note_names(struct session *s, const struct call *c)
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
 {
 	emulate_note_names(s, c);
+	/* A denied file with other names: any open, by any caller, may
+	 * reach it by a name swapped after the check, which only the open
+	 * made here sees (emulate_reached()). */
+	if (c->is_open && linked_any(&s->linked))
+		return true;
 	return emulate_makes(c) &&
 	       (namewatch_exposed(s, c, t->tgid, t->pid) ||
 		(!emulate_read_guarded(s, c) && exposed_can_race(s, t, c)));
@@ -398,13 +403,29 @@ static int emulate_open_waiting(struct session *s, const struct unotify_call *u,
 	return 0;
 }
 
+/* The denied file (linked.h) that open C reached at ST by another name:
+ * one that may have led elsewhere when it was judged (a name swapped
+ * since), so the call is decided again as reaching it.  NULL: none. */
+static const struct linked_file *emulate_reached(const struct session *s, const struct call *c,
+						 const struct stat *st)
+{
+	const struct linked_file *f;
+
+	if (!linked_any(&s->linked) || (c->flags & O_PATH) || !S_ISREG(st->st_mode) ||
+	    st->st_nlink < 2 || !(f = linked_find(&s->linked, st->st_dev, st->st_ino)) ||
+	    strcmp(f->path, c->path[0]) == 0)
+		return NULL;
+	return f;
+}
+
 int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
 		 struct stop_answer *a)
 {
+	const struct linked_file *reached = NULL;
 	struct creds cr, saved;
 	const char *path = c->path[0];
 	char proc[PATH_MAX];
-	int flags = c->flags, fd0, fd = -1, r, view;
+	int flags = c->flags, fd0, fd = -1, r, view, refused = 0;
 	struct stat st;
 
 	/* An O_PATH open is judged no read or write (it gives no event),
@@ -448,6 +469,9 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	if (fd0 >= 0) {
 		if (fstat(fd0, &st) < 0) {
 			r = -errno;
+		} else if ((reached = emulate_reached(s, c, &st)) &&
+			   (refused = stop_reached_linked(s, u->tid, c, reached, false))) {
+			r = -refused;
 		} else if (flags & O_PATH) {
 			/* The object itself, opened no further: its
 			 * descriptor is the caller's. */
@@ -517,6 +541,10 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		r = fd0;
 	}
 	creds_restore(&saved);
+	/* Recorded as the supervisor, once the caller's identity is put
+	 * back. */
+	if (reached)
+		stop_reached_linked(s, u->tid, c, reached, true);
 	if (r == -ENOTSUP)
 		return -ENOTSUP;
 	if (r < 0) {
