@@ -138,16 +138,16 @@ static const struct rules_event *judge_events(const struct session *s, const str
 	static char unlinked[RULES_CALL_EVENTS][PATH_MAX];
 	const struct linked_file *named[RULES_CALL_EVENTS] = { NULL };
 	bool exec = c->id && c->id_ready && c->n_events && c->events[0].kind == RULES_KIND_EXEC;
-	bool renamed = false;
+	bool rewritten = false;
 
 	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
-		renamed |= c->events[i].kind == RULES_KIND_READ && syscall_unlinked(c->events[i].path);
+		rewritten |= c->events[i].kind == RULES_KIND_READ && syscall_unlinked(c->events[i].path);
 		named[i] = judge_linked(s, c, &c->events[i]);
-		renamed |= named[i] != NULL;
+		rewritten |= named[i] != NULL;
 		if (linked)
 			linked[i] = named[i];
 	}
-	if (!exec && !renamed)
+	if (!exec && !rewritten)
 		return c->events;
 	for (size_t i = 0; i < c->n_events && i < RULES_CALL_EVENTS; i++) {
 		const char *name;
