@@ -95,12 +95,64 @@ assert_match "-v: the denied files with other names" \
 	"denied file with another name: $HOME/.ssh/id_rsa" "$(cat "$ERR")"
 
 # --- a name swapped after the check ----------------------------------------
-# ROOT/x/f is an ordinary file, ROOT/y/f another name of the key; a second
-# process exchanges x and y while the first opens x/f.  Under the notify
-# engine the open made for the caller is checked on the file it opened:
-# no read gets the key, and each refused try is recorded.
-echo plain >"$ROOT/x/f"
-ln -f "$HOME/.ssh/id_rsa" "$ROOT/y/f"
+# ROOT/x/f is an ordinary file, ROOT/y/f another name of a denied file; a
+# second process exchanges x and y while the first uses x/f.  Under the
+# notify engine the call is made by the supervisor on the object it
+# opened, and refused where that is the denied file: no change reaches
+# ~/.bashrc and no read gets the key, and the refused tries are recorded.
+
+N=${RACE_N:-3000}
+
+# dirs_with OTHER: ROOT/x/f an ordinary file, ROOT/y/f another name of OTHER.
+dirs_with() {
+	rm -rf "$ROOT/x" "$ROOT/y"
+	mkdir -p "$ROOT/x" "$ROOT/y"
+	echo plain >"$ROOT/x/f"
+	ln -f "$1" "$ROOT/y/f"
+}
+cat >"$ROOT/swap-change.py" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+root, n, how = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+a, b = os.path.join(root, "x"), os.path.join(root, "y")
+p = os.path.join(a, "f")
+change = {"truncate": lambda: os.truncate(p, 3), "chmod": lambda: os.chmod(p, 0o777),
+          "utime": lambda: os.utime(p, (1, 1)),
+          "xattr": lambda: os.setxattr(p, "user.test", b"1")}[how]
+pid = os.fork()
+if pid == 0:
+    while True:
+        libc.renameat2(-100, a.encode(), -100, b.encode(), 2)
+for i in range(n):
+    try:
+        change()
+    except OSError:
+        pass
+os.kill(pid, 9)
+PY
+# rc_state: ~/.bashrc's mode, size, time and the helper's attribute.
+rc_state() {
+	"$PYTHON" -c 'import os, sys
+st = os.stat(sys.argv[1])
+try:
+    x = os.getxattr(sys.argv[1], "user.test")
+except OSError:
+    x = None
+print(oct(st.st_mode), st.st_size, int(st.st_mtime), x)' "$HOME/.bashrc"
+}
+before=$(rc_state)
+if [ "${engines#notify}" != "$engines" ]; then
+	for how in truncate chmod utime xattr; do
+		dirs_with "$HOME/.bashrc"
+		at_q --engine notify -- "$PYTHON" "$ROOT/swap-change.py" "$ROOT" "$N" "$how"
+		assert_eq "swap, $how: the helper ran" 0 $?
+		assert_eq "swap, $how: ~/.bashrc unchanged" "$before" "$(rc_state)"
+		assert_rec "swap, $how: the refused tries are recorded" \
+			"$(deny_expr write write.home.bashrc "$HOME/.bashrc") and 'is another name of' in why"
+	done
+fi
+
+dirs_with "$HOME/.ssh/id_rsa"
 cat >"$ROOT/swap.py" <<'PY'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -125,7 +177,6 @@ for i in range(n):
 os.kill(pid, 9)
 print("ok=%d bad=%d denied=%d" % (ok, bad, denied))
 PY
-N=${RACE_N:-3000}
 native_out=$("$PYTHON" "$ROOT/swap.py" "$ROOT" "$N")
 diag "natively: $native_out"
 assert_match "natively, the swapped name reaches the key" " bad=[1-9]" "$native_out"

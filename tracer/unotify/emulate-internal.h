@@ -17,6 +17,16 @@ struct session;
  * descriptor or -errno. */
 int emulate_path_fd(int view, pid_t tid, const char *path, int extra);
 
+/* The denied file with other names (tracer/confine/linked.h) that the
+ * object ST, opened for call C, is, when C's judged path 0 is not its
+ * own name: a name that may have led elsewhere when it was judged (one
+ * swapped since), so the call is decided again as reaching it
+ * (stop_reached_linked()).  NULL: none. */
+struct linked_file;
+struct stat;
+const struct linked_file *emulate_reached(const struct session *s, const struct call *c,
+					  const struct stat *st);
+
 /* Path I of C as the supervisor reaches it: a session process's own
  * /proc entry, which the policy judged as /proc/self, is /proc/PID (and
  * "self" is a symlink, which an exact open refuses).  BUF: PATH_MAX

@@ -115,12 +115,41 @@ static int emulate_where(int view, pid_t tid, const struct call *c, unsigned i,
 	return emulate_path_fd(view, tid, c->path_odd_dir[i], O_DIRECTORY);
 }
 
+/* A call that changes a file, made here: the session, and the denied
+ * file with other names it found it would change by a name swapped since
+ * the check (emulate_reached()), recorded once the caller's identity is
+ * put back. */
+struct emulate_reach {
+	struct session *s;
+	const struct linked_file *f;
+};
+
+static int emulate_target_of(int view, pid_t tid, pid_t tgid, const struct call *c,
+			     const char *path, bool follow, struct stat *st);
+
 /* The object of a chmod or a truncate, path 0 of C (PATH): an O_PATH descriptor
  * (or the caller's own open file), ST its status; -errno.  FOLLOW: the
  * decoder followed a final symlink.  A name that ended in "/" names a
- * directory. */
-static int emulate_target(int view, pid_t tid, pid_t tgid, const struct call *c,
-			  const char *path, bool follow, struct stat *st)
+ * directory.  A denied file reached by a name swapped since the check is
+ * the errno the call decided again as reaching it gets (RCH->f then
+ * that file). */
+static int emulate_target(struct emulate_reach *rch, int view, pid_t tid, pid_t tgid,
+			  const struct call *c, const char *path, bool follow, struct stat *st)
+{
+	const struct linked_file *f;
+	int fd = emulate_target_of(view, tid, tgid, c, path, follow, st), err;
+
+	if (fd >= 0 && (f = emulate_reached(rch->s, c, st)) &&
+	    (err = stop_reached_linked(rch->s, tid, c, f, false))) {
+		rch->f = f;
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+static int emulate_target_of(int view, pid_t tid, pid_t tgid, const struct call *c,
+			     const char *path, bool follow, struct stat *st)
 {
 	int fd;
 
@@ -147,13 +176,13 @@ static int emulate_target(int view, pid_t tid, pid_t tgid, const struct call *c,
 
 /* chmod, fchmodat and fchmodat2 (FLAGS: AT_SYMLINK_NOFOLLOW, whose
  * symlink the kernel refuses with EOPNOTSUPP) of path 0 of C (PATH). */
-static int emulate_chmod(int view, pid_t tid, pid_t tgid, const struct call *c,
+static int emulate_chmod(struct emulate_reach *rch, int view, pid_t tid, pid_t tgid, const struct call *c,
 			 const char *path, int flags)
 {
 	bool follow = !(flags & AT_SYMLINK_NOFOLLOW);
 	struct stat st;
 	char link[32];
-	int fd = emulate_target(view, tid, tgid, c, path, follow, &st), r;
+	int fd = emulate_target(rch, view, tid, tgid, c, path, follow, &st), r;
 
 	if (fd < 0)
 		return fd;
@@ -169,12 +198,12 @@ static int emulate_chmod(int view, pid_t tid, pid_t tgid, const struct call *c,
 
 /* 0 or -errno; 1: handed to a thread with the descriptor (another
  * process's lease on the file makes its open wait). */
-static int emulate_truncate(struct session *s, const struct unotify_call *u, int view,
+static int emulate_truncate(struct emulate_reach *rch, const struct unotify_call *u, int view,
 			    pid_t tgid, const struct call *c, const char *path, off_t length,
 			    const struct creds *cr)
 {
 	struct stat st;
-	int fd0 = emulate_target(view, u->tid, tgid, c, path, true, &st), fd, r;
+	int fd0 = emulate_target(rch, view, u->tid, tgid, c, path, true, &st), fd, r;
 
 	if (fd0 < 0)
 		return fd0;
@@ -188,7 +217,7 @@ static int emulate_truncate(struct session *s, const struct unotify_call *u, int
 	}
 	fd = emulate_reopen_nowait(fd0, O_WRONLY);
 	if (fd == -EWOULDBLOCK) {
-		r = emulate_in_thread(s, u->id, fd0, O_WRONLY, cr, true, length);
+		r = emulate_in_thread(rch->s, u->id, fd0, O_WRONLY, cr, true, length);
 		return r == 1 ? 1 : -EAGAIN;
 	}
 	close(fd0);
@@ -214,12 +243,12 @@ static bool emulate_truncate_too_big(const struct unotify_call *u, pid_t tgid, o
 
 /* chown, lchown, fchownat (FOLLOW: the decoder followed a final
  * symlink) of path 0 of C (PATH), on the object itself. */
-static int emulate_chown(int view, pid_t tid, pid_t tgid, const struct call *c, const char *path,
+static int emulate_chown(struct emulate_reach *rch, int view, pid_t tid, pid_t tgid, const struct call *c, const char *path,
 			 bool follow)
 {
 	bool at = strcmp(c->name, "fchownat") == 0;
 	struct stat st;
-	int fd = emulate_target(view, tid, tgid, c, path, follow, &st), r;
+	int fd = emulate_target(rch, view, tid, tgid, c, path, follow, &st), r;
 
 	if (fd < 0)
 		return fd;
@@ -233,7 +262,7 @@ static int emulate_chown(int view, pid_t tid, pid_t tgid, const struct call *c, 
  * (PATH), with the name and value the caller gives now (they are not
  * judged).  A symlink's own attributes: EPERM, as the kernel answers for
  * the user namespace of names, the only one the session may write. */
-static int emulate_xattr(int view, pid_t tid, pid_t tgid, const struct call *c, const char *path,
+static int emulate_xattr(struct emulate_reach *rch, int view, pid_t tid, pid_t tgid, const struct call *c, const char *path,
 			 bool follow, bool set)
 {
 	char name[XATTR_NAME_MAX + 1], link[32];
@@ -257,7 +286,7 @@ static int emulate_xattr(int view, pid_t tid, pid_t tgid, const struct call *c, 
 			return -EFAULT;
 		}
 	}
-	fd = emulate_target(view, tid, tgid, c, path, follow, &st);
+	fd = emulate_target(rch, view, tid, tgid, c, path, follow, &st);
 	if (fd < 0) {
 		free(value);
 		return fd;
@@ -311,7 +340,7 @@ static int emulate_times_of(pid_t tid, const struct call *c, struct timespec ts[
 }
 
 /* The utime family of path 0 of C (PATH), on the object itself. */
-static int emulate_utimes(int view, pid_t tid, pid_t tgid, const struct call *c, const char *path)
+static int emulate_utimes(struct emulate_reach *rch, int view, pid_t tid, pid_t tgid, const struct call *c, const char *path)
 {
 	bool follow = !(strcmp(c->name, "utimensat") == 0 && (c->flags & AT_SYMLINK_NOFOLLOW));
 	struct timespec ts[2];
@@ -321,7 +350,7 @@ static int emulate_utimes(int view, pid_t tid, pid_t tgid, const struct call *c,
 
 	if (r < 0)
 		return r;
-	fd = emulate_target(view, tid, tgid, c, path, follow, &st);
+	fd = emulate_target(rch, view, tid, tgid, c, path, follow, &st);
 	if (fd < 0)
 		return fd;
 	r = utimensat(fd, "", now ? NULL : ts, AT_EMPTY_PATH) < 0 ? -errno : 0;
@@ -358,6 +387,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	const char *path[2] = { NULL, NULL };
 	struct creds cr, saved;
 	const char *name = c->name;
+	struct emulate_reach rch = { .s = s };
 
 	if (op == EMULATE_PATH_NONE)
 		return -ENOTSUP;
@@ -465,7 +495,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 				r = -errno;
 			break;
 		case EMULATE_CHMOD:
-			r = emulate_chmod(view, u->tid, tgid, c, path[0], flags);
+			r = emulate_chmod(&rch, view, u->tid, tgid, c, path[0], flags);
 			break;
 		case EMULATE_CHOWN:
 		case EMULATE_SETXATTR:
@@ -475,19 +505,19 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 					(c->flags & AT_SYMLINK_NOFOLLOW));
 
 			r = op == EMULATE_CHOWN
-				    ? emulate_chown(view, u->tid, tgid, c, path[0], follow)
-				    : emulate_xattr(view, u->tid, tgid, c, path[0], follow,
+				    ? emulate_chown(&rch, view, u->tid, tgid, c, path[0], follow)
+				    : emulate_xattr(&rch, view, u->tid, tgid, c, path[0], follow,
 						    op == EMULATE_SETXATTR);
 			break;
 		}
 		case EMULATE_UTIMES:
-			r = emulate_utimes(view, u->tid, tgid, c, path[0]);
+			r = emulate_utimes(&rch, view, u->tid, tgid, c, path[0]);
 			break;
 		case EMULATE_TRUNCATE:
 			if (emulate_truncate_too_big(u, tgid, (off_t)c->args[1]))
 				r = -EFBIG;
 			else
-				r = emulate_truncate(s, u, view, tgid, c, path[0], (off_t)c->args[1],
+				r = emulate_truncate(&rch, u, view, tgid, c, path[0], (off_t)c->args[1],
 						     &cr);
 			break;
 		default:
@@ -495,6 +525,8 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 		}
 	}
 	creds_restore(&saved);
+	if (rch.f)
+		stop_reached_linked(s, u->tid, c, rch.f, true);
 	for (unsigned i = 0; i < 2; i++)
 		if (dfd[i] >= 0)
 			close(dfd[i]);

@@ -403,16 +403,13 @@ static int emulate_open_waiting(struct session *s, const struct unotify_call *u,
 	return 0;
 }
 
-/* The denied file (linked.h) that open C reached at ST by another name:
- * one that may have led elsewhere when it was judged (a name swapped
- * since), so the call is decided again as reaching it.  NULL: none. */
-static const struct linked_file *emulate_reached(const struct session *s, const struct call *c,
-						 const struct stat *st)
+const struct linked_file *emulate_reached(const struct session *s, const struct call *c,
+					  const struct stat *st)
 {
 	const struct linked_file *f;
 
-	if (!linked_any(&s->linked) || (c->flags & O_PATH) || !S_ISREG(st->st_mode) ||
-	    st->st_nlink < 2 || !(f = linked_find(&s->linked, st->st_dev, st->st_ino)) ||
+	if (!linked_any(&s->linked) || !S_ISREG(st->st_mode) || st->st_nlink < 2 ||
+	    !(f = linked_find(&s->linked, st->st_dev, st->st_ino)) ||
 	    strcmp(f->path, c->path[0]) == 0)
 		return NULL;
 	return f;
@@ -469,7 +466,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	if (fd0 >= 0) {
 		if (fstat(fd0, &st) < 0) {
 			r = -errno;
-		} else if ((reached = emulate_reached(s, c, &st)) &&
+		} else if (!(flags & O_PATH) && (reached = emulate_reached(s, c, &st)) &&
 			   (refused = stop_reached_linked(s, u->tid, c, reached, false))) {
 			r = -refused;
 		} else if (flags & O_PATH) {
