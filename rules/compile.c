@@ -274,6 +274,36 @@ static size_t literal_prefix(const char *s)
 	return strcspn(s, "*?[\\");
 }
 
+/* Path pattern S (absolute, normalized) with its literal directories
+ * resolved as the events' paths are (symlinks followed: a ~/.ssh that is
+ * a link into a dotfiles tree, a project's .github linked elsewhere), as
+ * a new string; NULL when they resolve to themselves, do not exist, or
+ * memory ran out.  A rule is compiled with both: the name as written
+ * (an unlink of the link itself) and what it leads to, which every open
+ * through it is judged as. */
+static char *path_resolved(const char *s)
+{
+	size_t lit = literal_prefix(s), dir;
+	char real[PATH_MAX], head[PATH_MAX], *out;
+
+	/* A pattern wholly literal: the object itself, when it exists. */
+	if (!s[lit] && realpath(s, real))
+		return strcmp(real, s) ? strdup(real) : NULL;
+	dir = lit;
+	while (dir > 0 && s[dir - 1] != '/')
+		dir--;
+	/* The directory before the first glob, or the literal name's. */
+	if (dir <= 1 || dir - 1 >= sizeof(head))
+		return NULL;
+	memcpy(head, s, dir - 1);
+	head[dir - 1] = '\0';
+	if (!realpath(head, real) || strcmp(real, head) == 0)
+		return NULL;
+	if (asprintf(&out, "%s%s", strcmp(real, "/") ? real : "", s + dir - 1) < 0)
+		return NULL;
+	return out;
+}
+
 static int parse_port(const char *s, uint16_t *out)
 {
 	unsigned long v = 0;
@@ -667,12 +697,14 @@ static int compile_string(struct comp *c, enum rules_kind kind, const char *s,
 		return -1;
 	*dropped = res.dropped;
 	if (res.n) {
-		v = calloc(res.n, sizeof(*v));
+		/* A path pattern may get its resolved twin (path_resolved()). */
+		v = calloc(2 * res.n, sizeof(*v));
 		if (!v)
 			goto oom;
 	}
 	for (size_t i = 0; i < res.n; i++) {
 		struct cpat *p = &v[n];
+		char *twin;
 
 		switch (kind) {
 		case RULES_KIND_WRITE:
@@ -682,6 +714,12 @@ static int compile_string(struct comp *c, enum rules_kind kind, const char *s,
 			p->text = res.v[i];
 			res.v[i] = NULL;
 			p->port_hi = 65535;
+			twin = path_resolved(p->text);
+			if (twin) {
+				n++;
+				v[n].text = twin;
+				v[n].port_hi = 65535;
+			}
 			break;
 		case RULES_KIND_NET:
 			if (compile_net(res.v[i], p, msg) < 0) {

@@ -199,3 +199,31 @@ for E in $engines; do
 		assert_eq "swap, $L: each refused try is recorded" "${denied:-x}" "$recs"
 	done
 done
+
+# --- a protected name that is a symlink ----------------------------------------
+# A dotfiles manager (stow, home-manager) makes ~/.ssh a link into its
+# tree and ~/.bashrc one to its file: the paths judged are where they
+# lead, and the rules name them there too (agenttrace-policy(5), RULES).
+rm -rf "$ROOT/x" "$ROOT/y" "$ROOT/key-copy" "$ROOT/aws-copy" "$ROOT/rc-copy"
+mkdir -p "$HOME/dotfiles"
+mv "$HOME/.ssh" "$HOME/dotfiles/ssh"
+ln -s dotfiles/ssh "$HOME/.ssh"
+echo "ssh-rsa PUBLIC" >"$HOME/dotfiles/ssh/id_rsa.pub"
+mv "$HOME/.bashrc" "$HOME/dotfiles/bashrc"
+ln -s dotfiles/bashrc "$HOME/.bashrc"
+for B in auto preload; do
+	backend_use "$B"
+	bk_q -- cat "$HOME/.ssh/id_rsa"
+	assert_eq "${BK}the key through a linked ~/.ssh: refused" 1 $?
+	assert_rec "${BK}the key through a linked ~/.ssh: recorded where it is" \
+		"$(deny_expr read read.ssh-keys "$HOME/dotfiles/ssh/id_rsa")"
+	bk_allowed "the public key through a linked ~/.ssh" -- cat "$HOME/.ssh/id_rsa.pub"
+	bk_q -- sh -c 'echo evil >>"$HOME/.bashrc"'
+	assert_ne "${BK}append to a linked ~/.bashrc: refused" 0 $?
+	assert_rec "${BK}append to a linked ~/.bashrc: recorded where it is" \
+		"$(deny_expr write write.home.bashrc "$HOME/dotfiles/bashrc")"
+	assert_file_content "${BK}the linked ~/.bashrc unchanged" "$HOME/dotfiles/bashrc" "echo rc"
+done
+at_q -v -v -- true
+assert_match "the key behind a linked ~/.ssh is masked where it is" \
+	"mask: empty file over $HOME/dotfiles/ssh/id_rsa by read.ssh-keys" "$(cat "$ERR")"
