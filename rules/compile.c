@@ -274,36 +274,6 @@ static size_t literal_prefix(const char *s)
 	return strcspn(s, "*?[\\");
 }
 
-/* Path pattern S (absolute, normalized) with its literal directories
- * resolved as the events' paths are (symlinks followed: a ~/.ssh that is
- * a link into a dotfiles tree, a project's .github linked elsewhere), as
- * a new string; NULL when they resolve to themselves, do not exist, or
- * memory ran out.  A rule is compiled with both: the name as written
- * (an unlink of the link itself) and what it leads to, which every open
- * through it is judged as. */
-static char *path_resolved(const char *s)
-{
-	size_t lit = literal_prefix(s), dir;
-	char real[PATH_MAX], head[PATH_MAX], *out;
-
-	/* A pattern wholly literal: the object itself, when it exists. */
-	if (!s[lit] && realpath(s, real))
-		return strcmp(real, s) ? strdup(real) : NULL;
-	dir = lit;
-	while (dir > 0 && s[dir - 1] != '/')
-		dir--;
-	/* The directory before the first glob, or the literal name's. */
-	if (dir <= 1 || dir - 1 >= sizeof(head))
-		return NULL;
-	memcpy(head, s, dir - 1);
-	head[dir - 1] = '\0';
-	if (!realpath(head, real) || strcmp(real, head) == 0)
-		return NULL;
-	if (asprintf(&out, "%s%s", strcmp(real, "/") ? real : "", s + dir - 1) < 0)
-		return NULL;
-	return out;
-}
-
 static int parse_port(const char *s, uint16_t *out)
 {
 	unsigned long v = 0;
@@ -697,14 +667,12 @@ static int compile_string(struct comp *c, enum rules_kind kind, const char *s,
 		return -1;
 	*dropped = res.dropped;
 	if (res.n) {
-		/* A path pattern may get its resolved twin (path_resolved()). */
-		v = calloc(2 * res.n, sizeof(*v));
+		v = calloc(res.n, sizeof(*v));
 		if (!v)
 			goto oom;
 	}
 	for (size_t i = 0; i < res.n; i++) {
 		struct cpat *p = &v[n];
-		char *twin;
 
 		switch (kind) {
 		case RULES_KIND_WRITE:
@@ -714,12 +682,6 @@ static int compile_string(struct comp *c, enum rules_kind kind, const char *s,
 			p->text = res.v[i];
 			res.v[i] = NULL;
 			p->port_hi = 65535;
-			twin = path_resolved(p->text);
-			if (twin) {
-				n++;
-				v[n].text = twin;
-				v[n].port_hi = 65535;
-			}
 			break;
 		case RULES_KIND_NET:
 			if (compile_net(res.v[i], p, msg) < 0) {
@@ -983,6 +945,101 @@ static int comp_under(struct comp *c, const struct rule_in *in, struct cpat **ou
 	return 0;
 }
 
+/* Where path pattern S (absolute, normalized) leads: its literal head,
+ * the object itself for a wholly literal pattern, else the directory
+ * before its first glob, resolved as the events' paths are (symlinks
+ * followed: a ~/.ssh that is a link into a dotfiles tree).  The head's
+ * length in S into *HEAD_LEN and what it resolves to into REAL
+ * (PATH_MAX); false when it resolves to itself or does not exist. */
+static bool path_resolved_head(const char *s, size_t *head_len, char *real)
+{
+	size_t lit = literal_prefix(s), dir;
+	char head[PATH_MAX];
+
+	if (!s[lit] && realpath(s, real)) {
+		*head_len = lit;
+		return strcmp(real, s) != 0;
+	}
+	dir = lit;
+	while (dir > 0 && s[dir - 1] != '/')
+		dir--;
+	if (dir <= 1 || dir - 1 >= sizeof(head))
+		return false;
+	memcpy(head, s, dir - 1);
+	head[dir - 1] = '\0';
+	*head_len = dir - 1;
+	return realpath(head, real) && strcmp(real, head) != 0;
+}
+
+/* S with its first HEAD_LEN bytes replaced by REAL, as a new string;
+ * NULL when S does not start with that head as whole components, or
+ * memory ran out. */
+static char *path_rehead(const char *s, const char *head, size_t head_len, const char *real)
+{
+	char *out;
+
+	if (strncmp(s, head, head_len) != 0 || (s[head_len] && s[head_len] != '/'))
+		return NULL;
+	if (asprintf(&out, "%s%s", strcmp(real, "/") ? real : "", s + head_len) < 0)
+		return NULL;
+	return out;
+}
+
+/* A deny rule, or a read alert rule, whose pattern's literal head is a
+ * symlink when the policy is loaded also names where it leads, and so do
+ * its exceptions beneath that head: the paths judged are where links
+ * lead (a ~/.ssh linked into a dotfiles tree: its id_* there denied, its
+ * id_*.pub there admitted).  Only rules that narrow what goes: an allow
+ * rule or a write alert rule (an allow with a record) would widen to
+ * wherever a link made at its name points, and so would an exception
+ * resolved on its own (a "public" linked to "..").  Appends to the N_PATS
+ * patterns at *PATS and the N_UNLESS exceptions at *UNLESS; false when
+ * memory ran out. */
+static bool comp_twins(const struct rule_in *in, struct cpat **pats, size_t *n_pats,
+		       struct cpat **unless, size_t *n_unless)
+{
+	size_t n0 = *n_pats, u0 = *n_unless;
+
+	if ((in->kind != RULES_KIND_READ && in->kind != RULES_KIND_WRITE) ||
+	    !(in->action == RULES_ACTION_DENY ||
+	      (in->action == RULES_ACTION_ALERT && in->kind == RULES_KIND_READ)))
+		return true;
+	for (size_t i = 0; i < n0; i++) {
+		char real[PATH_MAX], *twin;
+		size_t head_len;
+		struct cpat *nv;
+
+		if (!(*pats)[i].text || !path_resolved_head((*pats)[i].text, &head_len, real))
+			continue;
+		if (!(twin = path_rehead((*pats)[i].text, (*pats)[i].text, head_len, real)) ||
+		    !(nv = realloc(*pats, (*n_pats + 1) * sizeof(**pats)))) {
+			free(twin);
+			return false;
+		}
+		*pats = nv;
+		memset(&nv[*n_pats], 0, sizeof(nv[*n_pats]));
+		nv[*n_pats].text = twin;
+		nv[(*n_pats)++].port_hi = 65535;
+		for (size_t k = 0; k < u0; k++) {
+			char *ut = (*unless)[k].text ?
+				path_rehead((*unless)[k].text, (*pats)[i].text, head_len, real) : NULL;
+			struct cpat *uv;
+
+			if (!ut)
+				continue;
+			if (!(uv = realloc(*unless, (*n_unless + 1) * sizeof(**unless)))) {
+				free(ut);
+				return false;
+			}
+			*unless = uv;
+			memset(&uv[*n_unless], 0, sizeof(uv[*n_unless]));
+			uv[*n_unless].text = ut;
+			uv[(*n_unless)++].port_hi = 65535;
+		}
+	}
+	return true;
+}
+
 static void comp_rule(struct comp *c, struct rule_in *in)
 {
 	size_t index = ++c->gen[in->kind][in->action];
@@ -1065,6 +1122,10 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 			free(text);
 			goto out;
 		}
+	}
+	if (!comp_twins(in, &pats, &n_pats, &unless, &n_unless)) {
+		c->oom = true;
+		goto out;
 	}
 	for (size_t i = 0; i < n_pats; i++) {
 		struct crule *r;

@@ -227,3 +227,26 @@ done
 at_q -v -v -- true
 assert_match "the key behind a linked ~/.ssh is masked where it is" \
 	"mask: empty file over $HOME/dotfiles/ssh/id_rsa by read.ssh-keys" "$(cat "$ERR")"
+
+# Only rules that narrow follow a link at their name: an allow rule's
+# name linked elsewhere admits nothing there, nor does an exception that
+# leads out of its rule's tree (a "public" linked to "..").
+cat >"$SANDBOX/toolrc.json" <<'JSON'
+{"agenttrace": 1, "extends": "default",
+ "write": {"allow": [{"id": "write.test-toolrc", "path": "${HOME}/.toolrc"}]},
+ "read": {"deny": [{"id": "read.test-secrets", "path": "${ROOT}/secrets/**",
+                    "unless": ["${ROOT}/secrets/public/**"]}]}}
+JSON
+mkdir -p "$SANDBOX/outside" "$ROOT/secrets"
+echo "echo victim" >"$SANDBOX/outside/victim.sh"
+ln -sfn "$SANDBOX/outside/victim.sh" "$HOME/.toolrc"
+echo "TOP-SECRET" >"$ROOT/secrets/key"
+ln -sfn .. "$ROOT/secrets/public"
+at_q --policy "$SANDBOX/toolrc.json" -- sh -c 'echo evil >"$1"' sh "$SANDBOX/outside/victim.sh"
+assert_ne "an allowed name linked outside the roots admits no write there" 0 $?
+assert_file_content "the link's target unchanged" "$SANDBOX/outside/victim.sh" "echo victim"
+at_q --policy "$SANDBOX/toolrc.json" -- cat secrets/key
+assert_eq "an exception linked to its rule's parent admits nothing: refused" 1 $?
+assert_rec "an exception linked to its rule's parent: the read recorded" \
+	"$(deny_expr read read.test-secrets "$ROOT/secrets/key")"
+rm -f "$HOME/.toolrc" "$ROOT/secrets/public"
