@@ -46,6 +46,29 @@ native_race() {
 	return 0
 }
 
+# --- a .env that arrives in a directory moved in -------------------------------
+# A directory that holds a .env, moved into the project while a second
+# process keeps exchanging it with a plain file where the rule does not
+# apply (node_modules): what arrived is looked at once it has, not what
+# stood at the old name a moment before (a check the exchange undoes).
+# The helper lies outside the write roots, so that its own constants (the
+# names it renames) are memory no process of the session can change and
+# its single-threaded renamer's calls are continued; it checks the log
+# after each read that got the bytes: none may be without its record.
+# First, in a project that holds nothing else the look could stop at.
+mkdir -p "$SANDBOX/fixed"
+MOVEIN=$SANDBOX/fixed/race-move-in
+cp "$PROGS/race-move-in" "$MOVEIN" || exit 99
+for k in 1 2 3 4; do
+	rm -rf "$ROOT/node_modules" "$ROOT/X" "$ROOT/.fnv"
+	at --engine notify -- "$MOVEIN" "$LOG" "$N" >"$OUT" 2>"$ERR"
+	assert_eq ".env moved in while exchanged ($k): the helper ran" 0 $?
+	diag ".env moved in while exchanged ($k): $(cat "$OUT")"
+	assert_match ".env moved in while exchanged ($k): reads of it were made" "bad=[1-9]" "$(cat "$OUT")"
+	assert_match ".env moved in while exchanged ($k): none unrecorded" "unrecorded=0$" "$(cat "$OUT")"
+done
+rm -rf "$ROOT/node_modules" "$ROOT/X" "$ROOT/.fnv"
+
 # --- a credential that exists at the start ------------------------------------
 # GOOD and BAD differ in one byte: ROOT/a/.ssh/id_rsa (a decoy) and
 # ROOT/b/.ssh/id_rsa, where ROOT/b is a symlink to HOME.

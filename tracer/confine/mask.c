@@ -65,23 +65,29 @@ bool mask_guards_reads(struct mask *m, const struct rules_policy *p)
 	return !m->read_alerts;
 }
 
-void mask_reads_named(struct mask *m, const struct rules_policy *p, const char *path,
-		      const char *from)
+void mask_reads_named(struct mask *m, const struct rules_policy *p, const char *path)
 {
 	struct rules_event ev = { .kind = RULES_KIND_READ, .path = path };
 	struct rules_verdict v;
+
+	/* Before the look as well: the call may land after it. */
+	if (m && m->read_alerts != 1 && path && path[0] && rules_decide(p, &ev, &v) == 0 &&
+	    v.action == RULES_ACTION_ALERT)
+		m->read_alerts = 1;
+}
+
+bool mask_reads_unsettled(const struct mask *m)
+{
+	return m && m->read_alerts != 1;
+}
+
+void mask_reads_arrived(struct mask *m, const struct rules_policy *p, const char *path)
+{
 	struct stat st;
 
-	/* Not looked for yet, the look will see it; found, nothing changes. */
-	if (!m || m->read_alerts != 0 || !path || !path[0])
-		return;
-	if (from && lstat(from, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if (rules_read_alert_reach(p, path))
-			m->read_alerts = -1;
-		return;
-	}
-	if (rules_decide(p, &ev, &v) == 0 && v.action == RULES_ACTION_ALERT)
-		m->read_alerts = 1;
+	if (m && m->read_alerts == 0 && path && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    rules_read_alert_reach(p, path))
+		m->read_alerts = -1;
 }
 
 static void mask_why(struct mask *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -124,14 +124,23 @@ bool mask_complete(const struct mask *m);
  * continued read-only open then reaches nothing it would not record. */
 bool mask_guards_reads(struct mask *m, const struct rules_policy *p);
 
-/* An allowed call of the session is to give PATH a file the look of
- * mask_guards_reads() may not have seen: an open that creates it, a
- * link's new name, a rename's new name for what is at FROM (NULL: no
- * rename).  A file there that a read alert rule names makes the reads
- * unguarded; a directory moved where such a rule could name what it
- * holds has them looked for again, at the next question. */
-void mask_reads_named(struct mask *m, const struct rules_policy *p, const char *path,
-		      const char *from);
+/* An allowed call of the session is to give a file the name PATH, which
+ * the look of mask_guards_reads() may not have seen (an open that
+ * creates it, a link's or a rename's new name): a name a read alert rule
+ * names makes the reads unguarded for good, looked for or not. */
+void mask_reads_named(struct mask *m, const struct rules_policy *p, const char *path);
+
+/* Whether the reads may be guarded, now or once looked for: then a
+ * rename to where a read alert rule could name what a directory holds
+ * is to be made by the supervisor, and what arrived looked at after it
+ * (mask_reads_arrived()): a check of the source beforehand is one
+ * another process can undo. */
+bool mask_reads_unsettled(const struct mask *m);
+
+/* The supervisor renamed something to PATH for the session: a directory
+ * there, where a read alert rule could name what it holds, has the look
+ * made again at the next question. */
+void mask_reads_arrived(struct mask *m, const struct rules_policy *p, const char *path);
 
 /* The command's root directory as an O_PATH descriptor (taken from task
  * TID, any task of the session: they share one mount namespace), for the

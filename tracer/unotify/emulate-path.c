@@ -441,8 +441,15 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 		r = 0;
 		switch (op) {
 		case EMULATE_RENAME:
-			if (syscall(SYS_renameat2, dfd[0], base[0], dfd[1], base[1], flags) < 0)
+			if (syscall(SYS_renameat2, dfd[0], base[0], dfd[1], base[1], flags) < 0) {
 				r = -errno;
+				break;
+			}
+			/* What arrived, now that it has (emulate.c,
+			 * emulate_note_names()). */
+			mask_reads_arrived(s->mask, s->policy, c->path[1]);
+			if (emulate_exchanges(c))
+				mask_reads_arrived(s->mask, s->policy, c->path[0]);
 			break;
 		case EMULATE_LINK:
 			/* The decoder followed the old name where the call

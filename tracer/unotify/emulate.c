@@ -81,36 +81,50 @@ static bool emulate_read_guarded(struct session *s, const struct call *c)
 	return landlock_abi_in_force(s->landlock) > 0 && mask_guards_reads(s->mask, s->policy);
 }
 
+bool emulate_exchanges(const struct call *c)
+{
+	return strcmp(c->name, "renameat2") == 0 && (c->flags & RENAME_EXCHANGE);
+}
+
 /* The names allowed call C gives files, which the one look for the
  * objects of read alert rules (mask_guards_reads()) may have come too
  * early to see: a .env written after it, and a continued read flipped to
- * it would go with no record. */
-static void emulate_note_names(struct session *s, const struct call *c)
+ * it would go with no record.  True when C is a rename to be made here,
+ * so that what arrives is looked at once it has (emulate_path_call()):
+ * a directory holding a .env moved where the rule applies. */
+static bool emulate_note_names(struct session *s, const struct call *c)
 {
 	enum emulate_path_op op;
+	bool reach;
 
 	if (c->n_events < 1 || c->events[0].kind != RULES_KIND_WRITE)
-		return;
+		return false;
 	if (c->is_open) {
 		if (syscall_open_creates(c->flags))
-			mask_reads_named(s->mask, s->policy, c->events[0].path, NULL);
-		return;
+			mask_reads_named(s->mask, s->policy, c->events[0].path);
+		return false;
 	}
 	op = emulate_path_op_of(c);
 	if (op == EMULATE_MKNOD)
-		mask_reads_named(s->mask, s->policy, c->events[0].path, NULL);
+		mask_reads_named(s->mask, s->policy, c->events[0].path);
 	if ((op != EMULATE_RENAME && op != EMULATE_LINK) || c->n_events < 2 ||
 	    c->events[1].kind != RULES_KIND_WRITE)
-		return;
-	mask_reads_named(s->mask, s->policy, c->events[1].path,
-			 op == EMULATE_RENAME ? c->events[0].path : NULL);
-	if (op == EMULATE_RENAME && strcmp(c->name, "renameat2") == 0 && (c->flags & RENAME_EXCHANGE))
-		mask_reads_named(s->mask, s->policy, c->events[0].path, c->events[1].path);
+		return false;
+	mask_reads_named(s->mask, s->policy, c->events[1].path);
+	if (op != EMULATE_RENAME)
+		return false;
+	reach = rules_read_alert_reach(s->policy, c->events[1].path) != NULL;
+	if (emulate_exchanges(c)) {
+		mask_reads_named(s->mask, s->policy, c->events[0].path);
+		reach |= rules_read_alert_reach(s->policy, c->events[0].path) != NULL;
+	}
+	return reach && mask_reads_unsettled(s->mask);
 }
 
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
 {
-	emulate_note_names(s, c);
+	if (emulate_note_names(s, c))
+		return true;
 	/* A denied file with other names: any open, by any caller, may
 	 * reach it by a name swapped after the check, which only the open
 	 * made here sees (emulate_reached()). */
