@@ -123,16 +123,17 @@ static bool emulate_note_names(struct session *s, const struct call *c)
 
 bool emulate_needed(struct session *s, const struct tracee *t, const struct call *c)
 {
-	if (emulate_note_names(s, c))
-		return true;
+	bool arrival = emulate_note_names(s, c);
+	/* Asked of every call: it notes the names that make protected
+	 * trees (namewatch.h). */
+	bool exposed = emulate_makes(c) && namewatch_exposed(s, c, t->tgid, t->pid);
+
 	/* A denied file with other names: any open, by any caller, may
 	 * reach it by a name swapped after the check, which only the open
 	 * made here sees (emulate_reached()). */
-	if (c->is_open && linked_any(&s->linked))
+	if (arrival || exposed || (c->is_open && linked_any(&s->linked)))
 		return true;
-	return emulate_makes(c) &&
-	       (namewatch_exposed(s, c, t->tgid, t->pid) ||
-		(!emulate_read_guarded(s, c) && exposed_can_race(s, t, c)));
+	return emulate_makes(c) && !emulate_read_guarded(s, c) && exposed_can_race(s, t, c);
 }
 
 /* FN(ARG) in a detached thread: the calls that may wait.  0, or an error of pthread_create(). */
