@@ -97,7 +97,10 @@ static bool emulate_note_names(struct session *s, const struct call *c)
 	enum emulate_path_op op;
 	bool reach;
 
-	if (c->n_events < 1 || c->events[0].kind != RULES_KIND_WRITE)
+	/* Once a .env is known the reads are never continued: nothing to
+	 * note, and no call pays for it. */
+	if (!mask_reads_unsettled(s->mask) || c->n_events < 1 ||
+	    c->events[0].kind != RULES_KIND_WRITE)
 		return false;
 	if (c->is_open) {
 		if (syscall_open_creates(c->flags))
