@@ -14,6 +14,7 @@
 #include "preload/real.h"
 #include "preload/shim.h"
 #include "lib/syscall-open.h"
+#include "lib/syscall-rename.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -268,7 +269,7 @@ EXPORT int renameat2(int fd1, const char *from, int fd2, const char *to, unsigne
 
 	if (shim_deciding() &&
 	    (err = fs_write_check(fd1, from, false, fd2, to,
-				  RULES_READS_PATH | (flags & RENAME_EXCHANGE ? RULES_READS_PATH2 : 0),
+				  RULES_READS_PATH | (syscall_exchanges("renameat2", flags) ? RULES_READS_PATH2 : 0),
 				  "renameat2")))
 		FS_DENY(err, -1);
 	return REAL(renameat2, int (*)(int, const char *, int, const char *, unsigned))(

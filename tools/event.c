@@ -6,6 +6,7 @@
 
 #include "lib/openflags.h"
 #include "lib/syscall-open.h"
+#include "lib/syscall-rename.h"
 #include "tools/event.h"
 #include "tracer/syscall/table.h"
 
@@ -116,8 +117,7 @@ static void log_event_new_name(const struct logrec *rec, struct log_event *e)
 		return;
 	e->ev[0].kind = e->ev[1].kind = RULES_KIND_WRITE;
 	e->n = rules_add_name_reads(e->ev, e->n,
-				    RULES_READS_PATH | (rec->flags && strcmp(rec->flags, "RENAME_EXCHANGE") == 0
-							? RULES_READS_PATH2 : 0),
+				    RULES_READS_PATH | (syscall_exchange_recorded(rec->flags) ? RULES_READS_PATH2 : 0),
 				    rec->path, rec->path2);
 }
 

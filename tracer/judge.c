@@ -19,6 +19,7 @@
 #include "tracer/judge.h"
 #include "tracer/record/record.h"
 #include "tracer/session.h"
+#include "tracer/syscall/table.h"
 #include "tracer/shim/hosts.h"
 
 /* ---- deciding ---- */
@@ -97,21 +98,13 @@ static int judge_kernel_answer(const struct judge_call *c, const struct rules_ev
 	return 0;
 }
 
-/* Whether C's write events change names only, never a file's bytes or
- * attributes: what another name of a denied file is then is no matter
- * (an rm of a stray link of ~/.bashrc goes). */
+/* Whether C's write events change names only (the syscall table's
+ * SYSCALL_OPT_NAMES): an rm of a stray link of ~/.bashrc goes. */
 static bool judge_names_only(const struct judge_call *c)
 {
-	static const char *const names[] = { "unlink", "unlinkat", "rmdir", "rename", "renameat",
-					     "renameat2", "link", "linkat", "symlink", "symlinkat",
-					     "mkdir", "mkdirat", "mknod", "mknodat" };
+	const struct syscall_entry *e = c->has_flags ? NULL : syscall_lookup_name(c->syscall);
 
-	if (c->has_flags || !c->syscall)
-		return false;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(c->syscall, names[i]) == 0)
-			return true;
-	return false;
+	return e && (e->opts & SYSCALL_OPT_NAMES);
 }
 
 /* The denied file (linked.h) event EV of C reaches by another of its

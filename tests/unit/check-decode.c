@@ -968,6 +968,36 @@ START_TEST(filter_bypass_tests_agree)
 }
 END_TEST
 
+/* Every named entry is found by its name (the index is sorted), and the
+ * calls that change names only say so, no other. */
+START_TEST(lookup_by_name)
+{
+	static const char *const names_only[] = { "unlink", "unlinkat", "rmdir", "rename",
+						  "renameat", "renameat2", "link", "linkat",
+						  "symlink", "symlinkat", "mkdir", "mkdirat",
+						  "mknod", "mknodat" };
+	size_t n_names = 0;
+
+	for (long nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
+		const struct syscall_entry *e = syscall_lookup(nr);
+		bool listed = false;
+
+		if (!e)
+			continue;
+		ck_assert_ptr_eq(syscall_lookup_name(e->name), e);
+		for (size_t i = 0; i < sizeof(names_only) / sizeof(names_only[0]); i++)
+			listed = listed || strcmp(e->name, names_only[i]) == 0;
+		ck_assert_msg(listed == !!(e->opts & SYSCALL_OPT_NAMES), "%s", e->name);
+		n_names += listed;
+	}
+	ck_assert_uint_eq(n_names, sizeof(names_only) / sizeof(names_only[0]));
+	ck_assert_ptr_null(syscall_lookup_name("fopen"));
+	ck_assert_ptr_null(syscall_lookup_name(""));
+	ck_assert_ptr_null(syscall_lookup_name(NULL));
+	ck_assert_ptr_null(syscall_lookup_name("zzzz"));
+}
+END_TEST
+
 /* ---- tracee memory ---- */
 
 START_TEST(mem_cross_page)
@@ -1042,6 +1072,7 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, spawn_stops_only_when_counted);
 	tcase_add_test(tc, filter_shape);
 	tcase_add_test(tc, filter_bypass_tests_agree);
+	tcase_add_test(tc, lookup_by_name);
 	tcase_add_test(tc, mem_cross_page);
 	suite_add_tcase(s, tc);
 	return s;

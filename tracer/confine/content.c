@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include "lib/syscall-rename.h"
 #include "rules/rules.h"
 #include "tracer/confine/content.h"
 #include "tracer/confine/landlock.h"
@@ -439,7 +440,7 @@ static bool content_on_the_way(struct session *s, struct tracee *t, const struct
 	} else if (content_is_rename(c->name) && c->n_events >= 2) {
 		t0 = content_type(c->events[0].path);
 		/* RENAME_EXCHANGE moves the destination to the source's name too. */
-		t1 = (c->flags & RENAME_EXCHANGE) ? content_type(c->events[1].path) : 0;
+		t1 = syscall_exchanges(c->name, c->flags) ? content_type(c->events[1].path) : 0;
 		if (t0 == 'd' || t0 == 'l' || t1 == 'd' || t1 == 'l') {
 			char type = t0 == 'd' || t1 == 'd' ? 'd' : 'l';
 

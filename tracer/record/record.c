@@ -13,6 +13,7 @@
 
 #include "lib/log.h"
 #include "lib/openflags.h"
+#include "lib/syscall-rename.h"
 #include "lib/textesc.h"
 #include "lib/utf8.h"
 #include "lib/utc.h"
@@ -390,7 +391,7 @@ void record_emit(struct session *s, const struct record *r)
 		openflags_text(r->flags, f, sizeof(f));
 		json_object_set_new(o, "flags", json_string(f));
 	} else if (r->exchange) {
-		json_object_set_new(o, "flags", json_string("RENAME_EXCHANGE"));
+		json_object_set_new(o, "flags", json_string(SYSCALL_EXCHANGE_TEXT));
 	}
 	record_set_str(o, "addr", r->addr);
 	if (r->port >= 0)

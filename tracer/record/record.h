@@ -32,7 +32,7 @@ struct record {
 	const char *path2;
 	int flags;              /* open flags, printed symbolically; with has_flags */
 	bool has_flags;
-	bool exchange;          /* a rename that swaps the two files: "RENAME_EXCHANGE" */
+	bool exchange;          /* a rename that swaps the two files: SYSCALL_EXCHANGE_TEXT */
 	const char *addr;
 	int port;               /* -1 none */
 	const char *family;     /* "inet" "inet6" "unix" */

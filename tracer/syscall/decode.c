@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 
+#include "lib/syscall-rename.h"
 #include "tracer/syscall/arch.h"
 #include "tracer/syscall/call.h"
 #include "tracer/syscall/decode.h"
@@ -533,13 +534,11 @@ static int decode_write(const struct decode *d)
 		if (ok[i])
 			decode_add_path_event(c, RULES_KIND_WRITE, c->path[i]);
 	/* A file that gets a new name is read by it: a link of .env read
-	 * as n2 is a read of .env.  linkat's flags have no RENAME_EXCHANGE
-	 * bit (it is EINVAL there). */
+	 * as n2 is a read of .env. */
 	if (e->opts & SYSCALL_OPT_NEW_NAME)
 		c->n_events = rules_add_name_reads(
 			c->events, c->n_events,
-			RULES_READS_PATH | ((c->flags & RENAME_EXCHANGE) && strcmp(e->name, "renameat2") == 0
-						    ? RULES_READS_PATH2 : 0),
+			RULES_READS_PATH | (syscall_exchanges(e->name, c->flags) ? RULES_READS_PATH2 : 0),
 			ok[0] ? c->path[0] : NULL, ok[1] ? c->path[1] : NULL);
 	return 0;
 }

@@ -9,7 +9,9 @@
 #include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -136,20 +138,20 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	[__NR_truncate] = { .name = "truncate", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
 			    .n_paths = 1, .paths = { CWD_PATH(0, FOLLOW) } },
 	[__NR_unlink] = { .name = "unlink", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			  .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) } },
+			  .opts = SYSCALL_OPT_NAMES, .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) } },
 	[__NR_unlinkat] = { .name = "unlinkat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			    .flags = A(2), .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) } },
+			    .opts = SYSCALL_OPT_NAMES, .flags = A(2), .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) } },
 	[__NR_rmdir] = { .name = "rmdir", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			 .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) } },
+			 .opts = SYSCALL_OPT_NAMES, .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) } },
 	[__NR_mkdir] = { .name = "mkdir", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			 .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) } },
+			 .opts = SYSCALL_OPT_NAMES, .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) } },
 	[__NR_mkdirat] = { .name = "mkdirat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			   .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) } },
+			   .opts = SYSCALL_OPT_NAMES, .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) } },
 	[__NR_mknod] = { .name = "mknod", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			 .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) },
+			 .opts = SYSCALL_OPT_NAMES, .n_paths = 1, .paths = { CWD_PATH(0, NOFOLLOW) },
 			 .bypass = DEVICE_NODE(1) },
 	[__NR_mknodat] = { .name = "mknodat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			   .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) },
+			   .opts = SYSCALL_OPT_NAMES, .n_paths = 1, .paths = { AT_PATH(0, 1, NOFOLLOW) },
 			   .bypass = DEVICE_NODE(2) },
 
 	/* metadata writes */
@@ -212,25 +214,25 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 
 	/* writes of two paths */
 	[__NR_rename] = { .name = "rename", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			  .opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2, .paths = { CWD_PATH(0, NOFOLLOW), CWD_PATH(1, NOFOLLOW) } },
+			  .opts = SYSCALL_OPT_NEW_NAME | SYSCALL_OPT_NAMES, .n_paths = 2, .paths = { CWD_PATH(0, NOFOLLOW), CWD_PATH(1, NOFOLLOW) } },
 	[__NR_renameat] = { .name = "renameat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			    .opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2,
+			    .opts = SYSCALL_OPT_NEW_NAME | SYSCALL_OPT_NAMES, .n_paths = 2,
 			    .paths = { AT_PATH(0, 1, NOFOLLOW), AT_PATH(2, 3, NOFOLLOW) } },
 	[__NR_renameat2] = { .name = "renameat2", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			     .flags = A(4), .opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2,
+			     .flags = A(4), .opts = SYSCALL_OPT_NEW_NAME | SYSCALL_OPT_NAMES, .n_paths = 2,
 			     .paths = { AT_PATH(0, 1, NOFOLLOW), AT_PATH(2, 3, NOFOLLOW) } },
 	[__NR_link] = { .name = "link", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			.opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2, .paths = { CWD_PATH(0, NOFOLLOW), CWD_PATH(1, NOFOLLOW) } },
+			.opts = SYSCALL_OPT_NEW_NAME | SYSCALL_OPT_NAMES, .n_paths = 2, .paths = { CWD_PATH(0, NOFOLLOW), CWD_PATH(1, NOFOLLOW) } },
 	[__NR_linkat] = { .name = "linkat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			  .flags = A(4), .opts = SYSCALL_OPT_NEW_NAME, .n_paths = 2,
+			  .flags = A(4), .opts = SYSCALL_OPT_NEW_NAME | SYSCALL_OPT_NAMES, .n_paths = 2,
 			  .paths = { AT_PATH_EMPTY(0, 1, FOLLOW_IF_AT, SYSCALL_EMPTY_AT),
 				     AT_PATH(2, 3, NOFOLLOW) } },
 	/* symlink(target, linkpath): paths[0] is the link, paths[1] the target */
 	[__NR_symlink] = { .name = "symlink", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			   .opts = SYSCALL_OPT_SYMLINK, .n_paths = 2,
+			   .opts = SYSCALL_OPT_SYMLINK | SYSCALL_OPT_NAMES, .n_paths = 2,
 			   .paths = { CWD_PATH(1, NOFOLLOW), CWD_PATH(0, FOLLOW) } },
 	[__NR_symlinkat] = { .name = "symlinkat", .cls = SYSCALL_WRITE, .bpf = SYSCALL_BPF_TRACE,
-			     .opts = SYSCALL_OPT_SYMLINK, .n_paths = 2,
+			     .opts = SYSCALL_OPT_SYMLINK | SYSCALL_OPT_NAMES, .n_paths = 2,
 			     .paths = { AT_PATH(1, 2, NOFOLLOW), CWD_PATH(0, FOLLOW) } },
 
 	/* network */
@@ -429,10 +431,32 @@ const struct syscall_entry *syscall_lookup(long nr)
 	return &syscall_table[nr];
 }
 
+/* The table's entries by name, for syscall_lookup_name(): made once. */
+static const struct syscall_entry *by_name[SYSCALL_TABLE_SIZE];
+static size_t n_by_name;
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+
+static int by_name_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct syscall_entry *const *)a)->name,
+		      (*(const struct syscall_entry *const *)b)->name);
+}
+
+static void by_name_index(void)
+{
+	for (long nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
+		if (syscall_table[nr].name)
+			by_name[n_by_name++] = &syscall_table[nr];
+	qsort(by_name, n_by_name, sizeof(by_name[0]), by_name_cmp);
+}
+
 const struct syscall_entry *syscall_lookup_name(const char *name)
 {
-	for (long nr = 0; name && nr < SYSCALL_TABLE_SIZE; nr++)
-		if (syscall_table[nr].name && strcmp(syscall_table[nr].name, name) == 0)
-			return &syscall_table[nr];
-	return NULL;
+	struct syscall_entry key = { .name = name };
+	const struct syscall_entry *k = &key, *const *e;
+
+	if (!name || pthread_once(&by_name_once, by_name_index) != 0)
+		return NULL;
+	e = bsearch(&k, by_name, n_by_name, sizeof(by_name[0]), by_name_cmp);
+	return e ? *e : NULL;
 }

@@ -75,7 +75,13 @@ struct syscall_path {
 				 * named is outside the session (decode-signal.c) */
 #define SYSCALL_OPT_NEW_NAME 0x20 /* the file at paths[0] gets the name paths[1]
 				   * (rename, link): it is read too; both files,
-				   * each named by the other, with RENAME_EXCHANGE */
+				   * each named by the other, with RENAME_EXCHANGE
+				   * (lib/syscall-rename.h) */
+#define SYSCALL_OPT_NAMES 0x40  /* the call's writes change names only, never a
+				 * file's bytes or attributes (unlink, rmdir,
+				 * rename, link, symlink, mkdir, mknod): what
+				 * another name of a denied file is, is then no
+				 * matter (tracer/confine/linked.h) */
 
 enum syscall_net {
 	SYSCALL_NET_NONE = 0,
@@ -168,8 +174,8 @@ struct syscall_entry {
 const struct syscall_entry *syscall_lookup(long nr);
 
 /* The entry of the native call NAME ("renameat2"; the preload backend's
- * libc functions of the same name), or NULL.  A linear look: for tools
- * reading records, not for the supervisor's hot path. */
+ * libc functions of the same name), or NULL.  A binary search of an
+ * index of the table made at the first call. */
 const struct syscall_entry *syscall_lookup_name(const char *name);
 
 /* The bypass of a call of another ABI (i386, x32): "syscall.abi". */

@@ -17,9 +17,6 @@ struct session;
  * descriptor or -errno. */
 int emulate_path_fd(int view, pid_t tid, const char *path, int extra);
 
-/* Whether C is a renameat2 with RENAME_EXCHANGE: both names get a file. */
-bool emulate_exchanges(const struct call *c);
-
 /* The denied file with other names (tracer/confine/linked.h) that the
  * object ST, opened for call C, is, when C's judged path 0 is not its
  * own name: a name that may have led elsewhere when it was judged (one

@@ -20,6 +20,7 @@
 #include <linux/limits.h>
 #include <unistd.h>
 
+#include "lib/syscall-rename.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
@@ -448,7 +449,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 			/* What arrived, now that it has (emulate.c,
 			 * emulate_note_names()). */
 			mask_reads_arrived(s->mask, s->policy, c->path[1]);
-			if (emulate_exchanges(c))
+			if (syscall_exchanges(c->name, c->flags))
 				mask_reads_arrived(s->mask, s->policy, c->path[0]);
 			break;
 		case EMULATE_LINK:

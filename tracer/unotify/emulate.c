@@ -25,6 +25,7 @@
 
 #include "lib/log.h"
 #include "lib/syscall-open.h"
+#include "lib/syscall-rename.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/endpoints.h"
 #include "tracer/confine/landlock.h"
@@ -81,11 +82,6 @@ static bool emulate_read_guarded(struct session *s, const struct call *c)
 	return landlock_abi_in_force(s->landlock) > 0 && mask_guards_reads(s->mask, s->policy);
 }
 
-bool emulate_exchanges(const struct call *c)
-{
-	return strcmp(c->name, "renameat2") == 0 && (c->flags & RENAME_EXCHANGE);
-}
-
 /* The names allowed call C gives files, which the one look for the
  * objects of read alert rules (mask_guards_reads()) may have come too
  * early to see: a .env written after it, and a continued read flipped to
@@ -117,7 +113,7 @@ static bool emulate_note_names(struct session *s, const struct call *c)
 	if (op != EMULATE_RENAME)
 		return false;
 	reach = rules_read_alert_reach(s->policy, c->events[1].path) != NULL;
-	if (emulate_exchanges(c)) {
+	if (syscall_exchanges(c->name, c->flags)) {
 		mask_reads_named(s->mask, s->policy, c->events[0].path);
 		reach |= rules_read_alert_reach(s->policy, c->events[0].path) != NULL;
 	}
