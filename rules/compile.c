@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "rules/linkscan.h"
 #include "rules/load-internal.h"
 #include "rules/match-internal.h"
 
@@ -75,6 +76,7 @@ struct comp {
 	size_t n_env, cap_env;
 	size_t gen[RULES_KIND_COUNT][RULES_ACTION_COUNT];
 	uint8_t mode, record;
+	unsigned linkscan_budget; /* rules/linkscan.h */
 	const char *name;
 	struct rules_limits limits;
 	size_t errors;
@@ -985,59 +987,122 @@ static char *path_rehead(const char *s, const char *head, size_t head_len, const
 	return out;
 }
 
-/* A deny rule, or a read alert rule, whose pattern's literal head is a
- * symlink when the policy is loaded also names where it leads, and so do
- * its exceptions beneath that head: the paths judged are where links
- * lead (a ~/.ssh linked into a dotfiles tree: its id_* there denied, its
- * id_*.pub there admitted).  Only rules that narrow what goes: an allow
- * rule or a write alert rule (an allow with a record) would widen to
- * wherever a link made at its name points, and so would an exception
- * resolved on its own (a "public" linked to "..").  Appends to the N_PATS
- * patterns at *PATS and the N_UNLESS exceptions at *UNLESS; false when
- * memory ran out. */
-static bool comp_twins(const struct rule_in *in, struct cpat **pats, size_t *n_pats,
-		       struct cpat **unless, size_t *n_unless)
+/* Appends pattern TEXT (taken) to the N patterns at *V; false when it
+ * is NULL or memory ran out. */
+static bool twin_push(struct cpat **v, size_t *n, char *text)
 {
-	size_t n0 = *n_pats, u0 = *n_unless;
+	struct cpat *nv;
+
+	if (!text || !(nv = realloc(*v, (*n + 1) * sizeof(**v)))) {
+		free(text);
+		return false;
+	}
+	*v = nv;
+	memset(&nv[*n], 0, sizeof(nv[*n]));
+	nv[*n].text = text;
+	nv[(*n)++].port_hi = 65535;
+	return true;
+}
+
+/* The exceptions among the first U0 of the N_UNLESS at *UNLESS that lie
+ * beneath HEAD (HEAD_LEN bytes of it), also beneath REAL, where it
+ * leads.  False when memory ran out. */
+static bool twin_unless(struct cpat **unless, size_t *n_unless, size_t u0, const char *head,
+			size_t head_len, const char *real)
+{
+	for (size_t k = 0; k < u0; k++) {
+		char *ut = (*unless)[k].text ? path_rehead((*unless)[k].text, head, head_len, real) : NULL;
+
+		if (ut && !twin_push(unless, n_unless, ut))
+			return false;
+	}
+	return true;
+}
+
+/* PATH as a glob that matches only itself, then SUFFIX; NULL when memory
+ * ran out. */
+static char *glob_literal(const char *path, const char *suffix)
+{
+	size_t n = strlen(path), sl = strlen(suffix), k = 0;
+	char *out = malloc(2 * n + sl + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strchr("\\*?[]", path[i]))
+			out[k++] = '\\';
+		out[k++] = path[i];
+	}
+	memcpy(out + k, suffix, sl + 1);
+	return out;
+}
+
+struct twin_scan {
+	struct cpat **pats, **unless;
+	size_t *n_pats, *n_unless, u0;
+};
+
+/* linkscan_found: NAME, which the rule denies, leads to REAL. */
+static bool twin_found(void *arg, const char *name, const char *real, bool whole)
+{
+	struct twin_scan *t = arg;
+
+	return twin_push(t->pats, t->n_pats, glob_literal(real, whole ? "/**" : "")) &&
+	       (!whole || twin_unless(t->unless, t->n_unless, t->u0, name, strlen(name), real));
+}
+
+/* A deny rule, or a read alert rule, whose protected names are symbolic
+ * links when the policy is loaded also names where they lead, and so do
+ * its exceptions beneath them: the paths judged are where links lead.
+ * Two kinds of link: the pattern's literal head (a ~/.ssh linked into
+ * a dotfiles tree: its id_* there denied, its id_*.pub there admitted),
+ * and names below its first glob that the pattern matches (a
+ * ~/.aws/credentials kept elsewhere: rules/linkscan.h).  Only rules that
+ * narrow what goes: an allow rule or a write alert rule (an allow with a
+ * record) would widen to wherever a link made at its name points, and so
+ * would an exception resolved on its own (a "public" linked to "..").
+ * Appends to the N_PATS patterns at *PATS and the N_UNLESS exceptions at
+ * *UNLESS; false when memory ran out. */
+static bool comp_twins(struct comp *c, const struct rule_in *in, struct cpat **pats,
+		       size_t *n_pats, struct cpat **unless, size_t *n_unless)
+{
+	const struct rules_vars *vars = c->ctx->vars;
+	const char *within[] = { vars->home, vars->root };
+	const char *skip[] = { vars->root, vars->home, vars->tmpdir, vars->cwd };
+	const struct linkscan_trees trees = { within, sizeof(within) / sizeof(within[0]), skip,
+					      sizeof(skip) / sizeof(skip[0]) };
+	const char **excluded;
+	struct twin_scan scan = { pats, unless, n_pats, n_unless, 0 };
+	size_t n0 = *n_pats, u0 = *n_unless, n1, u1;
+	bool ok = true;
 
 	if ((in->kind != RULES_KIND_READ && in->kind != RULES_KIND_WRITE) ||
 	    !(in->action == RULES_ACTION_DENY ||
 	      (in->action == RULES_ACTION_ALERT && in->kind == RULES_KIND_READ)))
 		return true;
 	for (size_t i = 0; i < n0; i++) {
-		char real[PATH_MAX], *twin;
+		char real[PATH_MAX];
 		size_t head_len;
-		struct cpat *nv;
 
 		if (!(*pats)[i].text || !path_resolved_head((*pats)[i].text, &head_len, real))
 			continue;
-		if (!(twin = path_rehead((*pats)[i].text, (*pats)[i].text, head_len, real)) ||
-		    !(nv = realloc(*pats, (*n_pats + 1) * sizeof(**pats)))) {
-			free(twin);
+		if (!twin_push(pats, n_pats, path_rehead((*pats)[i].text, (*pats)[i].text, head_len, real)) ||
+		    !twin_unless(unless, n_unless, u0, (*pats)[i].text, head_len, real))
 			return false;
-		}
-		*pats = nv;
-		memset(&nv[*n_pats], 0, sizeof(nv[*n_pats]));
-		nv[*n_pats].text = twin;
-		nv[(*n_pats)++].port_hi = 65535;
-		for (size_t k = 0; k < u0; k++) {
-			char *ut = (*unless)[k].text ?
-				path_rehead((*unless)[k].text, (*pats)[i].text, head_len, real) : NULL;
-			struct cpat *uv;
-
-			if (!ut)
-				continue;
-			if (!(uv = realloc(*unless, (*n_unless + 1) * sizeof(**unless)))) {
-				free(ut);
-				return false;
-			}
-			*unless = uv;
-			memset(&uv[*n_unless], 0, sizeof(uv[*n_unless]));
-			uv[*n_unless].text = ut;
-			uv[(*n_unless)++].port_hi = 65535;
-		}
 	}
-	return true;
+	/* The exceptions so far, the head's twins' included, set linked
+	 * names aside (a linked ~/.ssh's id_*.pub). */
+	n1 = *n_pats;
+	u1 = scan.u0 = *n_unless;
+	if (!(excluded = calloc(u1 + 1, sizeof(*excluded))))
+		return false;
+	for (size_t k = 0; k < u1; k++)
+		excluded[k] = (*unless)[k].text;
+	for (size_t i = 0; ok && i < n1; i++)
+		ok = !(*pats)[i].text || linkscan((*pats)[i].text, excluded, u1, &trees, i >= n0,
+						   &c->linkscan_budget, twin_found, &scan);
+	free(excluded);
+	return ok;
 }
 
 static void comp_rule(struct comp *c, struct rule_in *in)
@@ -1123,7 +1188,7 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 			goto out;
 		}
 	}
-	if (!comp_twins(in, &pats, &n_pats, &unless, &n_unless)) {
+	if (!comp_twins(c, in, &pats, &n_pats, &unless, &n_unless)) {
 		c->oom = true;
 		goto out;
 	}
@@ -1878,7 +1943,8 @@ out:
 static int compile_policy_upto(struct load_ctx *ctx, const struct rules_extra *extras,
 			       size_t n_extras, size_t overrides_upto, struct rules_policy **out)
 {
-	struct comp c = { .ctx = ctx, .mode = RULES_MODE_ENFORCE, .overrides_upto = overrides_upto };
+	struct comp c = { .ctx = ctx, .mode = RULES_MODE_ENFORCE, .overrides_upto = overrides_upto,
+			  .linkscan_budget = LINKSCAN_MAX_LOAD };
 	char *layers = NULL;
 	size_t layers_len = 1;
 	int rc = -1;

@@ -228,6 +228,58 @@ at_q -v -v -- true
 assert_match "the key behind a linked ~/.ssh is masked where it is" \
 	"mask: empty file over $HOME/dotfiles/ssh/id_rsa by read.ssh-keys" "$(cat "$ERR")"
 
+# A name below a rule's first glob that is a link: a credentials file
+# kept elsewhere (a secrets manager's mount, a dotfiles tree) and linked
+# into ~/.aws, a ~/.kube directory linked to one elsewhere, a key linked
+# into the linked ~/.ssh.  The loader follows each link it finds there
+# when the policy is loaded (agenttrace-policy(5), Path patterns).
+mkdir -p "$SANDBOX/vault/kube" "$HOME/.kube"
+echo "AWS-LINKED" >"$SANDBOX/vault/aws-credentials"
+ln -s "$SANDBOX/vault/aws-credentials" "$HOME/.aws/linked-credentials"
+echo "KUBE-LINKED" >"$SANDBOX/vault/kube/config"
+ln -sfn "$SANDBOX/vault/kube" "$HOME/.kube/conf.d"
+echo "KEY-LINKED" >"$SANDBOX/vault/id_ed25519"
+echo "ssh-ed25519 PUBLIC" >"$SANDBOX/vault/id_ed25519.pub"
+ln -s "$SANDBOX/vault/id_ed25519" "$HOME/dotfiles/ssh/id_ed25519"
+ln -s "$SANDBOX/vault/id_ed25519.pub" "$HOME/dotfiles/ssh/id_ed25519.pub"
+linked_reads() {
+	bk_q $1 -- cat "$HOME/.aws/linked-credentials"
+	assert_eq "$2credentials linked into ~/.aws: refused" 1 $?
+	assert_rec "$2credentials linked into ~/.aws: recorded where they are" \
+		"$(deny_expr read read.aws "$SANDBOX/vault/aws-credentials")"
+	check "$2nothing of the linked credentials was read" sh -c '! grep -q AWS-LINKED "$1"' - "$OUT"
+	bk_q $1 -- cat "$SANDBOX/vault/aws-credentials"
+	assert_eq "$2the linked credentials by their own name: refused" 1 $?
+	bk_q $1 -- cat "$HOME/.kube/conf.d/config"
+	assert_eq "$2a file of a directory linked into ~/.kube: refused" 1 $?
+	assert_rec "$2the linked ~/.kube directory: recorded where it is" \
+		"$(deny_expr read read.kube "$SANDBOX/vault/kube/config")"
+	bk_q $1 -- cat "$HOME/.ssh/id_ed25519"
+	assert_eq "$2a key linked into the linked ~/.ssh: refused" 1 $?
+	assert_rec "$2the linked key: recorded where it is" \
+		"$(deny_expr read read.ssh-keys "$SANDBOX/vault/id_ed25519")"
+	bk_q $1 -- cat "$HOME/.ssh/id_ed25519.pub"
+	assert_eq "$2its public key, linked too: allowed" 0 $?
+	assert_no_alert "$2the linked public key: no record"
+}
+backend_use auto
+for E in $engines; do
+	linked_reads "--engine $E" "$E: "
+done
+backend_use preload
+linked_reads "" "$BK"
+backend_use auto
+at_q -v -v -- true
+assert_match "the credentials linked into ~/.aws are masked where they are" \
+	"mask: empty file over $SANDBOX/vault/aws-credentials by read.aws" "$(cat "$ERR")"
+assert_match "the directory linked into ~/.kube is masked where it is" \
+	"mask: empty directory over $SANDBOX/vault/kube by read.kube" "$(cat "$ERR")"
+at_q --allow-read "$SANDBOX/vault/aws-credentials" -- cat "$HOME/.aws/linked-credentials"
+assert_eq "the suggested fix admits the linked credentials" 0 $?
+assert_match "the suggested fix: they were read" "AWS-LINKED" "$(cat "$OUT")"
+rm -rf "$HOME/.aws/linked-credentials" "$HOME/.kube" "$HOME/dotfiles/ssh/id_ed25519" \
+	"$HOME/dotfiles/ssh/id_ed25519.pub" "$SANDBOX/vault"
+
 # Only rules that narrow follow a link at their name: an allow rule's
 # name linked elsewhere admits nothing there, nor does an exception that
 # leads out of its rule's tree (a "public" linked to "..").

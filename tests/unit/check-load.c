@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rules/load.h"
@@ -267,6 +268,15 @@ static const struct rules_rule *find_rule(const struct rules_policy *p, const ch
 static enum rules_action decide_write(const struct rules_policy *p, const char *path)
 {
 	struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = path };
+	struct rules_verdict v;
+
+	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
+	return v.action;
+}
+
+static enum rules_action decide_read(const struct rules_policy *p, const char *path)
+{
+	struct rules_event ev = { .kind = RULES_KIND_READ, .path = path };
 	struct rules_verdict v;
 
 	ck_assert_int_eq(rules_decide(p, &ev, &v), 0);
@@ -754,6 +764,58 @@ START_TEST(test_vars_root_is_slash)
 }
 END_TEST
 
+/* Names below a deny rule's glob that are links when the policy loads:
+ * the rule names where they lead too (rules/linkscan.h), but not for an
+ * exception's name, a link to the home tree or above it, or one deeper
+ * than the walk goes. */
+START_TEST(test_linked_names_below_glob)
+{
+	static const char *const dirs[] = { "h", "h/.creds", "h/.creds/a", "h/.creds/a/b",
+					     "h/.creds/a/b/c", "h/.creds/a/b/c/d", "vault",
+					     "vault/dir" };
+	static const char *const files[] = { "vault/key", "vault/pub", "vault/dir/x",
+					     "vault/deep", "vault/deeper" };
+	static const char *const links[][2] = {
+		{ "../../vault/key", "h/.creds/key" },
+		{ "../../vault/pub", "h/.creds/key.pub" },
+		{ "../../vault/dir", "h/.creds/d" },
+		{ "..", "h/.creds/up" },
+		{ "/", "h/.creds/root" },
+		{ "../../../../../vault/deep", "h/.creds/a/b/c/deep" },
+		{ "../../../../../../vault/deeper", "h/.creds/a/b/c/d/deeper" },
+	};
+	struct rules_vars vars = fixed_vars();
+	const char *names[] = { "p.json" };
+	char home[PATH_MAX], path[PATH_MAX + 64];
+	struct rules_policy *p;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		ck_assert_int_eq(mkdir(dirs[i], 0700), 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		write_file(files[i], "x");
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		ck_assert_int_eq(symlink(links[i][0], links[i][1]), 0);
+	fmt(home, sizeof(home), "%s/h", tmpdir);
+	vars.home = home;
+	write_file("p.json", "{\"agenttrace\": 1, \"read\": {\"deny\": [{\"path\": \"${HOME}/.creds/**\", "
+			     "\"unless\": [\"${HOME}/.creds/*.pub\"]}]}}");
+	p = load_ok(names, 1, NULL, 0, &vars);
+#define AT(name) (fmt(path, sizeof(path), "%s/%s", tmpdir, (name)), path)
+	ck_assert_int_eq(decide_read(p, AT("h/.creds/key")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/key")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/pub")), RULES_ACTION_ALLOW);
+	ck_assert_int_eq(decide_read(p, AT("vault/dir/x")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/dir")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/deep")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/deeper")), RULES_ACTION_ALLOW);
+	ck_assert_int_eq(decide_read(p, AT("h/notes")), RULES_ACTION_ALLOW);
+	ck_assert_int_eq(decide_read(p, AT("p.json")), RULES_ACTION_ALLOW);
+	ck_assert_int_eq(decide_read(p, "/etc/hostname"), RULES_ACTION_ALLOW);
+#undef AT
+	free(p);
+}
+END_TEST
+
 START_TEST(test_vars_from_env)
 {
 	struct rules_vars v;
@@ -939,6 +1001,7 @@ static Suite *load_suite(void)
 	tcase_add_test(c, test_vars_ide_port);
 	tcase_add_test(c, test_vars_glob_chars_escaped);
 	tcase_add_test(c, test_vars_root_is_slash);
+	tcase_add_test(c, test_linked_names_below_glob);
 	tcase_add_test(c, test_vars_from_env);
 	tcase_add_test(c, test_check_file_every_error);
 	tcase_add_test(c, test_positions_count_characters);
