@@ -122,6 +122,30 @@ for O in "" "--mask off"; do
 	assert_eq ".env, thread flips${O:+, $O}: the helper ran" 0 $?
 	each_read_recorded ".env, thread flips${O:+, $O}" "$ROOT/.env"
 done
+# An open for writing that reads (O_RDWR, "r+") is such a read too.
+at --engine notify -- "$RACE" -w "$ROOT/.fnv" "$ROOT/.env" SECRET-ENV "$N" >"$OUT" 2>"$ERR"
+assert_eq ".env opened O_RDWR, thread flips: the helper ran" 0 $?
+each_read_recorded ".env opened O_RDWR, thread flips" "$ROOT/.env"
+# And one that a flip turns to a file a read rule denies inside the write
+# roots, where Landlock lets the open for writing through: without the
+# masks it is the supervisor's check alone.
+cat >"$SANDBOX/secret.json" <<'JSON'
+{"agenttrace": 1, "extends": "default",
+ "read": {"deny": [{"id": "read.test-secret", "path": "${ROOT}/secret", "why": "a test's secret"}]}}
+JSON
+echo "SECRET-FILE-BYTES" >"$ROOT/secret"
+echo decoy >"$ROOT/wecret"
+for O in "" "--mask off"; do
+	L="denied file opened O_RDWR, thread flips${O:+, $O}"
+	at --engine notify --policy "$SANDBOX/secret.json" $O -- \
+		"$RACE" -w "$ROOT/wecret" "$ROOT/secret" SECRET-FILE "$N" >"$OUT" 2>"$ERR"
+	assert_eq "$L: the helper ran" 0 $?
+	diag "$L: $(cat "$OUT")"
+	assert_match "$L: no read got the secret" " bad=0 " "$(cat "$OUT")"
+	assert_match "$L: reads of the decoy were made" " ok=[1-9]" "$(cat "$OUT")"
+	assert_rec "$L: the tries are denied and recorded" "$(deny_expr read read.test-secret "$ROOT/secret")"
+done
+rm -f "$ROOT/secret" "$ROOT/wecret"
 rm -f "$ROOT/.env" "$ROOT/.fnv"
 
 # A .env the session makes after the supervisor looked for one (at the

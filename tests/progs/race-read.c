@@ -1,8 +1,9 @@
-/* race-read GOOD BAD MARKER N [process|file]: the race of a read.
+/* race-read [-w] GOOD BAD MARKER N [process|file]: the race of a read.
  *
  * A second thread flips the bytes in which GOOD and BAD differ (same
  * length; one differing byte makes each flip atomic) while the main
- * thread opens the buffer read-only N times and reads what it opened.
+ * thread opens the buffer read-only (with -w: O_RDWR, as fopen's "r+",
+ * an open for writing that reads too) N times and reads what it opened.
  * With "process" or "file" a second process flips them (race-mem.h).
  * The supervisor may check GOOD and the kernel then open BAD.  Prints
  * "opens=N ok=K bad=W eacces=E": bad counts the reads that got MARKER,
@@ -42,14 +43,20 @@ static void race_flip_process(void)
 int main(int argc, char **argv)
 {
 	unsigned long opens = 0, ok = 0, bad = 0, eacces = 0, n;
+	int mode = O_RDONLY;
 	const char *marker;
 	char got[4096];
 	pthread_t th;
 	pid_t other = -1;
 
+	if (argc > 1 && strcmp(argv[1], "-w") == 0) {
+		mode = O_RDWR;
+		argv++;
+		argc--;
+	}
 	if ((argc != 5 && argc != 6) || strlen(argv[1]) != strlen(argv[2]) ||
 	    strlen(argv[1]) >= RACE_MEM_SIZE || !argv[3][0]) {
-		fprintf(stderr, "usage: race-read GOOD BAD MARKER N [process|file] "
+		fprintf(stderr, "usage: race-read [-w] GOOD BAD MARKER N [process|file] "
 				"(GOOD and BAD of one length)\n");
 		return 2;
 	}
@@ -68,7 +75,7 @@ int main(int argc, char **argv)
 		race_mem_wait_begun();
 	}
 	for (unsigned long i = 0; i < n; i++) {
-		int fd = open(race_buf, O_RDONLY | O_CLOEXEC);
+		int fd = open(race_buf, mode | O_CLOEXEC);
 		ssize_t len;
 
 		opens++;
