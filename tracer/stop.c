@@ -234,22 +234,30 @@ static struct judge_call stop_judge_call(const struct call *c, struct rules_even
 	};
 }
 
-int stop_reached_linked(struct session *s, pid_t tid, const struct call *c,
-			const struct linked_file *f, bool record)
+int stop_reached_linked(struct session *s, const struct call *c, const struct linked_file *f,
+			struct judge_verdict *v)
+{
+	struct rules_event evs[RULES_CALL_EVENTS];
+	struct judge_call jc = stop_judge_call(c, evs);
+
+	memcpy(evs, c->events, sizeof(evs));
+	judge_decide_reached(s, &jc, f, v);
+	return v->err;
+}
+
+void stop_record_reached(struct session *s, pid_t tid, const struct call *c,
+			 const struct judge_verdict *v)
 {
 	struct rules_event evs[RULES_CALL_EVENTS];
 	struct judge_call jc = stop_judge_call(c, evs);
 	struct tracee *t = tracee_find(&s->tasks, tid);
-	struct judge_verdict v;
 	struct judge_who w;
 
+	if (v->action == RULES_ACTION_ALLOW || !t)
+		return;
 	memcpy(evs, c->events, sizeof(evs));
-	judge_decide_reached(s, &jc, f, &v);
-	if (record && v.action != RULES_ACTION_ALLOW && t) {
-		judge_who_of_task(&w, t);
-		judge_record(s, &w, &jc, &v);
-	}
-	return v.err;
+	judge_who_of_task(&w, t);
+	judge_record(s, &w, &jc, v);
 }
 
 static void stop_decide(struct session *s, struct tracee *t, struct call *c,

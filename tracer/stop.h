@@ -45,11 +45,17 @@ void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st
 
 /* An open the engine makes for task TID of C reached, by a name that
  * changed after C was judged, the denied file F (tracer/confine/linked.h):
- * C decided again as reaching F, and with RECORD its record written.
- * The errno to refuse it with, 0 when F may be opened so. */
+ * C decided again as reaching F, into V.  The errno to refuse it with, 0
+ * when F may be opened so. */
 struct linked_file;
-int stop_reached_linked(struct session *s, pid_t tid, const struct call *c,
-			const struct linked_file *f, bool record);
+struct judge_verdict;
+int stop_reached_linked(struct session *s, const struct call *c, const struct linked_file *f,
+			struct judge_verdict *v);
+
+/* V's record, when it is one, of task TID's call C: written once the
+ * engine is itself again (the caller's identity put back). */
+void stop_record_reached(struct session *s, pid_t tid, const struct call *c,
+			 const struct judge_verdict *v);
 
 /* Whether PID is a task of the session (struct call_ctx.in_session). */
 bool stop_in_session(pid_t pid, void *arg);

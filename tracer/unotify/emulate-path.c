@@ -24,6 +24,7 @@
 #include "lib/xalloc.h"
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
+#include "tracer/judge.h"
 #include "tracer/session.h"
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
@@ -123,6 +124,7 @@ static int emulate_where(int view, pid_t tid, const struct call *c, unsigned i,
 struct emulate_reach {
 	struct session *s;
 	const struct linked_file *f;
+	struct judge_verdict v;
 };
 
 static int emulate_target_of(int view, pid_t tid, pid_t tgid, const struct call *c,
@@ -141,7 +143,7 @@ static int emulate_target(struct emulate_reach *rch, int view, pid_t tid, pid_t 
 	int fd = emulate_target_of(view, tid, tgid, c, path, follow, st), err;
 
 	if (fd >= 0 && (f = emulate_reached(rch->s, c, st)) &&
-	    (err = stop_reached_linked(rch->s, tid, c, f, false))) {
+	    (err = stop_reached_linked(rch->s, c, f, &rch->v))) {
 		rch->f = f;
 		close(fd);
 		return -err;
@@ -534,7 +536,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	}
 	creds_restore(&saved);
 	if (rch.f)
-		stop_reached_linked(s, u->tid, c, rch.f, true);
+		stop_record_reached(s, u->tid, c, &rch.v);
 	for (unsigned i = 0; i < 2; i++)
 		if (dfd[i] >= 0)
 			close(dfd[i]);

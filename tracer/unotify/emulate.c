@@ -32,6 +32,7 @@
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
 #include "tracer/inspect/proc.h"
+#include "tracer/judge.h"
 #include "tracer/ptrace/tracee.h"
 #include "tracer/session.h"
 #include "tracer/stop.h"
@@ -433,6 +434,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		 struct stop_answer *a)
 {
 	const struct linked_file *reached = NULL;
+	struct judge_verdict reached_v = { 0 };
 	struct creds cr, saved;
 	const char *path = c->path[0];
 	char proc[PATH_MAX];
@@ -481,7 +483,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		if (fstat(fd0, &st) < 0) {
 			r = -errno;
 		} else if (!(flags & O_PATH) && (reached = emulate_reached(s, c, &st)) &&
-			   (refused = stop_reached_linked(s, u->tid, c, reached, false))) {
+			   (refused = stop_reached_linked(s, c, reached, &reached_v))) {
 			r = -refused;
 		} else if (flags & O_PATH) {
 			/* The object itself, opened no further: its
@@ -555,7 +557,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	/* Recorded as the supervisor, once the caller's identity is put
 	 * back. */
 	if (reached)
-		stop_reached_linked(s, u->tid, c, reached, true);
+		stop_record_reached(s, u->tid, c, &reached_v);
 	if (r == -ENOTSUP)
 		return -ENOTSUP;
 	if (r < 0) {
