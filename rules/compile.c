@@ -38,6 +38,7 @@ struct crule {
 	uint8_t kind, action;
 	uint8_t content; /* write deny: enum rules_content */
 	bool from_extra; /* a command-line rule (struct rules_extra) */
+	bool twin;       /* comp_twins() made it (rules_rule.twin) */
 	char *id, *why, *source, *origin;
 	struct cpat pat;
 	struct cpat *unless;
@@ -1112,7 +1113,7 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 	const char *id = in->id;
 	const char *dropped = NULL;
 	struct cpat *pats = NULL, *unless = NULL, *under = NULL;
-	size_t n_pats = 0, n_unless = 0, n_under = 0;
+	size_t n_pats = 0, n_unless = 0, n_under = 0, n_own;
 	const json_t *u;
 	size_t ui;
 
@@ -1188,6 +1189,7 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 			goto out;
 		}
 	}
+	n_own = n_pats;
 	if (!comp_twins(c, in, &pats, &n_pats, &unless, &n_unless)) {
 		c->oom = true;
 		goto out;
@@ -1212,6 +1214,7 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 		r->pat = pats[i];
 		r->pat.script = in->script;
 		r->content = in->content;
+		r->twin = i >= n_own;
 		memset(&pats[i], 0, sizeof(pats[i]));
 		c->n_rules++;
 		if (!r->id || (in->why && !r->why) || !r->origin || !r->source) {
@@ -1841,6 +1844,7 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 				d->kind = s->kind;
 				d->action = s->action;
 				d->content = s->content;
+				d->twin = s->twin;
 				build_pattern(&b, &s->pat, &d->pat);
 				d->unless_first = (uint32_t)b.n_pats;
 				d->unless_count = (uint32_t)s->n_unless;
@@ -2111,8 +2115,9 @@ struct test_scope {
 };
 
 
-/* rules_decide() over the rules of SCOPE's layers: the action, and the
- * deciding rule's id in *ID. */
+/* rules_decide() over the rules of SCOPE's layers (all of them when it
+ * has no RULE_LAYER), twins set aside (rules_rule.twin): the action, and
+ * the deciding rule's id in *ID. */
 static enum rules_action test_decide_scoped(const struct rules_policy *p,
 					    const struct test_scope *scope,
 					    const struct rules_event *ev, const char **id)
@@ -2131,8 +2136,8 @@ static enum rules_action test_decide_scoped(const struct rules_policy *p,
 		for (uint32_t i = 0; i < sp->count; i++) {
 			const struct rules_rule *r = rules_rule_at(p, sp->first + i);
 
-			if (scope->rule_layer[sp->first + i] > scope->layer ||
-			    !match_rule(p, (enum rules_kind)r->kind, r, &m))
+			if ((scope->rule_layer && scope->rule_layer[sp->first + i] > scope->layer) ||
+			    r->twin || !match_rule(p, (enum rules_kind)r->kind, r, &m))
 				continue;
 			*id = rules_string(p, r->id);
 			return order[o];
@@ -2163,7 +2168,7 @@ static int test_decide(struct load_ctx *ctx, const struct load_layer *layer, con
 	}
 	if (probe && test_probe_hit(p, probe, &t->ev))
 		probe->hit = true;
-	if (scope->full) {
+	if (scope->full && !(v.rule && v.rule->twin)) {
 		got = rules_action_name(v.action);
 		id = v.rule ? rules_string(p, v.rule->id) : "?";
 	} else {

@@ -138,7 +138,11 @@ struct rules_rule {
 	uint8_t kind;      /* enum rules_kind */
 	uint8_t action;    /* enum rules_action */
 	uint8_t content;   /* write deny rules: enum rules_content */
-	uint8_t pad_;
+	/* 1: a twin of the policy's own pattern for where a link of this
+	 * machine leads (a linked ~/.ssh, a ~/.aws/credentials kept
+	 * elsewhere: agenttrace-policy(5), "Path patterns").  The policy's
+	 * own tests do not see it: they test its text, on any machine. */
+	uint8_t twin;
 	/* The rule does not match an event that one of these matches
 	 * (rule object key "unless": patterns of the same kind).  Lets a
 	 * policy say "programs under /tmp, unless under ${ROOT}". */

@@ -277,6 +277,15 @@ assert_match "the directory linked into ~/.kube is masked where it is" \
 at_q --allow-read "$SANDBOX/vault/aws-credentials" -- cat "$HOME/.aws/linked-credentials"
 assert_eq "the suggested fix admits the linked credentials" 0 $?
 assert_match "the suggested fix: they were read" "AWS-LINKED" "$(cat "$OUT")"
+# A link in ~/.aws to a project file makes it a credential too, and the
+# default policy's own test that the project's README is readable still
+# holds: its tests judge its text, not this machine's links.
+echo "readme" >"$ROOT/README"
+ln -s "$ROOT/README" "$HOME/.aws/shared"
+at_q -- cat README
+assert_eq "a project file linked into ~/.aws: the policy loads, the read refused" 1 $?
+assert_rec "a project file linked into ~/.aws: recorded" "$(deny_expr read read.aws "$ROOT/README")"
+rm -f "$HOME/.aws/shared" "$ROOT/README"
 rm -rf "$HOME/.aws/linked-credentials" "$HOME/.kube" "$HOME/dotfiles/ssh/id_ed25519" \
 	"$HOME/dotfiles/ssh/id_ed25519.pub" "$SANDBOX/vault"
 

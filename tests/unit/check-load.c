@@ -797,8 +797,13 @@ START_TEST(test_linked_names_below_glob)
 		ck_assert_int_eq(symlink(links[i][0], links[i][1]), 0);
 	fmt(home, sizeof(home), "%s/h", tmpdir);
 	vars.home = home;
-	write_file("p.json", "{\"agenttrace\": 1, \"read\": {\"deny\": [{\"path\": \"${HOME}/.creds/**\", "
-			     "\"unless\": [\"${HOME}/.creds/*.pub\"]}]}}");
+	/* The policy's own tests see its text, not this machine's links:
+	 * the key is allowed by them, denied by the twin. */
+	fmt(path, sizeof(path),
+	    "{\"agenttrace\": 1, \"read\": {\"deny\": [{\"path\": \"${HOME}/.creds/**\", "
+	    "\"unless\": [\"${HOME}/.creds/*.pub\"]}]}, "
+	    "\"tests\": [{\"read\": \"%s/vault/key\", \"expect\": \"allow\"}]}", tmpdir);
+	write_file("p.json", path);
 	p = load_ok(names, 1, NULL, 0, &vars);
 #define AT(name) (fmt(path, sizeof(path), "%s/%s", tmpdir, (name)), path)
 	ck_assert_int_eq(decide_read(p, AT("h/.creds/key")), RULES_ACTION_DENY);
