@@ -160,8 +160,12 @@ static void session_protect(struct session *s, struct session_extras *x, const c
 {
 	struct options *o = s->opt;
 	unsigned n_policy = 0;
+	struct stat st;
 
-	if (log_abs)
+	/* A log that is a device (--log /dev/null to keep none, a terminal)
+	 * is no file a record could be forged in: the command may write
+	 * there as it would without agenttrace. */
+	if (log_abs && !(stat(log_abs, &st) == 0 && S_ISCHR(st.st_mode)))
 		session_extra(x, RULES_KIND_WRITE, RULES_ACTION_DENY,
 			      session_own(x, session_literal_pattern(log_abs)),
 			      "write.agenttrace-log",

@@ -206,4 +206,11 @@ for B in auto preload; do
 	bk_q -- "$TRY" open-write "$LOG"
 	assert_rec "${BK}a write of the log is denied" "event == 'alert' and action == 'deny' and rule_id == 'write.agenttrace-log'"
 	assert_no_rec "${BK}a write of the log: no suggestion" "rule_id == 'write.agenttrace-log' and has('suggest')"
+	# A log that is a device protects nothing: --log /dev/null keeps
+	# none, and the command writes to /dev/null as it would natively.
+	if [ "$B" = auto ]; then set --; else set -- --backend "$B"; fi
+	(cd "$ROOT" && timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" "$@" --log /dev/null -- \
+		sh -c 'echo x >/dev/null') >"$OUT" 2>"$ERR"
+	assert_eq "${BK}--log /dev/null: the command writes to /dev/null" 0 $?
+	check "${BK}--log /dev/null: no denial" sh -c '! grep -q "denied write" "$1"' - "$ERR"
 done
