@@ -123,6 +123,41 @@ os.write(fd, b"through")
 os.close(fd)
 t.join(10)
 print("fifo", got)
+
+# Many threads creating files and directories at once, a few of them
+# refused (an existing name with O_EXCL, a missing directory): made by
+# the supervisor's workers side by side, each answered as the kernel
+# would, each descriptor its own file.
+def maker(k, out):
+    for i in range(150):
+        name = "many-%d-%d" % (k, i)
+        fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o666)
+        os.write(fd, name.encode())
+        os.lseek(fd, 0, 0)
+        if os.read(fd, 64) != name.encode():
+            out.append("mixed " + name)
+        os.close(fd)
+        os.mkdir(name + ".d", 0o777)
+        for bad in (lambda: os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600),
+                    lambda: os.mkdir(name + ".d"),
+                    lambda: os.open("nodir/" + name, os.O_CREAT | os.O_WRONLY, 0o600)):
+            try:
+                bad()
+                out.append("made " + name)
+            except OSError as e:
+                out.append(errno.errorcode[e.errno])
+outs = [[] for k in range(4)]
+ts = [threading.Thread(target=maker, args=(k, outs[k])) for k in range(4)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join(60)
+modes = set()
+for k in range(4):
+    for i in range(150):
+        modes.add(oct(os.stat("many-%d-%d" % (k, i)).st_mode & 0o777))
+        modes.add(oct(os.stat("many-%d-%d.d" % (k, i)).st_mode & 0o777))
+print("many", sorted(set(sum(outs, []))), sorted(modes), len(os.listdir(".")))
 print("done")
 PY
 
