@@ -974,18 +974,33 @@ static bool path_resolved_head(const char *s, size_t *head_len, char *real)
 	return realpath(head, real) && strcmp(real, head) != 0;
 }
 
-/* S with its first HEAD_LEN bytes replaced by REAL, as a new string;
- * NULL when S does not start with that head as whole components, or
- * memory ran out. */
+/* PATH as a glob that matches only itself, then SUFFIX; NULL when memory
+ * ran out. */
+static char *glob_literal(const char *path, const char *suffix)
+{
+	size_t n = strlen(path), sl = strlen(suffix), k = 0;
+	char *out = malloc(2 * n + sl + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strchr("\\*?[]", path[i]))
+			out[k++] = '\\';
+		out[k++] = path[i];
+	}
+	memcpy(out + k, suffix, sl + 1);
+	return out;
+}
+
+/* S with its first HEAD_LEN bytes replaced by REAL (a path, matched as
+ * it is: "[v2]" in a directory's name is no glob), as a new string; NULL
+ * when S does not start with that head as whole components, or memory
+ * ran out. */
 static char *path_rehead(const char *s, const char *head, size_t head_len, const char *real)
 {
-	char *out;
-
 	if (strncmp(s, head, head_len) != 0 || (s[head_len] && s[head_len] != '/'))
 		return NULL;
-	if (asprintf(&out, "%s%s", strcmp(real, "/") ? real : "", s + head_len) < 0)
-		return NULL;
-	return out;
+	return glob_literal(strcmp(real, "/") ? real : "", s + head_len);
 }
 
 /* Appends pattern TEXT (taken) to the N patterns at *V; false when it
@@ -1018,24 +1033,6 @@ static bool twin_unless(struct cpat **unless, size_t *n_unless, size_t u0, const
 			return false;
 	}
 	return true;
-}
-
-/* PATH as a glob that matches only itself, then SUFFIX; NULL when memory
- * ran out. */
-static char *glob_literal(const char *path, const char *suffix)
-{
-	size_t n = strlen(path), sl = strlen(suffix), k = 0;
-	char *out = malloc(2 * n + sl + 1);
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (strchr("\\*?[]", path[i]))
-			out[k++] = '\\';
-		out[k++] = path[i];
-	}
-	memcpy(out + k, suffix, sl + 1);
-	return out;
 }
 
 struct twin_scan {

@@ -5,15 +5,22 @@
  * in ~/.aws would miss the file itself; the loader gives such a
  * rule a twin for each object its linked names lead to, found here by
  * a bounded walk of the rule's literal directory when the policy is
- * loaded (rules/compile.c, comp_twins()). */
+ * loaded (rules/compile.c, comp_twins()), breadth first, so that the
+ * names near the top are seen before a deep cache.  Links to the
+ * system's own files (/usr, /etc, /dev but /dev/shm, the Nix store, ...)
+ * and to programs (a file with an execute bit) are no credentials kept
+ * elsewhere and get no twin: a virtual environment in ~/.config/gcloud
+ * would otherwise refuse every session its python. */
 #ifndef AGENTTRACE_RULES_LINKSCAN_H
 #define AGENTTRACE_RULES_LINKSCAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#define LINKSCAN_MAX_ENTRIES 512 /* directory entries looked at, per pattern */
-#define LINKSCAN_MAX_LOAD 4096   /* and for all the patterns of one load */
+#define LINKSCAN_MAX_DIR 128      /* entries looked at in one directory: a
+				   * cache's thousands leave its siblings be */
+#define LINKSCAN_MAX_ENTRIES 1024 /* directory entries looked at, per pattern */
+#define LINKSCAN_MAX_LOAD 16384   /* and for all the patterns of one load */
 #define LINKSCAN_MAX_DEPTH 4     /* levels below the directory, for a "**" */
 
 /* Called for each name NAME that PATTERN matches, no exception excludes,

@@ -277,6 +277,58 @@ assert_match "the directory linked into ~/.kube is masked where it is" \
 at_q --allow-read "$SANDBOX/vault/aws-credentials" -- cat "$HOME/.aws/linked-credentials"
 assert_eq "the suggested fix admits the linked credentials" 0 $?
 assert_match "the suggested fix: they were read" "AWS-LINKED" "$(cat "$OUT")"
+# A linked head whose name holds glob characters, a directory of links
+# (stow's folded tree) linked into ~/.gnupg, and what gets no twin: a
+# program (a virtual environment's python) and the system's files.
+mkdir -p "$SANDBOX/dots [v2]/aws" "$SANDBOX/farm" "$SANDBOX/vault" "$HOME/.gnupg" \
+	"$HOME/.config/gcloud/venv/bin"
+echo "BRACKET-SECRET" >"$SANDBOX/dots [v2]/aws/credentials"
+mv "$HOME/.aws" "$SANDBOX/aws-was"
+ln -s "$SANDBOX/dots [v2]/aws" "$HOME/.aws"
+echo "FARM-SECRET" >"$SANDBOX/vault/ABC.key"
+ln -s "$SANDBOX/vault/ABC.key" "$SANDBOX/farm/ABC.key"
+ln -s "$SANDBOX/farm" "$HOME/.gnupg/private-keys-v1.d"
+ln -s "$PYTHON" "$HOME/.config/gcloud/venv/bin/python3"
+ln -s /etc/hostname "$HOME/.config/gcloud/hostname"
+# ~/.bashrc's file inside the project, where Landlock lets writes through.
+mkdir -p "$ROOT/dots [v2]"
+mv "$HOME/dotfiles/bashrc" "$ROOT/dots [v2]/bashrc"
+ln -sfn "$ROOT/dots [v2]/bashrc" "$HOME/.bashrc"
+for B in auto preload; do
+	backend_use "$B"
+	bk_q -- cat "$HOME/.aws/credentials"
+	assert_eq "${BK}credentials behind a linked ~/.aws named with [v2]: refused" 1 $?
+	assert_rec "${BK}the bracketed head: recorded where it leads" \
+		"$(deny_expr read read.aws "$SANDBOX/dots [v2]/aws/credentials")"
+	bk_q -- sh -c 'echo evil >>"$HOME/.bashrc"'
+	assert_ne "${BK}append to ~/.bashrc linked into [v2]: refused" 0 $?
+	assert_rec "${BK}append to ~/.bashrc linked into [v2]: recorded where it is" \
+		"$(deny_expr write write.home.bashrc "$ROOT/dots [v2]/bashrc")"
+	assert_file_content "${BK}~/.bashrc linked into [v2]: unchanged" "$ROOT/dots [v2]/bashrc" "echo rc"
+	bk_q -- cat "$HOME/.gnupg/private-keys-v1.d/ABC.key"
+	assert_eq "${BK}a key linked from a directory of links in ~/.gnupg: refused" 1 $?
+	assert_rec "${BK}the key of the directory of links: recorded where it is" \
+		"$(deny_expr read read.gnupg "$SANDBOX/vault/ABC.key")"
+	bk_status "${BK}python linked into ~/.config/gcloud still runs" 0 -- "$PYTHON" -c 'pass'
+	bk_status "${BK}/etc/hostname linked into ~/.config/gcloud stays readable" 0 -- cat /etc/hostname
+done
+backend_use auto
+rm -rf "$HOME/.aws" "$HOME/.gnupg" "$HOME/.config/gcloud" "$SANDBOX/farm" "$SANDBOX/vault"
+mv "$SANDBOX/aws-was" "$HOME/.aws"
+mv "$ROOT/dots [v2]/bashrc" "$HOME/dotfiles/bashrc"
+ln -sfn dotfiles/bashrc "$HOME/.bashrc"
+rm -rf "$SANDBOX/dots [v2]" "$ROOT/dots [v2]"
+
+# A credential that is a FIFO a process outside the session feeds is
+# masked like a file, and the masks are all in force.
+mkfifo "$HOME/.netrc"
+at_q -v -v -- true
+assert_match "a FIFO ~/.netrc gets an empty file over it" \
+	"mask: empty file over $HOME/.netrc by read.netrc" "$(cat "$ERR")"
+assert_rec "a FIFO ~/.netrc: every mask in force" \
+	"event == 'summary' and r['masks']['in_force'] == r['masks']['read'] + r['masks']['write']"
+rm -f "$HOME/.netrc"
+
 # A link in ~/.aws to a project file makes it a credential too, and the
 # default policy's own test that the project's README is readable still
 # holds: its tests judge its text, not this machine's links.

@@ -821,6 +821,64 @@ START_TEST(test_linked_names_below_glob)
 }
 END_TEST
 
+/* What the walk for links below a glob looks through and at: a
+ * directory linked whole and the links inside it (a stow-folded
+ * directory of links), the names near the top before a deep tree, a
+ * linked head whose name holds glob characters; and what it leaves:
+ * links to the system's files and to programs. */
+START_TEST(test_linked_names_walk)
+{
+	static const char *const dirs[] = { "h", "h/.creds", "h/.creds/cache", "vault",
+					    "vault/farm", "vault/dots [v2]", "vault/dots v" };
+	static const char *const files[] = { "vault/key", "vault/k2", "vault/top",
+					     "vault/dots [v2]/id_x", "vault/dots v/id_x" };
+	static const char *const links[][2] = {
+		{ "../../vault/farm", "h/.creds/farm" },
+		{ "../key", "vault/farm/inner" },
+		{ "../../vault/top", "h/.creds/zz-top" },
+		{ "/etc/hostname", "h/.creds/hostname" },
+		{ "/dev/null", "h/.creds/null" },
+		{ "../../vault/prog", "h/.creds/prog" },
+		{ "../vault/dots [v2]", "h/.keys" },
+	};
+	struct rules_vars vars = fixed_vars();
+	const char *names[] = { "p.json" };
+	char home[PATH_MAX], path[PATH_MAX + 64];
+	struct rules_policy *p;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		ck_assert_int_eq(mkdir(dirs[i], 0700), 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		write_file(files[i], "x");
+	write_file("vault/prog", "#!/bin/sh\n");
+	ck_assert_int_eq(chmod("vault/prog", 0755), 0);
+	/* More entries below than the walk looks at in one pattern. */
+	for (int i = 0; i < 600; i++) {
+		fmt(path, sizeof(path), "h/.creds/cache/c%d", i);
+		write_file(path, "");
+	}
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		ck_assert_int_eq(symlink(links[i][0], links[i][1]), 0);
+	fmt(home, sizeof(home), "%s/h", tmpdir);
+	vars.home = home;
+	write_file("p.json", "{\"agenttrace\": 1, \"read\": {\"deny\": ["
+			     "\"${HOME}/.creds/**\", \"${HOME}/.keys/id_*\"]}}");
+	p = load_ok(names, 1, NULL, 0, &vars);
+#define AT(name) (fmt(path, sizeof(path), "%s/%s", tmpdir, (name)), path)
+	ck_assert_int_eq(decide_read(p, AT("vault/farm/x")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/key")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/top")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/k2")), RULES_ACTION_ALLOW);
+	ck_assert_int_eq(decide_read(p, "/etc/hostname"), RULES_ACTION_ALLOW);
+	ck_assert_int_eq(decide_read(p, "/dev/null"), RULES_ACTION_ALLOW);
+	ck_assert_int_eq(decide_read(p, AT("vault/prog")), RULES_ACTION_ALLOW);
+	ck_assert_int_eq(decide_read(p, AT("vault/dots [v2]/id_x")), RULES_ACTION_DENY);
+	ck_assert_int_eq(decide_read(p, AT("vault/dots v/id_x")), RULES_ACTION_ALLOW);
+#undef AT
+	free(p);
+}
+END_TEST
+
 START_TEST(test_vars_from_env)
 {
 	struct rules_vars v;
@@ -1007,6 +1065,7 @@ static Suite *load_suite(void)
 	tcase_add_test(c, test_vars_glob_chars_escaped);
 	tcase_add_test(c, test_vars_root_is_slash);
 	tcase_add_test(c, test_linked_names_below_glob);
+	tcase_add_test(c, test_linked_names_walk);
 	tcase_add_test(c, test_vars_from_env);
 	tcase_add_test(c, test_check_file_every_error);
 	tcase_add_test(c, test_positions_count_characters);

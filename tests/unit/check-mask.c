@@ -277,6 +277,32 @@ START_TEST(symlink_to_admitted)
 }
 END_TEST
 
+/* A credential that is a FIFO (fed by a process outside the session)
+ * gets an empty file over it, and one kept in /dev/shm (a file system
+ * of files, unlike the rest of /dev) is masked where it is. */
+START_TEST(fifo_and_shm)
+{
+	char fifo[PATH_MAX + 32], shm[64], layer[256];
+	struct mask *m;
+	int fd;
+
+	snprintf(fifo, sizeof(fifo), "%s/.netrc", home);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	snprintf(shm, sizeof(shm), "/dev/shm/agenttrace-check-mask-%d", (int)getpid());
+	fd = open(shm, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	snprintf(layer, sizeof(layer),
+		 "{\"agenttrace\": 1, \"extends\": \"default\", \"read\": {\"deny\": [\"%s\"]}}", shm);
+	m = plan_layer(layer);
+	ck_assert_int_eq(kind_of(m, home, ".netrc"), MASK_EMPTY_FILE);
+	if (fd >= 0)
+		ck_assert_int_eq(kind_of(m, shm, ""), MASK_EMPTY_FILE);
+	mask_free(m);
+	unlink(shm);
+}
+END_TEST
+
 START_TEST(read_deny_exactness)
 {
 	struct rules_extra mid[] = { { RULES_KIND_READ, RULES_ACTION_DENY, "${HOME}/**/token", NULL, NULL } };
@@ -367,6 +393,7 @@ static Suite *mask_suite(void)
 	tcase_add_test(tc, symlink_to_admitted);
 	tcase_add_test(tc, covers);
 	tcase_add_test(tc, read_deny_exactness);
+	tcase_add_test(tc, fifo_and_shm);
 	tcase_add_test(tc, read_alert_objects);
 	suite_add_tcase(su, tc);
 	return su;

@@ -83,6 +83,9 @@ static bool plan_pseudo(const char *path)
 {
 	static const char *const pseudo[] = { "/proc", "/sys", "/dev" };
 
+	/* /dev/shm holds files (secrets tools keep theirs there). */
+	if (strncmp(path, "/dev/shm", 8) == 0 && (path[8] == '/' || path[8] == '\0'))
+		return false;
 	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
 		size_t n = strlen(pseudo[i]);
 
@@ -353,7 +356,9 @@ static void plan_candidate(struct plan *pl, enum rules_kind kind, const char *pa
 		return;
 	linked_note(pl->linked, path, &st);
 	if (kind == RULES_KIND_READ) {
-		if (S_ISREG(st.st_mode)) {
+		/* A FIFO a process outside the session feeds is read as a
+		 * file is: an empty one over it. */
+		if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) {
 			plan_add(pl, MASK_EMPTY_FILE, path, rule);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (plan_wholly(pl, kind, path)) {
