@@ -183,7 +183,18 @@ static bool plan_literal_tail(const char *glob, unsigned k, char *out, char *pre
 }
 
 static bool plan_wholly_entries(struct plan *pl, enum rules_kind kind, const char *dir,
-				int depth, unsigned *seen);
+				int depth, unsigned *seen, bool excepted);
+
+/* Whether exception pattern TEXT could match a name at or below DIR:
+ * its literal directories and DIR lie on one path. */
+static bool plan_exception_near(const char *text, const char *dir)
+{
+	size_t lit = strcspn(text, "*?[\\"), n = strlen(dir);
+
+	while (lit > 0 && text[lit] != '/' && text[lit] != '\0')
+		lit--;
+	return strncmp(text, dir, lit < n ? lit : n) == 0;
+}
 
 /* Whether the policy denies everything of directory DIR (KIND rules):
  * a new name in it, and the names its deny rules' exceptions spell out
@@ -200,6 +211,7 @@ static bool plan_wholly(struct plan *pl, enum rules_kind kind, const char *dir)
 		(const struct rules_pattern *)((const char *)pl->p + pl->p->patterns_off);
 	char path[PATH_MAX], tail[PATH_MAX], prefix[PATH_MAX];
 	unsigned seen = 0;
+	bool excepted = false;
 
 	if (!plan_join(path, dir, MASK_PROBE_NAME) || !plan_denied(pl, kind, path))
 		return false;
@@ -208,6 +220,8 @@ static bool plan_wholly(struct plan *pl, enum rules_kind kind, const char *dir)
 
 		for (uint32_t u = 0; u < r->unless_count; u++) {
 			const char *text = rules_string(pl->p, pats[r->unless_first + u].text);
+
+			excepted = excepted || plan_exception_near(text, dir);
 
 			for (unsigned k = 1; k <= 4; k++)
 				if (plan_literal_tail(text, k, tail, prefix) && match_path(prefix, dir) &&
@@ -219,11 +233,16 @@ static bool plan_wholly(struct plan *pl, enum rules_kind kind, const char *dir)
 				return false;
 		}
 	}
-	return kind == RULES_KIND_WRITE || plan_wholly_entries(pl, kind, dir, 0, &seen);
+	return kind == RULES_KIND_WRITE || plan_wholly_entries(pl, kind, dir, 0, &seen, excepted);
 }
 
+/* Whether every entry below DIR is denied too.  Past the bounds, what
+ * was not looked at is taken as denied when no exception of the rules
+ * could admit a name there (EXCEPTED false): kubectl's cache in ~/.kube
+ * then leaves it masked whole, rather than a tree of per-file masks cut
+ * short; a link in it to an admitted file reads as missing. */
 static bool plan_wholly_entries(struct plan *pl, enum rules_kind kind, const char *dir,
-				int depth, unsigned *seen)
+				int depth, unsigned *seen, bool excepted)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -231,7 +250,7 @@ static bool plan_wholly_entries(struct plan *pl, enum rules_kind kind, const cha
 	DIR *d;
 
 	if (depth > MASK_MAX_DEPTH)
-		return false;
+		return !excepted;
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT;
@@ -240,8 +259,11 @@ static bool plan_wholly_entries(struct plan *pl, enum rules_kind kind, const cha
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (++*seen > MASK_MAX_LISTED / 16 || !plan_join(path, dir, de->d_name) ||
-		    lstat(path, &st) < 0) {
+		if (++*seen > MASK_MAX_LISTED / 16) {
+			all = !excepted;
+			break;
+		}
+		if (!plan_join(path, dir, de->d_name) || lstat(path, &st) < 0) {
 			all = false;
 			break;
 		}
@@ -255,7 +277,7 @@ static bool plan_wholly_entries(struct plan *pl, enum rules_kind kind, const cha
 		} else {
 			all = plan_denied(pl, kind, path) &&
 			      (!S_ISDIR(st.st_mode) ||
-			       plan_wholly_entries(pl, kind, path, depth + 1, seen));
+			       plan_wholly_entries(pl, kind, path, depth + 1, seen, excepted));
 		}
 	}
 	closedir(d);
