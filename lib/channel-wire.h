@@ -21,6 +21,8 @@
  *   AGENTTRACE_BACKEND         "ptrace" (host names only) or "preload"
  *                              (decisions in-process)
  *   AGENTTRACE_POLICY_BLOB     preload only: the compiled policy file
+ *                              (beside it CHANNEL_LINKED_NAME, when the
+ *                              session has denied files with other names)
  *
  * Trust: the messages come from the command, which the policy treats as
  * untrusted; a program can claim any name for an address.  Host names from
@@ -38,6 +40,27 @@
 #define CHANNEL_ENV_BACKEND "AGENTTRACE_BACKEND"
 #define CHANNEL_ENV_BLOB "AGENTTRACE_POLICY_BLOB"
 #define CHANNEL_PRELOAD_NAME "libagenttrace-preload.so"
+
+/* Preload only, in the policy blob's directory: the denied files that
+ * have other names (tracer/confine/linked.h), which the shim judges as
+ * those files.  A head, N entries, then STRINGS bytes of NUL-terminated
+ * paths that the entries point into. */
+#define CHANNEL_LINKED_NAME "linked.bin"
+#define CHANNEL_LINKED_MAGIC 0x4b4e4c41u /* "ALNK" little-endian */
+
+struct channel_linked_head {
+	uint32_t magic;
+	uint32_t n;
+	uint32_t strings; /* bytes */
+	uint32_t pad_;
+};
+
+struct channel_linked_file {
+	uint64_t dev;
+	uint64_t ino;
+	uint32_t path; /* offset into the strings */
+	uint32_t pad_;
+};
 
 enum channel_type {
 	CHANNEL_HOSTS = 1,  /* a name and the addresses a lookup gave for it */

@@ -502,6 +502,25 @@ __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8
 /* PATH with this process's own /proc entries as /proc/self/...
  * (rules_proc_self()): ask_path() has resolved the "self" link to the
  * number.  BUF holds PATH_MAX bytes. */
+/* The denied file PATH is another name of (tracer/confine/linked.h: a
+ * hard link made before the session), or NULL: looked at by lstat, as
+ * the judged path is the object. */
+static const char *ask_linked_name(const char *path)
+{
+	const struct channel_linked_head *h = shim.linked;
+	const struct channel_linked_file *f = (const struct channel_linked_file *)(h + 1);
+	const char *strings = (const char *)(f + h->n);
+	struct stat st;
+
+	if (!path || syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_nlink < 2)
+		return NULL;
+	for (uint32_t i = 0; i < h->n; i++)
+		if (f[i].ino == (uint64_t)st.st_ino && f[i].dev == (uint64_t)st.st_dev)
+			return strcmp(strings + f[i].path, path) != 0 ? strings + f[i].path : NULL;
+	return NULL;
+}
+
 static const char *ask_proc_self(const char *path, char *buf)
 {
 	size_t len;
@@ -708,6 +727,17 @@ int ask_decide(const struct ask_call *call)
 		for (int i = 0; i < n; i++)
 			if (ev[i].kind == RULES_KIND_READ && ev[i].path == c->path)
 				ev[i].path = unlinked;
+	/* Another name of a denied file is that file, as the supervisor
+	 * judges it (tracer/judge.c): its reads, and the writes that change
+	 * its bytes, not those that change names (an rm of a stray link). */
+	for (int i = 0; shim.linked && i < n; i++) {
+		const char *name = ev[i].kind == RULES_KIND_READ ||
+					   (ev[i].kind == RULES_KIND_WRITE && c->changes_file) ?
+				   ask_linked_name(ev[i].path) : NULL;
+
+		if (name)
+			ev[i].path = name;
+	}
 	rules_decide_call(p, ev, (size_t)n, explicit_deny_only, &v);
 	/* A local destination: whose it is, from the supervisor, where the
 	 * verdict can depend on it (as tracer/stop.c asks). */

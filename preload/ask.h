@@ -30,6 +30,9 @@ struct ask_call {
 	uint8_t reads;
 	int flags;               /* open flags, with has_flags */
 	bool has_flags;
+	/* a write that changes the file's bytes (an open, a truncate), not
+	 * only names: another name of a denied file is then that file */
+	bool changes_file;
 	int family;              /* net */
 	uint8_t addr[16];
 	uint16_t port;

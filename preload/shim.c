@@ -4,6 +4,8 @@
  * ever needs dlsym, malloc or a lock later. */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,8 +33,9 @@ static void shim_env_copy(char *dst, size_t size, const char *name, const char *
 	memcpy(dst + n + 1, value, v + 1);
 }
 
-/* The policy blob: open, check, map read-only.  NULL when unusable. */
-static const struct rules_policy *shim_map_policy(const char *path)
+/* The file at PATH mapped read-only, its size in *SIZE; NULL when it
+ * cannot be. */
+static void *shim_map(const char *path, size_t *size)
 {
 	struct stat st;
 	void *p;
@@ -49,11 +52,52 @@ static const struct rules_policy *shim_map_policy(const char *path)
 	close(fd);
 	if (p == MAP_FAILED)
 		return NULL;
-	if (rules_policy_check(p, (size_t)st.st_size) != 0) {
-		munmap(p, (size_t)st.st_size);
+	*size = (size_t)st.st_size;
+	return p;
+}
+
+/* The policy blob: open, check, map read-only.  NULL when unusable. */
+static const struct rules_policy *shim_map_policy(const char *path)
+{
+	size_t size;
+	void *p = shim_map(path, &size);
+
+	if (p && rules_policy_check(p, size) != 0) {
+		munmap(p, size);
 		return NULL;
 	}
 	return p;
+}
+
+/* The denied files with other names beside the blob at BLOB, checked:
+ * every entry and path within the file.  NULL when there are none. */
+static const struct channel_linked_head *shim_map_linked(const char *blob)
+{
+	const struct channel_linked_head *h;
+	const struct channel_linked_file *f;
+	const char *slash = strrchr(blob, '/'), *strings;
+	char path[PATH_MAX];
+	size_t size, dir = slash ? (size_t)(slash - blob) : 0;
+
+	if (!slash || dir + 1 + sizeof(CHANNEL_LINKED_NAME) > sizeof(path))
+		return NULL;
+	memcpy(path, blob, dir + 1);
+	memcpy(path + dir + 1, CHANNEL_LINKED_NAME, sizeof(CHANNEL_LINKED_NAME));
+	if (!(h = shim_map(path, &size)))
+		return NULL;
+	f = (const struct channel_linked_file *)(h + 1);
+	strings = (const char *)(f + h->n);
+	if (size < sizeof(*h) || h->magic != CHANNEL_LINKED_MAGIC || h->n > size / sizeof(*f) ||
+	    size != sizeof(*h) + (size_t)h->n * sizeof(*f) + h->strings || h->strings == 0 ||
+	    strings[h->strings - 1] != '\0')
+		goto bad;
+	for (uint32_t i = 0; i < h->n; i++)
+		if (f[i].path >= h->strings || strings[f[i].path] != '/')
+			goto bad;
+	return h;
+bad:
+	munmap((void *)h, size);
+	return NULL;
 }
 
 void shim_init(void)
@@ -81,6 +125,7 @@ void shim_init(void)
 	shim_env_copy(shim.env_blob, sizeof(shim.env_blob), CHANNEL_ENV_BLOB, blob);
 	if (strcmp(backend, "preload") == 0) {
 		shim.policy = blob ? shim_map_policy(blob) : NULL;
+		shim.linked = shim.policy ? shim_map_linked(blob) : NULL;
 		/* Without a policy there is nothing to decide with: fail
 		 * closed would break every program, so report host names only
 		 * and let the supervisor's summary say so. */

@@ -30,6 +30,9 @@ enum shim_mode {
 struct shim_state {
 	enum shim_mode mode;
 	const struct rules_policy *policy; /* SHIM_DECIDE: the mapped blob */
+	/* SHIM_DECIDE: the denied files with other names, mapped and
+	 * checked (lib/channel-wire.h); NULL: none */
+	const struct channel_linked_head *linked;
 	unsigned channel_len;
 	char channel[108];                 /* sun_path of the channel ("\0agenttrace-..") */
 	/* "NAME=value" as agenttrace set them, put back into children; ""

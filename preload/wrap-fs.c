@@ -56,6 +56,7 @@ static int fs_open_check(int dirfd, const char *path, int flags, const char *nam
 	c.path = abs;
 	c.flags = flags;
 	c.has_flags = true;
+	c.changes_file = true;
 	if (write && syscall_open_write_reads(flags))
 		c.reads = RULES_READS_PATH;
 	return ask_decide(&c);
@@ -91,6 +92,8 @@ static int fs_write_check(int dirfd, const char *path, bool follow, int dirfd2, 
 	c.path = abs;
 	c.path2 = path2 ? abs2 : NULL;
 	c.reads = reads;
+	/* Of the calls checked here only truncate follows its one name. */
+	c.changes_file = follow && !path2;
 	return ask_decide(&c);
 }
 

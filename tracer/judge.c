@@ -311,7 +311,8 @@ void judge_shim_verdict(const struct session *s, const struct judge_call *c, uin
 			uint8_t effective, uint32_t rule, int err, struct judge_verdict *v)
 {
 	struct rules_event judged[RULES_CALL_EVENTS];
-	const struct rules_event *evs = judge_events(s, c, judged, NULL);
+	const struct linked_file *linked[RULES_CALL_EVENTS] = { NULL };
+	const struct rules_event *evs = judge_events(s, c, judged, linked);
 
 	memset(v, 0, sizeof(*v));
 	v->action = action < RULES_ACTION_COUNT ? (enum rules_action)action : RULES_ACTION_DENY;
@@ -333,6 +334,10 @@ void judge_shim_verdict(const struct session *s, const struct judge_call *c, uin
 		v->rule_id = "engine.error";
 		v->why = "the policy engine could not decide this event";
 	}
+	/* The shim judged another name of a denied file as that file
+	 * (preload/ask.c): recorded so, as the supervisor records it. */
+	if (v->rule && c->n_events && linked[v->event] && v->action != RULES_ACTION_ALLOW)
+		judge_linked_why(s, c, v, linked[v->event]);
 	v->err = err;
 }
 

@@ -193,6 +193,7 @@ struct session {
 	char *run_dir;            /* private dir of the policy blob; NULL: none */
 	bool run_dir_made;        /* made only when the shim needs the blob */
 	char *blob_path;
+	char *linked_path; /* beside it: the denied files with other names */
 	int channel_fd;           /* -1: no channel */
 	/* What becomes of the shim's decided events and spawn questions in a
 	 * preload-only session (channel_drain()). */

@@ -567,6 +567,11 @@ int session_start(struct session *s, struct options *opt)
 	ret = mask_setup(s);
 	if (ret != AT_GO_ON)
 		goto out;
+	if (channel_write_linked(s) < 0) {
+		error_msg("--backend preload: cannot write the run dir");
+		ret = AT_EXIT_FAILURE;
+		goto out;
+	}
 	if (s->switch_user)
 		info_msg("the command runs as uid %u gid %u", (unsigned)s->uid, (unsigned)s->gid);
 	if (s->max_procs || s->timeout_ms || s->max_memory || s->max_cpu)

@@ -61,6 +61,24 @@ for E in $engines; do
 	done
 done
 
+# The preload shim knows them too, from the supervisor's plan.
+for O in "" "--mask off"; do
+	L="preload${O:+, $O}"
+	at_q --backend preload $O -- cat key-copy
+	assert_eq "$L: cat of another name of the key: refused" 1 $?
+	assert_rec "$L: recorded as a read of the key" \
+		"$(deny_expr read read.ssh-keys "$HOME/.ssh/id_rsa") and $(other_why key-copy "$HOME/.ssh/id_rsa")"
+	check "$L: nothing of the key was read" sh -c '! grep -q KEY-MATERIAL "$1"' - "$OUT"
+	at_q --backend preload $O -- sh -c 'echo evil >>rc-copy'
+	assert_ne "$L: append to another name of ~/.bashrc: refused" 0 $?
+	assert_file_content "$L: ~/.bashrc unchanged" "$HOME/.bashrc" "echo rc"
+	at_q --backend preload $O -- cat rc-copy
+	assert_eq "$L: cat of another name of ~/.bashrc: allowed" 0 $?
+	at_q --backend preload $O -- rm rc-copy
+	assert_eq "$L: rm of another name of ~/.bashrc: allowed" 0 $?
+	links
+done
+
 # A file the session itself names anew is judged so already (a link of a
 # read-denied file is refused): moving its other name gives it a new one.
 at_q -- mv key-copy moved-key

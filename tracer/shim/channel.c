@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "rules/rules.h"
+#include "tracer/confine/linked.h"
 #include "tracer/shim/channel.h"
 #include "tracer/shim/hosts.h"
 #include "tracer/session.h"
@@ -87,30 +88,19 @@ int channel_prepare(struct session *s)
 	return s->preload_only ? channel_make_run_dir(s) : 0;
 }
 
-/* The compiled block as the shim sees it: --record and --mode are the
- * supervisor's, folded in. */
-static int channel_write_blob(struct session *s)
+/* A new file of the run dir for the shim to map: SIZE bytes of DATA,
+ * read-only, the command's user's.  0 or -errno. */
+static int channel_write_file(const struct session *s, const char *path, const void *data,
+			      size_t size)
 {
-	struct rules_policy *copy;
-	size_t size = s->policy->size, off = 0;
+	size_t off = 0;
 	int fd, ret = 0;
 
-	ret = channel_make_run_dir(s);
-	if (ret < 0)
-		return ret;
-	s->blob_path = xasprintf("%s/policy.bin", s->run_dir);
-	copy = xmalloc(size);
-	memcpy(copy, s->policy, size);
-	copy->record = s->record_all;
-	/* The shim asks before a spawn only when there is a ceiling. */
-	copy->limits.max_procs = session_counts_spawns(s) ? s->max_procs : 0;
-	fd = open(s->blob_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+	if (fd < 0)
+		return -errno;
 	while (off < size) {
-		ssize_t n = write(fd, (char *)copy + off, size - off);
+		ssize_t n = write(fd, (const char *)data + off, size - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -122,10 +112,64 @@ static int channel_write_blob(struct session *s)
 	}
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
-	if (!ret && s->switch_user && chown(s->blob_path, s->uid, s->gid) < 0)
+	if (!ret && s->switch_user && chown(path, s->uid, s->gid) < 0)
 		ret = -errno;
-out:
+	return ret;
+}
+
+/* The compiled block as the shim sees it: --record and --mode are the
+ * supervisor's, folded in. */
+static int channel_write_blob(struct session *s)
+{
+	struct rules_policy *copy;
+	size_t size = s->policy->size;
+	int ret;
+
+	ret = channel_make_run_dir(s);
+	if (ret < 0)
+		return ret;
+	s->blob_path = xasprintf("%s/policy.bin", s->run_dir);
+	copy = xmalloc(size);
+	memcpy(copy, s->policy, size);
+	copy->record = s->record_all;
+	/* The shim asks before a spawn only when there is a ceiling. */
+	copy->limits.max_procs = session_counts_spawns(s) ? s->max_procs : 0;
+	ret = channel_write_file(s, s->blob_path, copy, size);
 	free(copy);
+	return ret;
+}
+
+int channel_write_linked(struct session *s)
+{
+	struct channel_linked_head head = { .magic = CHANNEL_LINKED_MAGIC };
+	struct channel_linked_file *files;
+	size_t strings = 0, size, at;
+	char *buf;
+	int ret;
+
+	if (!s->preload_only || !s->run_dir || !linked_any(&s->linked) || s->linked_path)
+		return 0;
+	for (size_t i = 0; i < s->linked.n; i++)
+		strings += strlen(s->linked.v[i].path) + 1;
+	size = sizeof(head) + s->linked.n * sizeof(*files) + strings;
+	buf = xmalloc(size);
+	head.n = (uint32_t)s->linked.n;
+	head.strings = (uint32_t)strings;
+	memcpy(buf, &head, sizeof(head));
+	files = (struct channel_linked_file *)(buf + sizeof(head));
+	at = 0;
+	for (size_t i = 0; i < s->linked.n; i++) {
+		size_t n = strlen(s->linked.v[i].path) + 1;
+
+		files[i] = (struct channel_linked_file){ .dev = s->linked.v[i].dev,
+							 .ino = s->linked.v[i].ino,
+							 .path = (uint32_t)at };
+		memcpy(buf + sizeof(head) + s->linked.n * sizeof(*files) + at, s->linked.v[i].path, n);
+		at += n;
+	}
+	s->linked_path = xasprintf("%s/%s", s->run_dir, CHANNEL_LINKED_NAME);
+	ret = channel_write_file(s, s->linked_path, buf, size);
+	free(buf);
 	return ret;
 }
 
@@ -208,6 +252,8 @@ int channel_to_preload(struct session *s)
 		return -ENOENT;
 	s->preload_only = true;
 	r = channel_write_blob(s);
+	if (r == 0)
+		r = channel_write_linked(s);
 	if (r < 0) {
 		s->preload_only = false;
 		return r;
@@ -315,6 +361,10 @@ void channel_close(struct session *s)
 	s->channel_fd = -1;
 	if (s->blob_path)
 		unlink(s->blob_path);
+	if (s->linked_path)
+		unlink(s->linked_path);
+	free(s->linked_path);
+	s->linked_path = NULL;
 	if (s->run_dir_made)
 		rmdir(s->run_dir);
 	free(s->blob_path);

@@ -25,6 +25,11 @@ int channel_prepare(struct session *s);
  * own environment, which the command inherits.  0 or -errno. */
 int channel_open(struct session *s);
 
+/* After the mask plan, in a preload-only session with denied files that
+ * have other names: writes them beside the policy blob for the shim
+ * (CHANNEL_LINKED_NAME).  0 or -errno. */
+int channel_write_linked(struct session *s);
+
 /* --backend auto when ptrace cannot start: hand the shim the policy and
  * make it decide (s->preload_only).  0, or -errno when there is no shim. */
 int channel_to_preload(struct session *s);
