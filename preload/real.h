@@ -14,6 +14,7 @@
 	X(truncate) X(truncate64)                                                     \
 	X(execve) X(execv) X(execvp) X(execvpe) X(execl) X(execlp) X(execle)          \
 	X(fexecve) X(execveat) X(posix_spawn) X(posix_spawnp)                         \
+	X(posix_spawn_file_actions_addopen)                                           \
 	X(connect) X(sendto) X(sendmsg) X(sendmmsg) X(bind) X(listen) X(getaddrinfo) \
 	X(gethostbyname)                                                              \
 	X(gethostbyname2) X(gethostbyname_r) X(gethostbyname2_r)

@@ -3,6 +3,7 @@
  * only calls through. */
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -411,4 +412,20 @@ EXPORT int truncate64(const char *path, off_t len)
 	if (shim_deciding() && (err = fs_write_check(AT_FDCWD, path, true, 0, NULL, 0, "truncate64")))
 		FS_DENY(err, -1);
 	return REAL(truncate64, int (*)(const char *, off_t))(path, len);
+}
+
+/* A spawn's file action opens in the child, inside libc, where no
+ * wrapper sees it: judged when it is added, as the open it will be.
+ * The refusal is the function's own answer (an error number). */
+EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
+					    const char *path, int flags, mode_t mode)
+{
+	int err;
+
+	if (shim_deciding() &&
+	    (err = fs_open_check(AT_FDCWD, path, flags, "posix_spawn_file_actions_addopen")))
+		return err;
+	return REAL(posix_spawn_file_actions_addopen,
+		    int (*)(posix_spawn_file_actions_t *, int, const char *, int, mode_t))(
+		fa, fd, path, flags, mode);
 }

@@ -122,6 +122,20 @@ assert_rec "preload: bash pipeline: read denied in the pipeline's cat" "$(deny_e
 bk_allowed "posix_spawn of a writer under ROOT" -- "$SPAWN" posix-spawn "$TRY" open-write "$ROOT/ps.txt"
 assert_file_present "preload: posix_spawn child wrote" "$ROOT/ps.txt"
 bk_denied "posix_spawn child writes HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$SPAWN" posix-spawn "$TRY" open-write "$bashrc"
+# A spawn's file action opens in the child, inside libc: judged when it
+# is added, refused as the open would be.
+spawn_open_py="
+import os, sys
+try:
+    pid = os.posix_spawn('/bin/echo', ['echo', 'evil'], os.environ,
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)])
+except OSError as e:
+    sys.exit(e.errno)
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))"
+bk_denied "posix_spawn with a file action that opens HOME/.bashrc" "$EACCES" write write. "$bashrc" -- \
+	"$PYTHON" -c "$spawn_open_py" "$bashrc"
+bk_allowed "posix_spawn with a file action that opens under ROOT" -- "$PYTHON" -c "$spawn_open_py" "$ROOT/fa.txt"
+assert_file_content "preload: the file action's open under ROOT: written" "$ROOT/fa.txt" evil
 bk_allowed "vfork child writes under ROOT" -- "$TRY" vfork-write "$ROOT/vf.txt"
 bk_denied "vfork child writes HOME/.bashrc" "$EACCES" write write. "$bashrc" -- "$TRY" vfork-write "$bashrc"
 bk_allowed "vfork + exec of a writer under ROOT" -- "$SPAWN" vfork-exec "$TRY" open-write "$ROOT/vx.txt"
