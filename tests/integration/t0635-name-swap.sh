@@ -173,3 +173,21 @@ mkdir -p "$ROOT/frontend/.husky"
 echo 'npx lint-staged' >"$ROOT/frontend/.husky/pre-commit"
 at_q -- sh -c 'grep -c " $1 " /proc/self/mountinfo' sh "$ROOT/frontend/.husky"
 assert_eq "a monorepo package's .husky: masked" 1 "$(cat "$OUT")"
+
+# A thread's creation in a directory that another thread renames to
+# .git/hooks at once: the rename of the empty directory is allowed, so
+# the creation must have landed, or been refused, before it is judged
+# (a creation made later, in the directory as it was judged, would plant
+# a hook).  In a .git that has no hooks, made in the session and made
+# before it.
+cp "$PROGS/race-create-rename" "$ROOT/bin/race-create-rename" || exit 99
+for where in session start; do
+	rm -rf "$ROOT/proj4"
+	mkdir -p "$ROOT/proj4"
+	[ "$where" = start ] && git init -q --template= "$ROOT/proj4"
+	at_q --engine notify -- sh -c 'cd "$1" && { [ -d .git ] || { git init -q . && rm -rf .git/hooks; }; } &&
+		exec "$2" "$3" "$4"' sh "$ROOT/proj4" "$ROOT/bin/race-create-rename" .git/h "$N"
+	diag "a creation racing a rename to .git/hooks, .git made at the $where: $(cat "$OUT")"
+	assert_match "a creation racing a rename to .git/hooks (.git made at the $where): no hook planted" \
+		"wins=0$" "$(cat "$OUT")"
+done

@@ -54,14 +54,6 @@ struct creds;
 int emulate_in_thread(struct session *s, uint64_t id, int fd0, int flags, const struct creds *cr,
 		      bool truncate, off_t length);
 
-/* The creation of NAME in DFD as CR, with MODE: the open with FLAGS of
- * a new file, or (FLAGS -1) a directory.  1: a worker makes it
- * (tracer/unotify/workers.h) and answers notification ID, DFD is its to
- * close; 0: made here, by a caller already acting as CR, into *MADE (the
- * file's descriptor, mkdir's 0, or -errno). */
-int emulate_create(struct session *s, uint64_t id, int dfd, const char *name, int flags,
-		   mode_t mode, const struct creds *cr, int *made);
-
 /* The name-changing and attribute calls made here (emulate-path.c). */
 enum emulate_path_op {
 	EMULATE_PATH_NONE = 0,

@@ -480,12 +480,12 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 				r = -errno;
 			break;
 		case EMULATE_MKDIR: {
-			mode_t mode = (mode_t)c->args[strcmp(name, "mkdirat") == 0 ? 2 : 1];
+			mode_t old = umask(cr.umask);
 
-			if (emulate_create(s, u->id, dfd[0], base[0], -1, mode, &cr, &r) == 1) {
-				dfd[0] = -1; /* the worker's */
-				r = 1;
-			}
+			if (mkdirat(dfd[0], base[0],
+				    (mode_t)c->args[strcmp(name, "mkdirat") == 0 ? 2 : 1]) < 0)
+				r = -errno;
+			umask(old);
 			break;
 		}
 		case EMULATE_MKNOD: {

@@ -43,7 +43,6 @@
 #include "tracer/unotify/exposed.h"
 #include "tracer/unotify/listener.h"
 #include "tracer/unotify/namewatch.h"
-#include "tracer/unotify/workers.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -312,105 +311,6 @@ int emulate_in_thread(struct session *s, uint64_t id, int fd0, int flags, const 
 	return 1;
 }
 
-/* A new file or directory, made by a worker (workers.h): the file is
- * handed to the caller, the directory's creation answered. */
-struct emulate_create_job {
-	int listener; /* a descriptor of its own (emulate_create()) */
-	uint64_t id;
-	int dfd;
-	int flags; /* -1: a directory */
-	mode_t mode;
-	struct creds creds;
-	char name[NAME_MAX + 1];
-};
-
-/* The open with FLAGS and MODE of NAME in DFD, the name not followed,
- * in the caller's UMASK (the thread's own, in a worker: workers.h).  The
- * descriptor, or -errno. */
-static int emulate_create_at(int dfd, const char *name, int flags, mode_t mode, mode_t umask_)
-{
-	mode_t old = umask(umask_);
-	int fd = openat(dfd, name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
-
-	if (fd < 0)
-		fd = -errno;
-	umask(old);
-	return fd;
-}
-
-/* mkdir of NAME in DFD with MODE, in the caller's UMASK: 0 or -errno. */
-static int emulate_mkdir_at(int dfd, const char *name, mode_t mode, mode_t umask_)
-{
-	mode_t old = umask(umask_);
-	int r = mkdirat(dfd, name, mode) < 0 ? -errno : 0;
-
-	umask(old);
-	return r;
-}
-
-static void emulate_create_job(void *arg)
-{
-	struct emulate_create_job *j = arg;
-	struct seccomp_notif_resp resp = { .id = j->id };
-	struct seccomp_notif_addfd add = {
-		.id = j->id,
-		.flags = SECCOMP_ADDFD_FLAG_SEND,
-		.newfd_flags = (uint32_t)(j->flags & O_CLOEXEC),
-	};
-	struct creds saved;
-	int r;
-
-	creds_become(&j->creds, &saved);
-	r = j->flags < 0 ? emulate_mkdir_at(j->dfd, j->name, j->mode, j->creds.umask)
-			 : emulate_create_at(j->dfd, j->name, j->flags, j->mode, j->creds.umask);
-	creds_restore(&saved);
-	close(j->dfd);
-	if (j->flags >= 0 && r >= 0) {
-		add.srcfd = (uint32_t)r;
-		resp.error = ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 ? -errno : 0;
-		close(r);
-		/* Handed over, or the caller is gone (ENOENT): nothing to
-		 * answer.  A hand-over that failed is answered with its
-		 * errno, as emulate_open() does. */
-		if (resp.error == 0 || resp.error == -ENOENT) {
-			close(j->listener);
-			free(j);
-			return;
-		}
-	} else {
-		resp.error = r;
-	}
-	if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
-		debug_msg("answering a creation: %s", strerror(errno));
-	close(j->listener);
-	free(j);
-}
-
-int emulate_create(struct session *s, uint64_t id, int dfd, const char *name, int flags,
-		   mode_t mode, const struct creds *cr, int *made)
-{
-	struct emulate_create_job *j;
-	int listener;
-
-	/* The worker's own descriptor of the listener: the engine's may be
-	 * closed at the session's end, and its number taken, while a job
-	 * waits. */
-	if (strlen(name) <= NAME_MAX &&
-	    (listener = fcntl(s->listener_fd, F_DUPFD_CLOEXEC, 0)) >= 0) {
-		j = xmalloc(sizeof(*j));
-		*j = (struct emulate_create_job){ .listener = listener, .id = id, .dfd = dfd,
-						  .flags = flags, .mode = mode, .creds = *cr };
-		strcpy(j->name, name);
-		if (workers_submit(emulate_create_job, j))
-			return 1;
-		close(listener);
-		free(j);
-	}
-	*made = flags < 0 ? emulate_mkdir_at(dfd, name, mode, cr->umask)
-			  : emulate_create_at(dfd, name, flags, mode, cr->umask);
-	return 0;
-}
-
 int emulate_reopen_nowait(int fd0, int flags)
 {
 	int fd = emulate_reopen(fd0, flags | O_NONBLOCK);
@@ -630,6 +530,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		/* A new name: its directory exactly, the name not followed. */
 		char dir[PATH_MAX];
 		const char *slash = strrchr(path, '/');
+		mode_t old;
 		int dfd;
 
 		if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
@@ -640,12 +541,12 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 			dfd = emulate_path_fd(view, u->tid, dir[0] ? dir : "/", O_DIRECTORY);
 			if (dfd < 0) {
 				r = dfd;
-			} else if (emulate_create(s, u->id, dfd, slash + 1, flags,
-						  (mode_t)c->open_mode, &cr, &fd) == 1) {
-				creds_restore(&saved);
-				return 1;
 			} else {
-				r = fd < 0 ? fd : 0;
+				old = umask(cr.umask);
+				fd = openat(dfd, slash + 1, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+					    c->open_mode);
+				r = fd < 0 ? -errno : 0;
+				umask(old);
 				close(dfd);
 			}
 		}
