@@ -218,6 +218,23 @@ for E in $engines; do
 	done
 done
 
+# A hard link of ~/.bashrc renamed back and forth onto a name being
+# created: the open that found the name missing would reach the file by
+# it.  Under notify the supervisor checks what it opened.
+mkdir -p "$ROOT/sub"
+ln -f "$HOME/.bashrc" "$ROOT/sub/b"
+cp "$PROGS/race-rename-onto" "$ROOT/bin/race-rename-onto" || exit 99
+if [ "$engines" != ptrace ]; then
+	before=$(cat "$HOME/.bashrc")
+	at_q --engine notify -- "$ROOT/bin/race-rename-onto" "$ROOT/sub" b new "$N"
+	diag "a hard link renamed onto a name being created: $(cat "$OUT")"
+	assert_match "a hard link renamed onto a name being created: none reached ~/.bashrc" \
+		"wins=0$" "$(cat "$OUT")"
+	assert_file_content "a hard link renamed onto a name being created: ~/.bashrc unchanged" \
+		"$HOME/.bashrc" "$before"
+fi
+rm -rf "$ROOT/sub"
+
 # --- a protected name that is a symlink ----------------------------------------
 # A dotfiles manager (stow, home-manager) makes ~/.ssh a link into its
 # tree and ~/.bashrc one to its file: the paths judged are where they
