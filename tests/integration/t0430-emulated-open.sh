@@ -32,6 +32,7 @@ def created():
     return oct(os.stat("new.txt").st_mode & 0o777)
 tell("creat-mode", created)
 tell("excl", lambda: os.open("new.txt", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+tell("creat-dir", lambda: os.open(".", os.O_CREAT | os.O_RDONLY, 0o644))
 def appended():
     for s in (b"a", b"b"):
         fd = os.open("new.txt", os.O_WRONLY | os.O_APPEND)

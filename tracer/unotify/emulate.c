@@ -497,6 +497,8 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 			}
 		} else if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
 			r = -EEXIST;
+		} else if ((flags & O_CREAT) && !(flags & O_DIRECTORY) && S_ISDIR(st.st_mode)) {
+			r = -EISDIR; /* the kernel's answer to O_CREAT of a directory */
 		} else if (S_ISLNK(st.st_mode)) {
 			r = -ELOOP; /* O_NOFOLLOW on a symlink */
 		} else if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode) &&
