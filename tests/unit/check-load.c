@@ -206,23 +206,33 @@ static void setup_tmp(void)
 	ck_assert_int_eq(chdir(tmpdir), 0);
 }
 
-static void teardown_tmp(void)
+/* Everything below DIR (the link tests make trees), then DIR. */
+static void remove_tree(const char *dir)
 {
-	DIR *d = opendir(tmpdir);
+	DIR *d = opendir(dir);
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
 		char path[PATH_MAX + 300];
+		struct stat st;
 
-		if (e->d_name[0] == '.')
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		fmt(path, sizeof(path), "%s/%s", tmpdir, e->d_name);
-		unlink(path);
+		fmt(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(path);
+		else
+			unlink(path);
 	}
 	if (d)
 		closedir(d);
+	rmdir(dir);
+}
+
+static void teardown_tmp(void)
+{
 	if (chdir(srcdir) == 0)
-		rmdir(tmpdir);
+		remove_tree(tmpdir);
 }
 
 static struct rules_policy *load_ok(const char *const *names, size_t n,
