@@ -774,6 +774,25 @@ START_TEST(test_vars_root_is_slash)
 }
 END_TEST
 
+/* The tree of a links test in the temp dir: DIRS, FILES ("x" in each),
+ * then LINKS ({ target, name }); HOME gets its "h", the home the
+ * variables name. */
+#define MAKE_TREE(dirs, files, links, home)                                                    \
+	make_tree(dirs, sizeof(dirs) / sizeof(dirs[0]), files, sizeof(files) / sizeof(files[0]), \
+		  links, sizeof(links) / sizeof(links[0]), home)
+
+static void make_tree(const char *const *dirs, size_t n_dirs, const char *const *files,
+		      size_t n_files, const char *const (*links)[2], size_t n_links, char *home)
+{
+	for (size_t i = 0; i < n_dirs; i++)
+		ck_assert_int_eq(mkdir(dirs[i], 0700), 0);
+	for (size_t i = 0; i < n_files; i++)
+		write_file(files[i], "x");
+	for (size_t i = 0; i < n_links; i++)
+		ck_assert_int_eq(symlink(links[i][0], links[i][1]), 0);
+	fmt(home, PATH_MAX, "%s/h", tmpdir);
+}
+
 /* Names below a deny rule's glob that are links when the policy loads:
  * the rule names where they lead too (rules/linkscan.h), but not for an
  * exception's name, a link to the home tree or above it, or one deeper
@@ -799,13 +818,7 @@ START_TEST(test_linked_names_below_glob)
 	char home[PATH_MAX], path[PATH_MAX + 64];
 	struct rules_policy *p;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		ck_assert_int_eq(mkdir(dirs[i], 0700), 0);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		write_file(files[i], "x");
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
-		ck_assert_int_eq(symlink(links[i][0], links[i][1]), 0);
-	fmt(home, sizeof(home), "%s/h", tmpdir);
+	MAKE_TREE(dirs, files, links, home);
 	vars.home = home;
 	/* The policy's own tests see its text, not this machine's links:
 	 * the key is allowed by them, denied by the twin. */
@@ -856,10 +869,8 @@ START_TEST(test_linked_names_walk)
 	char home[PATH_MAX], path[PATH_MAX + 64];
 	struct rules_policy *p;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		ck_assert_int_eq(mkdir(dirs[i], 0700), 0);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		write_file(files[i], "x");
+	MAKE_TREE(dirs, files, links, home);
+	vars.home = home;
 	write_file("vault/prog", "#!/bin/sh\n");
 	ck_assert_int_eq(chmod("vault/prog", 0755), 0);
 	/* More entries below than the walk looks at in one pattern. */
@@ -867,10 +878,6 @@ START_TEST(test_linked_names_walk)
 		fmt(path, sizeof(path), "h/.creds/cache/c%d", i);
 		write_file(path, "");
 	}
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
-		ck_assert_int_eq(symlink(links[i][0], links[i][1]), 0);
-	fmt(home, sizeof(home), "%s/h", tmpdir);
-	vars.home = home;
 	write_file("p.json", "{\"agenttrace\": 1, \"read\": {\"deny\": ["
 			     "\"${HOME}/.creds/**\", \"${HOME}/.keys/id_*\"]}}");
 	p = load_ok(names, 1, NULL, 0, &vars);
