@@ -499,9 +499,6 @@ __attribute__((noinline)) static void ask_report(const struct ask_call *c, uint8
 	ask_send(&m, sizeof(m));
 }
 
-/* PATH with this process's own /proc entries as /proc/self/...
- * (rules_proc_self()): ask_path() has resolved the "self" link to the
- * number.  BUF holds PATH_MAX bytes. */
 /* The denied file PATH is another name of (tracer/confine/linked.h: a
  * hard link made before the session), or NULL: looked at by lstat, as
  * the judged path is the object. */
@@ -521,6 +518,9 @@ static const char *ask_linked_name(const char *path)
 	return NULL;
 }
 
+/* PATH with this process's own /proc entries as /proc/self/...
+ * (rules_proc_self()): ask_path() has resolved the "self" link to the
+ * number.  BUF holds PATH_MAX bytes. */
 static const char *ask_proc_self(const char *path, char *buf)
 {
 	size_t len;

@@ -553,7 +553,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 				/* Without O_EXCL a file put at the name since the
 				 * look is opened: another name of a denied file
 				 * (a hard link renamed there) is that file. */
-				if (fd >= 0 && fstat(fd, &st) == 0 &&
+				if (fd >= 0 && linked_any(&s->linked) && fstat(fd, &st) == 0 &&
 				    (reached = emulate_reached(s, c, &st)) &&
 				    (refused = stop_reached_linked(s, c, reached, &reached_v))) {
 					close(fd);
