@@ -309,6 +309,24 @@ assert_match "the credentials linked into ~/.aws are masked where they are" \
 	"mask: empty file over $SANDBOX/vault/aws-credentials by read.aws" "$(cat "$ERR")"
 assert_match "the directory linked into ~/.kube is masked where it is" \
 	"mask: empty directory over $SANDBOX/vault/kube by read.kube" "$(cat "$ERR")"
+# A second process swapping a symlink between a decoy and the linked
+# credentials' own directory, under a single-threaded reader: the kernel's
+# walk ends on the mask there (and the tries the supervisor sees are
+# refused), under both engines.
+mkdir -p "$ROOT/decoy"
+echo decoy >"$ROOT/decoy/aws-credentials"
+cp "$PROGS/race-swap" "$ROOT/bin/race-swap" || exit 99
+for E in $engines; do
+	rm -rf "$ROOT/sw" "$ROOT/sw.swap"
+	at_q --engine "$E" -- "$ROOT/bin/race-swap" symlink "$N" "$ROOT/sw" "$ROOT/decoy" \
+		"$SANDBOX/vault" aws-credentials read AWS-LINKED
+	diag "$E: a symlink swapped towards the linked credentials: $(cat "$OUT")"
+	assert_match "$E: a symlink swapped towards the linked credentials: never read" \
+		" marker=0 " "$(cat "$OUT")"
+	assert_rec "$E: a symlink swapped towards the linked credentials: the refused tries recorded" \
+		"$(deny_expr read read.aws "$SANDBOX/vault/aws-credentials")"
+done
+rm -rf "$ROOT/sw" "$ROOT/sw.swap" "$ROOT/decoy"
 at_q --allow-read "$SANDBOX/vault/aws-credentials" -- cat "$HOME/.aws/linked-credentials"
 assert_eq "the suggested fix admits the linked credentials" 0 $?
 assert_match "the suggested fix: they were read" "AWS-LINKED" "$(cat "$OUT")"
