@@ -33,19 +33,6 @@ race_case() {
 	assert_match "$label: reads of GOOD were made" " ok=[1-9]" "$(cat "$OUT")"
 }
 
-# native_race [as_nobody] RACE GOOD BAD MARKER: the race without agenttrace,
-# into OUT, tried up to five times: natively a whole run can fit in one
-# time slice of a loaded machine, the flipping thread never running
-# beside the reads.
-native_race() {
-	local i
-	for ((i = 0; i < 5; i++)); do
-		(cd "$ROOT" && "$@" "$N") >"$OUT" 2>&1
-		grep -q " bad=[1-9]" "$OUT" && return 0
-	done
-	return 0
-}
-
 # --- a .env that arrives in a directory moved in -------------------------------
 # A directory that holds a .env, moved into the project while a second
 # process keeps exchanging it with a plain file where the rule does not
@@ -80,7 +67,7 @@ ln -sfn "$HOME" "$ROOT/b"
 GOOD=$ROOT/a/.ssh/id_rsa
 BAD=$ROOT/b/.ssh/id_rsa
 
-native_race "$RACE" "$GOOD" "$BAD" "$SECRET"
+native_race "$RACE" "$GOOD" "$BAD" "$SECRET" "$N"
 diag "natively: $(cat "$OUT")"
 assert_match "natively, the flipped path reaches the key" " bad=[1-9]" "$(cat "$OUT")"
 
@@ -114,7 +101,7 @@ each_read_recorded() {
 # the kernel turned elsewhere.
 echo "SECRET-ENV-BYTES" >"$ROOT/.env"
 echo decoy >"$ROOT/.fnv"
-native_race "$RACE" "$ROOT/.fnv" "$ROOT/.env" SECRET-ENV
+native_race "$RACE" "$ROOT/.fnv" "$ROOT/.env" SECRET-ENV "$N"
 diag "natively: $(cat "$OUT")"
 assert_match "natively, the flipped path reaches .env" " bad=[1-9]" "$(cat "$OUT")"
 for O in "" "--mask off"; do
@@ -190,7 +177,7 @@ rm -rf "$ROOT/.env" "$ROOT/.fnv" "$ROOT/.fnw" "$ROOT/env.tmp" "$ROOT/stage" "$TM
 mkdir -p "$HOME/.aws" "$ROOT/a/.aws"
 echo "SECRET-AWS-BYTES" >"$HOME/.aws/.env"
 echo decoy >"$ROOT/a/.aws/.env"
-native_race "$RACE" "$ROOT/a/.aws/.env" "$ROOT/b/.aws/.env" SECRET-AWS
+native_race "$RACE" "$ROOT/a/.aws/.env" "$ROOT/b/.aws/.env" SECRET-AWS "$N"
 diag "natively: $(cat "$OUT")"
 assert_match "natively, the flipped path reaches the credential" " bad=[1-9]" "$(cat "$OUT")"
 for O in "--mask off" "--mask off --landlock off"; do
@@ -229,7 +216,7 @@ ln -sfn /proc "$ROOT/p"
 GOOD=$ROOT/q/$OUTSIDE/environ
 BAD=$ROOT/p/$OUTSIDE/environ
 
-native_race "$RACE" "$GOOD" "$BAD" "$SECRET"
+native_race "$RACE" "$GOOD" "$BAD" "$SECRET" "$N"
 diag "natively: $(cat "$OUT")"
 assert_match "natively, the flipped path reaches the other process's environment" " bad=[1-9]" \
 	"$(cat "$OUT")"
@@ -265,7 +252,7 @@ os.execv(os.environ.pop("SLEEP"), ["sleep", "300"])' </dev/null >/dev/null 2>&1 
 	echo decoy >"$ROOT/q/$OUTSIDE/environ"
 	GOOD=$ROOT/q/$OUTSIDE/environ
 	BAD=$ROOT/p/$OUTSIDE/environ
-	native_race as_nobody "$RACE" "$GOOD" "$BAD" "$SECRET"
+	native_race as_nobody "$RACE" "$GOOD" "$BAD" "$SECRET" "$N"
 	diag "natively, as nobody: $(cat "$OUT")"
 	assert_match "natively, as nobody: the flipped path reaches nobody's other process" \
 		" bad=[1-9]" "$(cat "$OUT")"
