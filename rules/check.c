@@ -65,9 +65,12 @@ static bool check_pattern(const struct check_ctx *c, enum rules_kind k,
 		if (!check_str(c, pat->text, true))
 			return false;
 		text = c->blk + pat->text;
-		/* The prefix reject is only sound over literal bytes. */
+		/* The prefix reject is only sound over literal bytes, and
+		 * the components' reject over the pattern's own literal
+		 * components (fewer bits only reject less). */
 		return pat->prefix_len <= strlen(text) &&
-		       !match_glob_has_magic(text, pat->prefix_len);
+		       !match_glob_has_magic(text, pat->prefix_len) &&
+		       !(pat->need & ~match_path_need(text));
 	}
 	case RULES_KIND_EXEC:
 		return pat->argv_count > 0 && pat->script < RULES_SCRIPT_COUNT &&

@@ -1746,6 +1746,7 @@ static void build_pattern(struct builder *b, const struct cpat *s, struct rules_
 	memset(d, 0, sizeof(*d));
 	d->text = pool_add(&b->pool, s->text);
 	d->prefix_len = s->text ? (uint32_t)literal_prefix(s->text) : 0;
+	d->need = s->text ? match_path_need(s->text) : 0;
 	if (s->argc) {
 		d->argv_first = (uint32_t)b->n_strs;
 		d->argv_count = (uint32_t)s->argc;

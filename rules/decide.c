@@ -252,6 +252,7 @@ static int decide_one(const struct rules_policy *p, const struct rules_event *ev
 	struct match_subject m;
 	enum rules_kind k;
 	const struct rules_rule *r;
+	bool file;
 
 	if (!p || !ev || !out || (unsigned)ev->kind >= RULES_KIND_COUNT)
 		return -EINVAL;
@@ -261,12 +262,14 @@ static int decide_one(const struct rules_policy *p, const struct rules_event *ev
 		return 0;
 	}
 	match_subject_init(&m, ev, buf);
+	file = k == RULES_KIND_WRITE || k == RULES_KIND_READ;
 	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
 		const struct rules_span *sp = &p->span[k][order[o]];
 
 		for (uint32_t i = 0; i < sp->count; i++) {
 			r = rules_rule_at(p, sp->first + i);
-			if (beside_content && r->content)
+			if ((file && !match_path_may(&r->pat, m.comps)) ||
+			    (beside_content && r->content))
 				continue;
 			if (match_rule(p, k, r, &m)) {
 				out->action = order[o];

@@ -43,6 +43,17 @@ bool match_path_needs_normalize(const char *path, size_t len);
  * without a walk.  MATCH_COMPS_ALL disables the filter. */
 #define MATCH_COMPS_ALL (~(uint64_t)0)
 uint64_t match_path_comps(const char *path, size_t len);
+/* The same summary of a path glob's literal components (those without a
+ * glob or escape character, "**" aside): the bits every path it matches
+ * has.  Kept in the compiled pattern (rules.h, rules_pattern need). */
+uint64_t match_path_need(const char *glob);
+/* Whether a path whose summary is COMPS may match PAT: it has every one
+ * of the pattern's literal components.  Asked before anything else of a
+ * file rule, inline, since it rejects most rules of most decisions. */
+static inline bool match_path_may(const struct rules_pattern *pat, uint64_t comps)
+{
+	return !(pat->need & ~comps);
+}
 /* Both of the above in one pass over the path (a decision on a file needs
  * both): the components' summary, and in *needs_normalize whether
  * match_path_needs_normalize() holds.  The summary is the path's as it

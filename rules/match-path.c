@@ -154,6 +154,31 @@ uint64_t match_path_comps(const char *path, size_t len)
 	return bits;
 }
 
+uint64_t match_path_need(const char *glob)
+{
+	uint64_t bits = 0;
+	size_t n = strlen(glob), i = 0;
+
+	while (i < n) {
+		size_t start, e;
+		bool literal = true;
+
+		if (glob[i] == '/') {
+			i++;
+			continue;
+		}
+		start = i;
+		e = path_glob_comp_end(glob, i, n);
+		for (size_t k = start; k < e; k++)
+			if (path_is_magic((unsigned char)glob[k]))
+				literal = false;
+		if (literal)
+			bits |= (uint64_t)1 << path_comp_bit((unsigned char)glob[start], e - start);
+		i = e;
+	}
+	return bits;
+}
+
 uint64_t match_path_scan(const char *path, size_t len, bool *needs_normalize)
 {
 	uint64_t bits = 0;
@@ -309,9 +334,12 @@ static size_t path_common(const char *a, const char *b, size_t n)
 bool match_path_pattern(const struct rules_policy *p, const struct rules_pattern *pat,
 			const char *path, size_t plen, uint64_t comps)
 {
-	const char *text = rules_string(p, pat->text);
+	const char *text;
 	size_t pl = pat->prefix_len;
 
+	if (!match_path_may(pat, comps))
+		return false;
+	text = rules_string(p, pat->text);
 	if (pl > 0) {
 		size_t i = path_common(text, path, pl < plen ? pl : plen);
 

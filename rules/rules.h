@@ -25,7 +25,7 @@
 #include <sys/types.h>
 
 #define RULES_MAGIC 0x50525441u /* "ATRP" little-endian */
-#define RULES_VERSION 5u
+#define RULES_VERSION 6u
 
 /* A string inside the block: the byte offset of a NUL-terminated string
  * from the start of the block.  0 means "none" (offset 0 is the header). */
@@ -113,6 +113,10 @@ enum rules_content {
  *
  * prefix_len is the length of text's leading literal part (no glob or
  * escape character), for a cheap memcmp() reject before the glob runs.
+ * need (write/read) is the summary, as match_path_comps() makes it of a
+ * path, of the pattern's literal components: each must be one of the
+ * path's, so a rule whose bits the path lacks is rejected without
+ * looking at its text (most rules, for most paths).
  */
 struct rules_pattern {
 	rules_str text;
@@ -128,6 +132,7 @@ struct rules_pattern {
 	uint16_t port_lo;
 	uint16_t port_hi;
 	uint8_t addr[16];
+	uint64_t need;
 };
 
 struct rules_rule {

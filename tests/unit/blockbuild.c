@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "rules/match-internal.h"
 #include "tests/unit/blockbuild.h"
 
 struct bb {
@@ -174,6 +175,7 @@ static void bb_pattern(struct bb *b, enum rules_kind kind, size_t pat_off, const
 	case RULES_KIND_READ:
 		tmp.text = bb_cstr(b, pattern);
 		tmp.prefix_len = (uint32_t)strcspn(pattern, "*?[\\");
+		tmp.need = match_path_need(pattern);
 		break;
 	case RULES_KIND_EXEC: {
 		const char *s = pattern;

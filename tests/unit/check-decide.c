@@ -662,6 +662,7 @@ static void c_text0(struct rules_policy *p, size_t *size) { (void)size; rule_by_
 static void c_text_out(struct rules_policy *p, size_t *size) { rule_by_id(p, "write.tmp")->pat.text = (rules_str)*size + 4; }
 static void c_prefix_long(struct rules_policy *p, size_t *size) { (void)size; rule_by_id(p, "write.root")->pat.prefix_len = 6; }
 static void c_prefix_magic(struct rules_policy *p, size_t *size) { (void)size; rule_by_id(p, "write.root")->pat.prefix_len = 4; }
+static void c_need(struct rules_policy *p, size_t *size) { (void)size; rule_by_id(p, "write.root")->pat.need = ~(uint64_t)0; }
 static void c_net_type(struct rules_policy *p, size_t *size) { (void)size; rule_by_id(p, "net.https")->pat.net_type = 9; }
 static void c_net_prefix4(struct rules_policy *p, size_t *size) { (void)size; rule_by_id(p, "net.loopback")->pat.prefix = 33; }
 static void c_net_prefix6(struct rules_policy *p, size_t *size) { (void)size; rule_by_id(p, "net.loopback6")->pat.prefix = 129; }
@@ -719,7 +720,7 @@ static corrupt_fn *const corruptions[] = {
 	c_layers, c_rules_off, c_rules_align, c_rules_count, c_rules_past, c_span_count,
 	c_span_first, c_span_wrap, c_span_kind, c_span_action, c_fallback, c_fallback_kind,
 	c_rule_id, c_rule_why, c_unterminated, c_rule_kind, c_rule_action, c_text0,
-	c_text_out, c_prefix_long, c_prefix_magic, c_net_type, c_net_prefix4, c_net_prefix6,
+	c_text_out, c_prefix_long, c_prefix_magic, c_need, c_net_type, c_net_prefix4, c_net_prefix6,
 	c_net_family, c_net_ports, c_net_host, c_net_unix, c_unless_first, c_unless_count,
 	c_unless_pattern, c_patterns_off, c_patterns_align, c_argv_first, c_argv_count,
 	c_argv_wrap, c_argv_str, c_argv_str0, c_strs_off, c_strs_count, c_env_first,

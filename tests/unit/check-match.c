@@ -185,6 +185,29 @@ START_TEST(test_path_scan)
 }
 END_TEST
 
+/* A pattern's literal components are a path's whenever it matches (the
+ * reject of rules_pattern need is sound), and a path without one of them
+ * is rejected by the bits alone. */
+START_TEST(test_path_need)
+{
+	char norm[MATCH_PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(path_cases) / sizeof(path_cases[0]); i++) {
+		const struct path_case *c = &path_cases[i];
+		size_t n = match_path_normalize(c->path, strlen(c->path), norm, sizeof(norm));
+
+		if (c->expect)
+			ck_assert_msg(!(match_path_need(c->glob) & ~match_path_comps(norm, n)),
+				      "\"%s\" matches \"%s\" without its components", c->glob, c->path);
+	}
+	ck_assert(match_path_need("/**/*.py") == 0);
+	ck_assert(match_path_need("/a\\*b/c") == match_path_need("/c"));
+	ck_assert(match_path_need("/home/u/.ssh/id_*") & ~match_path_comps("/dev/null", 9));
+	ck_assert(!(match_path_need("/home/u/.ssh/id_*") &
+		    ~match_path_comps("/home/u/.ssh/id_rsa", 19)));
+}
+END_TEST
+
 static double elapsed_ms(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -722,6 +745,7 @@ static Suite *match_suite(void)
 	tcase_add_loop_test(tc, test_path, 0, (int)N(path_cases));
 	tcase_add_test(tc, test_path_long);
 	tcase_add_test(tc, test_path_scan);
+	tcase_add_test(tc, test_path_need);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("glob");
