@@ -208,6 +208,40 @@ START_TEST(test_path_need)
 }
 END_TEST
 
+/* Random globs and paths over a small alphabet (components that repeat,
+ * dots, doubled and trailing separators, every glob and escape byte):
+ * a rule decides as the plain matcher does, whose walk has neither the
+ * prefix nor the components' reject. */
+START_TEST(test_path_rejects_differential)
+{
+	static const char glob_bytes[] = "ab/./*?[]!\\-";
+	static const char path_bytes[] = "ab/.ab/-*";
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	char glob[12], path[12];
+
+	for (int round = 0; round < 20000; round++) {
+		size_t gn, pn;
+		struct rules_policy *p;
+		struct rules_event ev = { .kind = RULES_KIND_READ, .path = path };
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		gn = 1 + x % (sizeof(glob) - 1);
+		pn = 1 + (x >> 8) % (sizeof(path) - 1);
+		for (size_t i = 0; i < sizeof(glob) - 1; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			glob[i] = glob_bytes[x % (sizeof(glob_bytes) - 1)];
+			path[i] = path_bytes[(x >> 16) % (sizeof(path_bytes) - 1)];
+		}
+		glob[0] = path[0] = '/';
+		glob[gn] = path[pn] = '\0';
+		p = bb_one(RULES_KIND_READ, glob);
+		ck_assert_msg(one_rule_hits(p, &ev) == match_path(glob, path),
+			      "decide and match_path differ: \"%s\" vs \"%s\"", glob, path);
+		free(p);
+	}
+}
+END_TEST
+
 static double elapsed_ms(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -746,6 +780,7 @@ static Suite *match_suite(void)
 	tcase_add_test(tc, test_path_long);
 	tcase_add_test(tc, test_path_scan);
 	tcase_add_test(tc, test_path_need);
+	tcase_add_test(tc, test_path_rejects_differential);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("glob");
