@@ -316,6 +316,30 @@ int rules_decide(const struct rules_policy *p, const struct rules_event *ev,
 	return decide_one(p, ev, false, out);
 }
 
+bool rules_write_admits(const struct rules_policy *p, const char *path)
+{
+	static const enum rules_action admit[] = { RULES_ACTION_ALLOW, RULES_ACTION_ALERT };
+	struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = path };
+	char buf[MATCH_PATH_MAX];
+	struct match_subject m;
+
+	if (!p || !path)
+		return true;
+	if (rules_rule_at(p, p->fallback[RULES_KIND_WRITE])->action != RULES_ACTION_DENY)
+		return true;
+	match_subject_init(&m, &ev, buf);
+	if (!m.path)
+		return true; /* too long to tell: as if admitted */
+	for (size_t a = 0; a < sizeof(admit) / sizeof(admit[0]); a++) {
+		const struct rules_span *sp = &p->span[RULES_KIND_WRITE][admit[a]];
+
+		for (uint32_t i = 0; i < sp->count; i++)
+			if (match_rule(p, RULES_KIND_WRITE, rules_rule_at(p, sp->first + i), &m))
+				return true;
+	}
+	return false;
+}
+
 
 static void decide_call(const struct rules_policy *p, const struct rules_event *ev, size_t n,
 			const bool *explicit_deny_only, bool beside_content,

@@ -409,6 +409,13 @@ const struct rules_rule *rules_content_reach(const struct rules_policy *p, const
  * directory of ${ROOT} but node_modules).  NULL: none. */
 const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path);
 
+/* Whether a write rule that admits (allow or alert, or an admitting write
+ * fallback) matches PATH, the deny rules set aside: a name some session
+ * may have been let make, under this policy's exceptions or another's
+ * (the deny rules protecting this session's own files are not an earlier
+ * session's).  True for a PATH too long to tell.  Allocation-free. */
+bool rules_write_admits(const struct rules_policy *p, const char *path);
+
 /* A read alert rule that could name a file somewhere beneath directory
  * PATH (the default's rule of a project's .env files: beneath any
  * directory of ${ROOT} but node_modules and site-packages).  NULL: none. */

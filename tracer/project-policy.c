@@ -64,16 +64,30 @@ static bool project_widens(json_t *root, char *where, size_t size)
 	return false;
 }
 
+/* Whether PATH leads to a file beneath directory ROOT, both resolved. */
+static bool project_policy_inside(const char *path, const char *root)
+{
+	char *real = realpath(path, NULL), *rroot = realpath(root, NULL);
+	size_t n = rroot ? strlen(rroot) : 0;
+	bool in = real && rroot &&
+		  (strcmp(rroot, "/") == 0 ||
+		   (strncmp(real, rroot, n) == 0 && real[n] == '/'));
+
+	free(real);
+	free(rroot);
+	return in;
+}
+
 int project_policy_find(const char *root, bool trusted, char **path)
 {
 	char *p = xasprintf("%s/%s", strcmp(root, "/") == 0 ? "" : root, PROJECT_POLICY_NAME);
 	char where[256];
-	struct stat st;
+	struct stat st, lst;
 	json_error_t jerr;
 	json_t *j;
 
 	*path = NULL;
-	if (lstat(p, &st) < 0) {
+	if (lstat(p, &lst) < 0) {
 		if (errno == ENOENT) {
 			free(p);
 			return 0;
@@ -86,8 +100,18 @@ int project_policy_find(const char *root, bool trusted, char **path)
 	 * a device would hang or feed the loader without end. */
 	if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
 		error_msg("project policy %s: %s", p,
-			  S_ISLNK(st.st_mode) ? strerror(errno) : "not a regular file");
+			  S_ISLNK(lst.st_mode) ? strerror(errno) : "not a regular file");
 		hint_msg("--no-project-policy runs without it");
+		free(p);
+		return AT_EXIT_FAILURE;
+	}
+	/* And only to a file of the project: a repository can ship the
+	 * link, and agenttrace, as root, would read what it names (a key,
+	 * a token) and quote it in the loader's error on a public CI log. */
+	if (S_ISLNK(lst.st_mode) && !project_policy_inside(p, root)) {
+		error_msg("project policy %s: a symbolic link to a file outside the project; "
+			  "agenttrace does not read it", p);
+		hint_msg("--no-project-policy runs without it, --policy FILE names a policy file");
 		free(p);
 		return AT_EXIT_FAILURE;
 	}

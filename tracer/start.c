@@ -29,6 +29,7 @@
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
 #include "tracer/confine/mask.h"
+#include "tracer/confine/ownpath.h"
 #include "tracer/confine/privtmp.h"
 #include "tracer/session.h"
 #include "tracer/record/record.h"
@@ -296,15 +297,47 @@ static int session_load_policy(struct session *s, const char *log_abs)
 	return ret;
 }
 
+/* Whether FD, opened by the name the user gave, is the file at PROTECTED
+ * (session_abspath(): the name the policy's own rule keeps the command
+ * from writing): so it is, unless a name changed between the two looks.
+ * Not a regular file (a terminal, a pipe, /dev/null): nothing to keep. */
+static bool session_opened_protected(int fd, const char *protected)
+{
+	struct stat st;
+	char *real;
+	bool same;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return true;
+	real = ownpath_name(fd);
+	same = real && strcmp(real, protected) == 0;
+	free(real);
+	return same;
+}
+
 static int session_open_log(struct session *s, const char *log_abs)
 {
+	char link[PATH_MAX];
+
 	/* O_APPEND: each record is one write() at the end, so that lines of
 	 * concurrent writers (two sessions, one log) never interleave.
-	 * O_CLOEXEC: the command never holds the log open. */
-	s->log_fd = open(log_abs, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	 * O_CLOEXEC: the command never holds the log open.  Opened by the
+	 * name given, with no link a session could have planted followed
+	 * (ownpath.h): LOG_ABS, where such links are followed, is only
+	 * the name the policy protects. */
+	s->log_fd = ownpath_open(s->policy, s->opt->log, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY,
+				 0600, link, sizeof(link));
 	if (s->log_fd < 0) {
-		error_msg("cannot open the log %s: %s", s->opt->log,
-			strerror(errno));
+		ownpath_error("cannot open the log", s->opt->log, s->log_fd, link);
+		s->log_fd = -1;
+		return AT_EXIT_FAILURE;
+	}
+	if (!session_opened_protected(s->log_fd, log_abs)) {
+		error_msg("cannot open the log %s: it changed while it was opened", s->opt->log);
+		close(s->log_fd);
+		s->log_fd = -1;
 		return AT_EXIT_FAILURE;
 	}
 	return AT_GO_ON;
@@ -520,7 +553,14 @@ int session_start(struct session *s, struct options *opt)
 			goto out;
 	}
 	if (opt->evidence) {
-		ret = evidence_open(&s->evidence, opt->evidence);
+		char *protected = session_abspath(opt->evidence);
+
+		ret = evidence_open(&s->evidence, s->policy, opt->evidence);
+		if (ret == AT_GO_ON && !session_opened_protected(s->evidence.dir_fd, protected)) {
+			error_msg("--evidence %s: it changed while it was opened", opt->evidence);
+			ret = AT_EXIT_FAILURE;
+		}
+		free(protected);
 		if (ret != AT_GO_ON)
 			goto out;
 		info_msg("evidence: copies of the scripts run and the programs written and run "

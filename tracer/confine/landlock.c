@@ -46,6 +46,7 @@
 #include "tracer/syscall/arch.h"
 #include "tracer/syscall/call.h"
 #include "tracer/confine/landlock.h"
+#include "tracer/confine/ownpath.h"
 #include "tracer/judge.h"
 #include "tracer/syscall/mem.h"
 #include "tracer/syscall/probe.h"
@@ -192,27 +193,27 @@ static void landlock_make_home_root(struct landlock *l, const char *root)
 		close(dfd);
 }
 
-/* ROOT opened (O_PATH, symlinks followed) and its canonical name, read
- * back from the descriptor: three calls where realpath(3) makes one
- * readlink per component (about 50 of a start's 400 system calls went to
- * the roots).  realpath() where /proc is missing.  -1 when ROOT cannot be
- * opened (errno set). */
-static int landlock_open_root(const char *root, char **real)
+/* ROOT opened (O_PATH) and its canonical name, read back from the
+ * descriptor.  No symbolic link a session could have made is followed
+ * (tracer/confine/ownpath.h): a cache root replaced by a link to /etc/cron.d
+ * must not have the kernel grant writes there.  -1 when ROOT cannot be
+ * opened so (errno set). */
+static int landlock_open_root(const struct rules_policy *p, const char *root, char **real)
 {
-	char link[64], buf[PATH_MAX];
-	int fd = open(root, O_PATH | O_CLOEXEC);
-	ssize_t n;
+	char link[PATH_MAX];
+	int fd = ownpath_open(p, root, O_PATH, 0, link, sizeof(link));
 
 	*real = NULL;
-	if (fd < 0)
+	if (fd < 0) {
+		if (fd == -ELOOP && link[0])
+			info_msg("landlock: %s not covered: %s is a symbolic link where the policy "
+				 "lets a session make names", root, link);
+		errno = -fd;
 		return -1;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, sizeof(buf));
-	if (n > 0 && (size_t)n < sizeof(buf) && buf[0] == '/') {
-		buf[n] = '\0';
-		*real = xstrdup(buf);
-	} else if (!(*real = realpath(root, NULL))) {
+	}
+	if (!(*real = ownpath_name(fd))) {
 		close(fd);
+		errno = ENOENT;
 		return -1;
 	}
 	return fd;
@@ -221,17 +222,18 @@ static int landlock_open_root(const char *root, char **real)
 /* Adds the root of one rule: resolved, granted when it exists.  A missing
  * directory root under $HOME is made first; a missing literal one (a file
  * a rule names) is not: it names a file, not a directory to make. */
-static int landlock_add_root(struct landlock *l, const char *root, bool literal)
+static int landlock_add_root(struct landlock *l, const struct rules_policy *p, const char *root,
+			     bool literal)
 {
 	struct landlock_path_beneath_attr pb = { 0 };
 	char *real;
 	struct stat st;
 	int fd, ret = 0;
 
-	fd = landlock_open_root(root, &real);
+	fd = landlock_open_root(p, root, &real);
 	if (fd < 0 && errno == ENOENT && !literal) {
 		landlock_make_home_root(l, root);
-		fd = landlock_open_root(root, &real);
+		fd = landlock_open_root(p, root, &real);
 	}
 	if (fd < 0) {
 		if (!landlock_has(l->missing, l->n_missing, root))
@@ -287,7 +289,7 @@ static int landlock_build(struct landlock *l, const struct rules_policy *p)
 
 			if (!root)
 				continue;
-			e = landlock_add_root(l, root, literal);
+			e = landlock_add_root(l, p, root, literal);
 			free(root);
 			if (e < 0)
 				return e;

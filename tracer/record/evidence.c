@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "lib/sha256.h"
 #include "lib/xalloc.h"
+#include "tracer/confine/ownpath.h"
 #include "tracer/record/evidence.h"
 
 void evidence_init(struct evidence *e)
@@ -20,18 +21,22 @@ void evidence_init(struct evidence *e)
 	e->dir_fd = -1;
 }
 
-int evidence_open(struct evidence *e, const char *dir)
+int evidence_open(struct evidence *e, const struct rules_policy *p, const char *dir)
 {
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		error_msg("--evidence %s: %s", dir, strerror(errno));
+	char link[PATH_MAX];
+	int fd = ownpath_mkdir(p, dir, 0700, link, sizeof(link));
+
+	if (fd < 0) {
+		ownpath_error("--evidence", dir, fd, link);
 		return AT_EXIT_FAILURE;
 	}
-	e->dir = realpath(dir, NULL);
-	e->dir_fd = e->dir ? open(e->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (e->dir_fd < 0) {
-		error_msg("--evidence %s: %s", dir, strerror(errno));
+	e->dir = ownpath_name(fd);
+	if (!e->dir) {
+		error_msg("--evidence %s: its name cannot be read back", dir);
+		close(fd);
 		return AT_EXIT_FAILURE;
 	}
+	e->dir_fd = fd;
 	return AT_GO_ON;
 }
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rules/rules.h"
+
 #define EVIDENCE_FILE_MAX (16u << 20)
 #define EVIDENCE_TOTAL_MAX (256u << 20)
 #define EVIDENCE_WRITES_MAX 4096
@@ -45,9 +47,10 @@ struct evidence_file {
 /* Before the session: no evidence kept. */
 void evidence_init(struct evidence *e);
 
-/* --evidence DIR: made if missing (0700), opened.  AT_GO_ON, or an exit
- * status after the error was printed. */
-int evidence_open(struct evidence *e, const char *dir);
+/* --evidence DIR: made if missing (0700), opened, no link a session could
+ * have planted followed (tracer/confine/ownpath.h, P the policy).
+ * AT_GO_ON, or an exit status after the error was printed. */
+int evidence_open(struct evidence *e, const struct rules_policy *p, const char *dir);
 
 /* A path the session opened for writing, created, or renamed or linked
  * into place (tracked with --evidence only). */

@@ -9,6 +9,7 @@
 
 #include "lib/textesc.h"
 #include "lib/xalloc.h"
+#include "tracer/confine/ownpath.h"
 #include "tracer/record/notify.h"
 
 /* GitHub shows at most 10 error and 10 warning annotations per step; the
@@ -237,16 +238,17 @@ static void notify_summary_egress(const struct egress *e, FILE *f)
 	fputc('\n', f);
 }
 
-int notify_outputs(struct notify *n, const struct notify_counts *c)
+int notify_outputs(struct notify *n, const struct rules_policy *p,
+		   const struct notify_counts *c, char *link, size_t link_size)
 {
 	FILE *f;
 	int fd, rc = 0;
 
 	if (!n->output)
 		return 0;
-	fd = open(n->output, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	fd = ownpath_open(p, n->output, O_WRONLY | O_APPEND | O_CREAT, 0644, link, link_size);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = fdopen(fd, "a");
 	if (!f) {
 		rc = -errno;
@@ -266,16 +268,18 @@ int notify_outputs(struct notify *n, const struct notify_counts *c)
 	return rc;
 }
 
-int notify_summary(struct notify *n, const struct notify_counts *c)
+int notify_summary(struct notify *n, const struct rules_policy *p,
+		   const struct notify_counts *c, char *link, size_t link_size)
 {
 	FILE *f;
 	int fd, rc = 0;
 
 	if (!n->step_summary)
 		return 0;
-	fd = open(n->step_summary, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	fd = ownpath_open(p, n->step_summary, O_WRONLY | O_APPEND | O_CREAT, 0644, link,
+			  link_size);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = fdopen(fd, "a");
 	if (!f) {
 		rc = -errno;

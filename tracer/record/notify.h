@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rules/rules.h"
 #include "tracer/record/egress.h"
 
 /* A distinct denial (rule and object) for the step summary's list. */
@@ -72,12 +73,16 @@ struct notify_counts {
 /* Appends a Markdown summary to the step summary file: counts, the most
  * frequent denials, the egress table.  Returns 0, or -errno when the file
  * could not be written (the caller warns: a summary the user asked for is
- * never dropped silently). */
-int notify_summary(struct notify *n, const struct notify_counts *c);
+ * never dropped silently).  The file is opened by its name with no link
+ * a session could have made followed (tracer/confine/ownpath.h, P the
+ * policy); -ELOOP puts such a link's name in LINK (LINK_SIZE bytes). */
+int notify_summary(struct notify *n, const struct rules_policy *p,
+		   const struct notify_counts *c, char *link, size_t link_size);
 
 /* Appends the counts to the step's outputs ($GITHUB_OUTPUT): denials,
- * alerts, denials_KIND, alerts_KIND.  Returns 0 or -errno. */
-int notify_outputs(struct notify *n, const struct notify_counts *c);
+ * alerts, denials_KIND, alerts_KIND.  Returns 0 or -errno, as above. */
+int notify_outputs(struct notify *n, const struct rules_policy *p,
+		   const struct notify_counts *c, char *link, size_t link_size);
 
 void notify_close(struct notify *n);
 

@@ -2,6 +2,7 @@
  * human lines and step summary.  Built from the facts the session's end
  * gathers (start.c), not from the other modules' state. */
 #include <inttypes.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "lib/log.h"
 #include "tracer/confine/alerted.h"
+#include "tracer/confine/ownpath.h"
 #include "tracer/confine/survive.h"
 #include "tracer/record/record.h"
 #include "tracer/record/writer.h"
@@ -297,6 +299,7 @@ static void summary_installed(const struct install_list *l, const struct install
 static void summary_notify(struct session *s, int exit_code, const struct egress *egress)
 {
 	struct notify_counts c = { 0 };
+	char link[PATH_MAX];
 	int rc;
 
 	if (!s->notify.step_summary && !s->notify.output)
@@ -315,13 +318,13 @@ static void summary_notify(struct session *s, int exit_code, const struct egress
 		c.alert[c.n_kinds] = s->counts[k][RULES_ACTION_ALERT];
 		c.n_kinds++;
 	}
-	rc = notify_summary(&s->notify, &c);
+	rc = notify_summary(&s->notify, s->policy, &c, link, sizeof(link));
 	if (rc < 0)
-		error_msg("cannot append to GITHUB_STEP_SUMMARY %s: %s",
-			s->notify.step_summary, strerror(-rc));
-	rc = notify_outputs(&s->notify, &c);
+		ownpath_error("cannot append to GITHUB_STEP_SUMMARY", s->notify.step_summary, rc,
+			      link);
+	rc = notify_outputs(&s->notify, s->policy, &c, link, sizeof(link));
 	if (rc < 0)
-		error_msg("cannot append to GITHUB_OUTPUT %s: %s", s->notify.output, strerror(-rc));
+		ownpath_error("cannot append to GITHUB_OUTPUT", s->notify.output, rc, link);
 }
 
 void record_summary(struct session *s, const struct summary_facts *f)

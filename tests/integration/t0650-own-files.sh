@@ -1,0 +1,116 @@
+#!/bin/bash
+# The files agenttrace itself writes by a name it was given (--log,
+# --evidence, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY) and the roots it asks
+# Landlock to grant: agenttrace runs as root, and such a name often lies
+# where a session may write.  A symbolic link planted there by an earlier
+# session (run.jsonl -> a/.bashrc, then a -> $HOME: each step allowed)
+# must not make it append its records to ~/.bashrc, copy scripts into any
+# directory, or have the kernel grant writes beneath one.  Links where no
+# write rule admits a name (/dev/stdout) are followed as before
+# (agenttrace(1), --log).
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+echo 'echo rc' >"$HOME/.bashrc"
+mkdir -p "$SANDBOX/outside"
+
+# own [AGENTTRACE OPTIONS] -- COMMAND...: agenttrace with no --log of the
+# suite's, in ROOT, stdout and stderr in OUT and ERR.
+own() {
+	(cd "$ROOT" && exec timeout -k 5 "$AT_TIMEOUT" "$AGENTTRACE" "$@") >"$OUT" 2>"$ERR"
+}
+refused_link() { # DESC LINK: the error names LINK as a link agenttrace does not follow
+	assert_match "$1: the error names the link" \
+		"$2 is a symbolic link where the policy lets a session make names" "$(cat "$ERR")"
+}
+
+# --- a log name planted by a session --------------------------------------
+at_q -- sh -c 'mkdir a && ln -s a/.bashrc run.jsonl && rmdir a && ln -s "$HOME" a'
+assert_eq "a session plants run.jsonl -> a/.bashrc, a -> HOME" 0 $?
+own --log run.jsonl -- true
+assert_eq "--log run.jsonl, a planted link: refused" 125 $?
+refused_link "--log run.jsonl" "$ROOT/run.jsonl"
+assert_file_content "--log run.jsonl: ~/.bashrc unchanged" "$HOME/.bashrc" "echo rc"
+rm -f "$ROOT/run.jsonl" "$ROOT/a"
+
+ln -s "$HOME" "$ROOT/logs"
+own --log logs/.bashrc -- true
+assert_eq "--log through a linked directory of the project: refused" 125 $?
+refused_link "--log logs/.bashrc" "$ROOT/logs"
+assert_file_content "--log logs/.bashrc: ~/.bashrc unchanged" "$HOME/.bashrc" "echo rc"
+rm -f "$ROOT/logs"
+
+ln -s "$HOME/.bashrc" "$TMPDIR/run.jsonl"
+own --log "$TMPDIR/run.jsonl" -- true
+assert_eq "--log, a link in the temp dir: refused" 125 $?
+assert_file_content "--log in the temp dir: ~/.bashrc unchanged" "$HOME/.bashrc" "echo rc"
+rm -f "$TMPDIR/run.jsonl"
+
+# What works as before: a new file, and a link where no session writes.
+own --log run.jsonl -- true
+assert_eq "--log run.jsonl, a new file: the command runs" 0 $?
+check "--log run.jsonl: the summary is there" grep -q '"event":"summary"' "$ROOT/run.jsonl"
+own --log run.jsonl -- true
+check "--log run.jsonl again: appended" test "$(grep -c '"event":"summary"' "$ROOT/run.jsonl")" = 2
+rm -f "$ROOT/run.jsonl"
+own --log /dev/stdout -- true
+assert_eq "--log /dev/stdout (a link in /dev, then /proc's): the command runs" 0 $?
+check "--log /dev/stdout: the records on standard output" grep -q '"event":"summary"' "$OUT"
+
+# --- the evidence directory -----------------------------------------------
+mkdir "$SANDBOX/outside/kept"
+ln -s b/kept "$ROOT/evidence"
+ln -s "$SANDBOX/outside" "$ROOT/b"
+own --evidence evidence -- sh -c 'echo echo hi >s.sh && sh s.sh'
+assert_eq "--evidence, a planted link: refused" 125 $?
+refused_link "--evidence evidence" "$ROOT/evidence"
+check "--evidence: no copy where the link leads" test -z "$(ls -A "$SANDBOX/outside/kept")"
+rm -rf "$ROOT/evidence" "$ROOT/b" "$SANDBOX/outside/kept"
+own --evidence "$SANDBOX/kept" -- true
+assert_eq "--evidence, a new directory: the command runs" 0 $?
+check "--evidence: the directory made" test -d "$SANDBOX/kept"
+
+# --- the CI job's step outputs --------------------------------------------
+ln -s "$HOME/.bashrc" "$ROOT/out.txt"
+GITHUB_ACTIONS=true GITHUB_OUTPUT=$ROOT/out.txt GITHUB_STEP_SUMMARY=$ROOT/out.txt own -- true
+assert_eq "GITHUB_OUTPUT, a planted link: the command's status" 0 $?
+refused_link "GITHUB_OUTPUT" "$ROOT/out.txt"
+assert_match "GITHUB_STEP_SUMMARY: said too" "cannot append to GITHUB_STEP_SUMMARY" "$(cat "$ERR")"
+assert_file_content "GITHUB_OUTPUT: ~/.bashrc unchanged" "$HOME/.bashrc" "echo rc"
+rm -f "$ROOT/out.txt"
+GITHUB_ACTIONS=true GITHUB_OUTPUT=$ROOT/out.txt own -- true
+check "GITHUB_OUTPUT, a plain file: the counts appended" grep -q '^denials=0$' "$ROOT/out.txt"
+
+# --- the project's policy --------------------------------------------------
+# A repository can ship .agenttrace.json as a link: agenttrace reads it as
+# root and would quote what it names in the parse error.
+mkdir -p "$HOME/.ssh"
+echo "KEYMATERIAL-0123456789" >"$HOME/.ssh/id_rsa"
+ln -s "$HOME/.ssh/id_rsa" "$ROOT/.agenttrace.json"
+own -- true
+assert_eq "a project policy linked outside the project: refused" 125 $?
+check "a project policy linked outside the project: nothing of it quoted" \
+	sh -c '! grep -q KEYMATERIAL "$1" "$2"' - "$OUT" "$ERR"
+rm -f "$ROOT/.agenttrace.json"
+echo '{"agenttrace": 1, "write": {"deny": ["${ROOT}/nope"]}}' >"$ROOT/policy.json"
+ln -s policy.json "$ROOT/.agenttrace.json"
+own -- sh -c 'echo x > nope'
+assert_eq "a project policy linked inside the project: read (the shell's redirect fails)" 2 $?
+assert_file_absent "a project policy linked inside the project: its rule refuses" "$ROOT/nope"
+rm -f "$ROOT/.agenttrace.json" "$ROOT/policy.json" "$ROOT/nope"
+
+# --- Landlock's roots -----------------------------------------------------
+# A cache root the policy lets a session replace (rmdir, then a symbolic
+# link): the kernel must not grant writes where the link leads.
+mkdir -p "$HOME/.local/share/pnpm"
+ln -s "$SANDBOX/outside" "$HOME/.local/share/pnpm/store"
+own -v -- true
+if grep -q 'landlock: ABI' "$ERR"; then
+	check "Landlock: the linked cache root's target is not granted" \
+		sh -c '! grep "landlock: ABI" "$1" | grep -q "$2"' - "$ERR" "$SANDBOX/outside"
+	assert_match "Landlock: -v says why the root is not covered" \
+		"store is a symbolic link where the policy lets a session make names" "$(cat "$ERR")"
+else
+	skip "Landlock: the linked cache root's target is not granted" "no Landlock here"
+fi
+rm -f "$HOME/.local/share/pnpm/store"
