@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "rules/linkscan.h"
 #include "rules/load-internal.h"
@@ -85,6 +86,12 @@ struct comp {
 	/* "overrides" of layers up to this index take effect (SIZE_MAX: all):
 	 * a layer's tests run without the exemptions of later layers. */
 	size_t overrides_upto;
+	/* comp_realpath()'s directories resolved so far (round robin). */
+	struct comp_dir {
+		char *of;      /* NULL: free */
+		char *real;    /* NULL: it does not resolve */
+	} dirs[8];
+	unsigned next_dir;
 };
 
 static const char *const kind_names[RULES_KIND_COUNT] = { "exec", "write", "read", "net" };
@@ -200,6 +207,10 @@ static void comp_free(struct comp *c)
 	}
 	free(c->ids);
 	free(c->env);
+	for (size_t i = 0; i < sizeof(c->dirs) / sizeof(c->dirs[0]); i++) {
+		free(c->dirs[i].of);
+		free(c->dirs[i].real);
+	}
 }
 
 /* ---- pattern syntax ---- */
@@ -948,18 +959,63 @@ static int comp_under(struct comp *c, const struct rule_in *in, struct cpat **ou
 	return 0;
 }
 
+/* The resolved name of directory DIR (N bytes), asked of C's few last
+ * answers first; NULL when it does not resolve. */
+static const char *comp_realdir(struct comp *c, const char *dir, size_t n)
+{
+	const size_t max = sizeof(c->dirs) / sizeof(c->dirs[0]);
+	struct comp_dir *d;
+	char buf[PATH_MAX];
+
+	for (size_t i = 0; i < max; i++)
+		if (c->dirs[i].of && strlen(c->dirs[i].of) == n && memcmp(c->dirs[i].of, dir, n) == 0)
+			return c->dirs[i].real;
+	if (n >= sizeof(buf))
+		return NULL;
+	d = &c->dirs[c->next_dir++ % max];
+	free(d->of);
+	free(d->real);
+	memcpy(buf, dir, n);
+	buf[n] = '\0';
+	d->of = strdup(buf);
+	d->real = d->of ? realpath(buf, NULL) : NULL;
+	return d->real;
+}
+
+/* realpath(3) of PATH (absolute, normalized) into REAL (PATH_MAX): its
+ * directory resolved once for all the rules beneath it (realpath() reads
+ * every component as a link: about 500 of a start's system calls went to
+ * the default policy's heads), then its last name looked at. */
+static bool comp_realpath(struct comp *c, const char *path, char *real)
+{
+	const char *slash = strrchr(path, '/'), *dir;
+	struct stat st;
+	int n;
+
+	if (!slash || slash == path || !slash[1] || strcmp(slash, "/.") == 0 ||
+	    strcmp(slash, "/..") == 0)
+		return realpath(path, real) != NULL;
+	dir = comp_realdir(c, path, (size_t)(slash - path));
+	if (!dir)
+		return false;
+	n = snprintf(real, PATH_MAX, "%s%s", strcmp(dir, "/") ? dir : "", slash);
+	if (n < 0 || n >= PATH_MAX || lstat(real, &st) < 0)
+		return false;
+	return S_ISLNK(st.st_mode) ? realpath(path, real) != NULL : true;
+}
+
 /* Where path pattern S (absolute, normalized) leads: its literal head,
  * the object itself for a wholly literal pattern, else the directory
  * before its first glob, resolved as the events' paths are (symlinks
  * followed: a ~/.ssh that is a link into a dotfiles tree).  The head's
  * length in S into *HEAD_LEN and what it resolves to into REAL
  * (PATH_MAX); false when it resolves to itself or does not exist. */
-static bool path_resolved_head(const char *s, size_t *head_len, char *real)
+static bool path_resolved_head(struct comp *c, const char *s, size_t *head_len, char *real)
 {
 	size_t lit = literal_prefix(s), dir;
 	char head[PATH_MAX];
 
-	if (!s[lit] && realpath(s, real)) {
+	if (!s[lit] && comp_realpath(c, s, real)) {
 		*head_len = lit;
 		return strcmp(real, s) != 0;
 	}
@@ -971,7 +1027,7 @@ static bool path_resolved_head(const char *s, size_t *head_len, char *real)
 	memcpy(head, s, dir - 1);
 	head[dir - 1] = '\0';
 	*head_len = dir - 1;
-	return realpath(head, real) && strcmp(real, head) != 0;
+	return comp_realpath(c, head, real) && strcmp(real, head) != 0;
 }
 
 /* PATH as a glob that matches only itself, then SUFFIX; NULL when memory
@@ -1082,7 +1138,7 @@ static bool comp_twins(struct comp *c, const struct rule_in *in, struct cpat **p
 		char real[PATH_MAX];
 		size_t head_len;
 
-		if (!(*pats)[i].text || !path_resolved_head((*pats)[i].text, &head_len, real))
+		if (!(*pats)[i].text || !path_resolved_head(c, (*pats)[i].text, &head_len, real))
 			continue;
 		if (!twin_push(pats, n_pats, path_rehead((*pats)[i].text, (*pats)[i].text, head_len, real)) ||
 		    !twin_unless(unless, n_unless, u0, (*pats)[i].text, head_len, real))
