@@ -317,6 +317,47 @@ static bool session_opened_protected(int fd, const char *protected)
 	return same;
 }
 
+/* The project and the temp dir as they were named (--root or the shell's
+ * working directory, $TMPDIR): the policy's write roots are where they
+ * lead, so a symbolic link on the way that an earlier session could have
+ * made (the temp dir renamed and replaced by a link to /usr/local/bin)
+ * would make any directory one.  Refused as ownpath.h refuses a log. */
+static int session_check_roots(struct session *s)
+{
+	char cwd[PATH_MAX], link[PATH_MAX];
+	const char *named[2] = { s->opt->root, getenv("TMPDIR") };
+	const char *what[2] = { "the project", "TMPDIR" };
+	struct stat st;
+
+	/* A --root that is itself a link: a session rooted above it could
+	 * have replaced the directory (a monorepo's package), and its new
+	 * policy would not see that name as one a session may make. */
+	if (named[0] && lstat(named[0], &st) == 0 && S_ISLNK(st.st_mode)) {
+		error_msg("--root %s is a symbolic link: give the path it leads to (a session "
+			  "rooted above it could have made it)", named[0]);
+		return AT_EXIT_FAILURE;
+	}
+	if (!named[0] && ownpath_cwd(cwd, sizeof(cwd)))
+		named[0] = cwd;
+	for (size_t i = 0; i < 2; i++) {
+		int fd;
+
+		if (!named[i] || !named[i][0])
+			continue;
+		fd = ownpath_open(s->policy, named[i], O_PATH | O_DIRECTORY, 0, link, sizeof(link));
+		if (fd >= 0) {
+			close(fd);
+		} else if (fd == -ELOOP && link[0]) {
+			error_msg("%s %s: %s is a symbolic link where the policy lets a session make "
+				  "names, and the session's write roots would be where it leads (an "
+				  "earlier session may have made it): give the path it leads to, or "
+				  "remove it", what[i], named[i], link);
+			return AT_EXIT_FAILURE;
+		}
+	}
+	return AT_GO_ON;
+}
+
 static int session_open_log(struct session *s, const char *log_abs)
 {
 	char link[PATH_MAX];
@@ -506,6 +547,9 @@ int session_start(struct session *s, struct options *opt)
 		goto out;
 	}
 	ret = session_load_policy(s, log_abs);
+	if (ret != AT_GO_ON)
+		goto out;
+	ret = session_check_roots(s);
 	if (ret != AT_GO_ON)
 		goto out;
 	ret = session_pick_engine(s);

@@ -81,6 +81,36 @@ rm -f "$ROOT/out.txt"
 GITHUB_ACTIONS=true GITHUB_OUTPUT=$ROOT/out.txt own -- true
 check "GITHUB_OUTPUT, a plain file: the counts appended" grep -q '^denials=0$' "$ROOT/out.txt"
 
+# A FIFO at a step output: the supervisor would wait for a reader at the
+# session's end, and no signal ended that wait.
+mkfifo "$ROOT/fifo"
+GITHUB_ACTIONS=true GITHUB_OUTPUT=$ROOT/fifo own -- true
+assert_eq "GITHUB_OUTPUT, a FIFO: the session ends" 0 $?
+assert_match "GITHUB_OUTPUT, a FIFO: said" "GITHUB_OUTPUT $ROOT/fifo" "$(cat "$ERR")"
+rm -f "$ROOT/fifo"
+
+# --- the write roots named through a link -----------------------------------
+# A temp dir, or a sub-project, that a session replaced by a link to a
+# directory outside every root: the policy's roots would be where it
+# leads.  (The temp dir here is one in the project, where a session may
+# make names wherever the suite runs.)
+ln -s "$SANDBOX/outside" "$ROOT/tmp"
+TMPDIR=$ROOT/tmp own -- sh -c 'echo x > "$TMPDIR/planted"'
+assert_eq "TMPDIR a planted link: refused" 125 $?
+refused_link "TMPDIR" "$ROOT/tmp"
+TMPDIR=$ROOT/tmp own --private-tmp -- true
+assert_eq "TMPDIR a planted link, --private-tmp: refused" 125 $?
+check "TMPDIR a planted link: nothing made where it leads" test -z "$(ls -A "$SANDBOX/outside")"
+rm -f "$ROOT/tmp"
+ln -s "$SANDBOX/outside" "$ROOT/pkg"
+own --root pkg -- sh -c 'echo x > "$0/planted"' "$ROOT/pkg"
+assert_eq "--root a planted link (a sub-project replaced): refused" 125 $?
+assert_match "--root pkg: the error says why" "is a symbolic link" "$(cat "$ERR")"
+(cd "$ROOT/pkg" && exec "$AGENTTRACE" --root "$ROOT" --log run.jsonl -- true) >"$OUT" 2>"$ERR"
+assert_eq "a relative --log from a directory entered through a planted link: refused" 125 $?
+check "nothing made where the link leads" test -z "$(ls -A "$SANDBOX/outside")"
+rm -f "$ROOT/pkg"
+
 # --- the project's policy --------------------------------------------------
 # A repository can ship .agenttrace.json as a link: agenttrace reads it as
 # root and would quote what it names in the parse error.

@@ -24,24 +24,40 @@ struct walk {
 	unsigned links;
 };
 
+bool ownpath_cwd(char *buf, size_t size)
+{
+	const char *pwd = getenv("PWD");
+	struct stat a, b;
+
+	if (pwd && pwd[0] == '/' && strlen(pwd) < size && stat(pwd, &a) == 0 &&
+	    stat(".", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		memcpy(buf, pwd, strlen(pwd) + 1);
+		return true;
+	}
+	return getcwd(buf, size) != NULL;
+}
+
+/* A relative PATH is walked from the working directory's name as the
+ * shell knows it (ownpath_cwd()): a cd through a planted link is walked
+ * too. */
 static int walk_start(struct walk *w, const char *path)
 {
-	size_t n = strlen(path);
+	size_t n = strlen(path), cl = 0;
 
 	if (n == 0)
 		return -ENOENT;
-	if (n >= sizeof(w->rest))
+	if (path[0] != '/') {
+		if (!ownpath_cwd(w->rest, sizeof(w->rest) - 1))
+			return -errno;
+		cl = strlen(w->rest);
+		w->rest[cl++] = '/';
+	}
+	if (cl + n >= sizeof(w->rest))
 		return -ENAMETOOLONG;
-	memcpy(w->rest, path, n + 1);
+	memcpy(w->rest + cl, path, n + 1);
 	w->links = 0;
 	w->done[0] = '\0';
-	if (path[0] != '/') {
-		if (!getcwd(w->done, sizeof(w->done)))
-			return -errno;
-		if (strcmp(w->done, "/") == 0)
-			w->done[0] = '\0';
-	}
-	w->dfd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	w->dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return w->dfd < 0 ? -errno : 0;
 }
 
@@ -291,6 +307,8 @@ void ownpath_error(const char *what, const char *path, int err, const char *link
 		error_msg("%s %s: %s is a symbolic link where the policy lets a session make "
 			  "names; agenttrace does not follow it (an earlier session may have made "
 			  "it): give the path it leads to, or remove it", what, path, link);
+	else if (err == -EINVAL)
+		error_msg("%s %s: not a regular file", what, path);
 	else
 		error_msg("%s %s: %s", what, path, strerror(-err));
 }

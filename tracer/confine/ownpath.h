@@ -14,6 +14,7 @@
 #ifndef AGENTTRACE_OWNPATH_H
 #define AGENTTRACE_OWNPATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -32,8 +33,14 @@ int ownpath_mkdir(const struct rules_policy *p, const char *path, mode_t mode, c
 		  size_t link_size);
 
 /* Says why an ownpath_open() or ownpath_mkdir() of PATH (for WHAT: "the
- * log", "--evidence") failed with ERR, LINK as it set it. */
+ * log", "--evidence") failed with ERR, LINK as it set it; -EINVAL: the
+ * caller found no regular file where it needs one. */
 void ownpath_error(const char *what, const char *path, int err, const char *link);
+
+/* The working directory's name into BUF (SIZE bytes): $PWD, the name the
+ * shell reached it by, when it is that directory, else getcwd()'s.  A
+ * relative name is walked from there.  False (errno set) when neither. */
+bool ownpath_cwd(char *buf, size_t size);
 
 /* The canonical name of what FD refers to (the kernel's, read back from
  * /proc/self/fd), malloc'ed; NULL when it has none. */

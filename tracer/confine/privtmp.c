@@ -3,18 +3,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lib/exitcode.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/privtmp.h"
+#include "tracer/syscall/probe.h"
 
 /* Deeper trees are left (and reported): every level holds a descriptor. */
 #define PRIVTMP_MAX_DEPTH 256
@@ -27,6 +30,23 @@ int privtmp_create(struct session *s)
 
 	if (!base || base[0] != '/')
 		base = "/tmp";
+	/* Made as root, then maybe given to --user: not where a symbolic
+	 * link an earlier session could have put in TMPDIR's place leads
+	 * (the policy, which would tell such links apart, is not loaded
+	 * yet: every link is refused). */
+	if (probe_openat2()) {
+		struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+					.resolve = RESOLVE_NO_SYMLINKS };
+		long fd = syscall(SYS_openat2, AT_FDCWD, base, &how, sizeof(how));
+
+		if (fd < 0 && errno == ELOOP) {
+			error_msg("--private-tmp: TMPDIR %s leads through a symbolic link: give the "
+				  "path it leads to", base);
+			return AT_EXIT_FAILURE;
+		}
+		if (fd >= 0)
+			close((int)fd);
+	}
 	tmpl = xasprintf("%s/agenttrace-tmp.XXXXXX", base);
 	if (!mkdtemp(tmpl)) {
 		error_msg("--private-tmp: cannot create %s: %s", tmpl,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -238,6 +239,25 @@ static void notify_summary_egress(const struct egress *e, FILE *f)
 	fputc('\n', f);
 }
 
+/* PATH for appending, no link a session could have made followed; a
+ * regular file only, opened without waiting: a FIFO the session left there
+ * would hold the supervisor at the session's end (-EINVAL). */
+static int notify_open(const struct rules_policy *p, const char *path, char *link,
+		       size_t link_size)
+{
+	int fd = ownpath_open(p, path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY, 0644,
+			      link, link_size);
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 int notify_outputs(struct notify *n, const struct rules_policy *p,
 		   const struct notify_counts *c, char *link, size_t link_size)
 {
@@ -246,7 +266,7 @@ int notify_outputs(struct notify *n, const struct rules_policy *p,
 
 	if (!n->output)
 		return 0;
-	fd = ownpath_open(p, n->output, O_WRONLY | O_APPEND | O_CREAT, 0644, link, link_size);
+	fd = notify_open(p, n->output, link, link_size);
 	if (fd < 0)
 		return fd;
 	f = fdopen(fd, "a");
@@ -276,8 +296,7 @@ int notify_summary(struct notify *n, const struct rules_policy *p,
 
 	if (!n->step_summary)
 		return 0;
-	fd = ownpath_open(p, n->step_summary, O_WRONLY | O_APPEND | O_CREAT, 0644, link,
-			  link_size);
+	fd = notify_open(p, n->step_summary, link, link_size);
 	if (fd < 0)
 		return fd;
 	f = fdopen(fd, "a");
