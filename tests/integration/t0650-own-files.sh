@@ -69,6 +69,15 @@ rm -rf "$ROOT/evidence" "$ROOT/b" "$SANDBOX/outside/kept"
 own --evidence "$SANDBOX/kept" -- true
 assert_eq "--evidence, a new directory: the command runs" 0 $?
 check "--evidence: the directory made" test -d "$SANDBOX/kept"
+# A file put in the directory beforehand under a copy's name is no copy.
+printf 'echo EVIL-PAYLOAD\n' >"$ROOT/evil.sh"
+sha=$(sha256sum "$ROOT/evil.sh" | cut -c1-64)
+echo 'echo harmless' >"$SANDBOX/kept/$sha"
+own --evidence "$SANDBOX/kept" -- sh evil.sh
+assert_eq "--evidence, a forged copy in the way: the command runs" 0 $?
+assert_eq "--evidence: the copy under the hash holds the script run" "$sha" \
+	"$(sha256sum "$SANDBOX/kept/$sha" | cut -c1-64)"
+rm -f "$ROOT/evil.sh"
 
 # --- the CI job's step outputs --------------------------------------------
 ln -s "$HOME/.bashrc" "$ROOT/out.txt"

@@ -102,6 +102,39 @@ static bool evidence_write_all(int fd, const char *p, size_t n)
 	return true;
 }
 
+/* Whether DIR/NAME is a regular file of SIZE bytes whose SHA-256 is NAME:
+ * a copy already kept.  Anything else there (a file put under that name
+ * before the session, a link) is replaced by the copy. */
+static bool evidence_holds(struct evidence *e, const char *name, uint64_t size)
+{
+	char buf[65536], hex[65];
+	struct sha256 h;
+	struct stat st;
+	int fd = openat(e->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size;
+	sha256_init(&h);
+	while (ok) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		sha256_update(&h, buf, (size_t)n);
+	}
+	close(fd);
+	if (!ok)
+		return false;
+	sha256_hex(&h, hex);
+	return strcmp(hex, name) == 0;
+}
+
 void evidence_file(struct evidence *e, const char *path, struct evidence_file *out)
 {
 	char buf[65536], tmp[64];
@@ -178,7 +211,7 @@ void evidence_file(struct evidence *e, const char *path, struct evidence_file *o
 	if (cfd < 0)
 		return;
 	snprintf(out->copy, sizeof(out->copy), "%s/%s", e->dir, out->sha256);
-	if (faccessat(e->dir_fd, out->sha256, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (evidence_holds(e, out->sha256, out->size)) {
 		/* Kept already (the same script run again). */
 		close(cfd);
 		unlinkat(e->dir_fd, tmp, 0);
