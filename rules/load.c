@@ -152,7 +152,16 @@ static int load_layer_text(struct load_ctx *ctx, struct load_layer *l)
 	l->root = json_loadb(l->text, l->len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!l->root) {
 		struct rules_error e;
+		size_t lead = 0;
+		char *near;
 
+		/* A text that is no JSON object at all is no policy (a key or a
+		 * token a link or an extends named, read as root): the error
+		 * says where, not what stands there. */
+		while (lead < l->len && strchr(" \t\r\n", l->text[lead]))
+			lead++;
+		if ((lead == l->len || l->text[lead] != '{') && (near = strstr(jerr.text, " near '")))
+			*near = '\0';
 		error_set(&e, l->display, jerr.line > 0 ? jerr.line : 1,
 			  jerr.column > 0 ? jerr.column : 1, "", "%s", jerr.text);
 		error_push(&ctx->errs, &e);

@@ -131,6 +131,19 @@ assert_eq "a project policy linked outside the project: refused" 125 $?
 check "a project policy linked outside the project: nothing of it quoted" \
 	sh -c '! grep -q KEYMATERIAL "$1" "$2"' - "$OUT" "$ERR"
 rm -f "$ROOT/.agenttrace.json"
+# A --policy file, or one it extends, that names a key: its parse error
+# says where, not what stands there.
+ln -s "$HOME/.ssh/id_rsa" "$ROOT/p.json"
+own --policy ./p.json -- true
+assert_eq "--policy linked to a key: refused" 125 $?
+check "--policy linked to a key: nothing of it quoted" \
+	sh -c '! grep -q KEYMATERIAL "$1" "$2"' - "$OUT" "$ERR"
+echo "{\"agenttrace\": 1, \"extends\": \"$HOME/.ssh/id_rsa\"}" >"$ROOT/p2.json"
+own --policy ./p2.json -- true
+assert_eq "--policy extending a key: refused" 125 $?
+check "--policy extending a key: nothing of it quoted" \
+	sh -c '! grep -q KEYMATERIAL "$1" "$2"' - "$OUT" "$ERR"
+rm -f "$ROOT/p.json" "$ROOT/p2.json"
 echo '{"agenttrace": 1, "write": {"deny": ["${ROOT}/nope"]}}' >"$ROOT/policy.json"
 ln -s policy.json "$ROOT/.agenttrace.json"
 own -- sh -c 'echo x > nope'
