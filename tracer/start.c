@@ -317,6 +317,28 @@ static bool session_opened_protected(int fd, const char *protected)
 	return same;
 }
 
+/* Whether the last component of PATH ("pkg/", "pkg/." as "pkg") is a
+ * symbolic link. */
+static bool session_last_is_link(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	struct stat st;
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, path, n + 1);
+	for (;;) {
+		if (n > 1 && buf[n - 1] == '/')
+			buf[--n] = '\0';
+		else if (n > 2 && buf[n - 1] == '.' && buf[n - 2] == '/')
+			buf[n -= 2] = '\0';
+		else
+			break;
+	}
+	return lstat(buf, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 /* The project and the temp dir as they were named (--root or the shell's
  * working directory, $TMPDIR): the policy's write roots are where they
  * lead, so a symbolic link on the way that an earlier session could have
@@ -327,18 +349,17 @@ static int session_check_roots(struct session *s)
 	char cwd[PATH_MAX], link[PATH_MAX];
 	const char *named[2] = { s->opt->root, getenv("TMPDIR") };
 	const char *what[2] = { "the project", "TMPDIR" };
-	struct stat st;
 
-	/* A --root that is itself a link: a session rooted above it could
-	 * have replaced the directory (a monorepo's package), and its new
-	 * policy would not see that name as one a session may make. */
-	if (named[0] && lstat(named[0], &st) == 0 && S_ISLNK(st.st_mode)) {
-		error_msg("--root %s is a symbolic link: give the path it leads to (a session "
-			  "rooted above it could have made it)", named[0]);
-		return AT_EXIT_FAILURE;
-	}
 	if (!named[0] && ownpath_cwd(cwd, sizeof(cwd)))
 		named[0] = cwd;
+	/* A project that is itself a link: a session rooted above it could
+	 * have replaced the directory (a monorepo's package), and the new
+	 * policy would not see that name as one a session may make. */
+	if (named[0] && session_last_is_link(named[0])) {
+		error_msg("the project %s is a symbolic link: give the path it leads to (a "
+			  "session rooted above it could have made it)", named[0]);
+		return AT_EXIT_FAILURE;
+	}
 	for (size_t i = 0; i < 2; i++) {
 		int fd;
 
@@ -368,10 +389,19 @@ static int session_open_log(struct session *s, const char *log_abs)
 	 * name given, with no link a session could have planted followed
 	 * (ownpath.h): LOG_ABS, where such links are followed, is only
 	 * the name the policy protects. */
-	s->log_fd = ownpath_open(s->policy, s->opt->log, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY,
-				 0600, link, sizeof(link));
+	s->log_fd = ownpath_open(s->policy, s->opt->log,
+				 O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_NONBLOCK, 0600, link,
+				 sizeof(link));
 	if (s->log_fd < 0) {
 		ownpath_error("cannot open the log", s->opt->log, s->log_fd, link);
+		s->log_fd = -1;
+		return AT_EXIT_FAILURE;
+	}
+	/* Opened without waiting (a FIFO no one reads would hold the start
+	 * before --timeout is armed: ENXIO), written as any file. */
+	if (fcntl(s->log_fd, F_SETFL, O_APPEND) < 0) {
+		error_msg("cannot open the log %s: %s", s->opt->log, strerror(errno));
+		close(s->log_fd);
 		s->log_fd = -1;
 		return AT_EXIT_FAILURE;
 	}
@@ -526,6 +556,14 @@ int session_start(struct session *s, struct options *opt)
 	s->self_exe = realpath("/proc/self/exe", NULL);
 	s->cwd = getcwd(NULL, 0);
 	tracee_table_init(&s->tasks);
+	/* The project is the working directory unless --root says: one that
+	 * was removed (or cannot be read) leaves none. */
+	if (!s->cwd && !opt->root) {
+		error_msg("the current directory: %s; give the project with --root DIR",
+			  strerror(errno));
+		ret = AT_EXIT_FAILURE;
+		goto out;
+	}
 
 	if (opt->user) {
 		ret = session_resolve_user(s);

@@ -77,6 +77,12 @@ own --evidence "$SANDBOX/kept" -- sh evil.sh
 assert_eq "--evidence, a forged copy in the way: the command runs" 0 $?
 assert_eq "--evidence: the copy under the hash holds the script run" "$sha" \
 	"$(sha256sum "$SANDBOX/kept/$sha" | cut -c1-64)"
+rm -f "$SANDBOX/kept/$sha"
+mkdir -p "$SANDBOX/kept/$sha/sub"
+own --evidence "$SANDBOX/kept" -- sh evil.sh
+assert_eq "--evidence, a directory in the copy's way: the command runs" 0 $?
+assert_eq "--evidence: the copy made all the same" "$sha" \
+	"$(sha256sum "$SANDBOX/kept/$sha" | cut -c1-64)"
 rm -f "$ROOT/evil.sh"
 
 # --- the CI job's step outputs --------------------------------------------
@@ -115,10 +121,27 @@ ln -s "$SANDBOX/outside" "$ROOT/pkg"
 own --root pkg -- sh -c 'echo x > "$0/planted"' "$ROOT/pkg"
 assert_eq "--root a planted link (a sub-project replaced): refused" 125 $?
 assert_match "--root pkg: the error says why" "is a symbolic link" "$(cat "$ERR")"
+for r in pkg/ pkg/. "$ROOT/pkg/"; do
+	own --root "$r" -- true
+	assert_eq "--root $r (a planted link, spelled as a directory): refused" 125 $?
+done
+(cd "$ROOT/pkg" && exec "$AGENTTRACE" -- true) >"$OUT" 2>"$ERR"
+assert_eq "the project entered by cd through a planted link: refused" 125 $?
 (cd "$ROOT/pkg" && exec "$AGENTTRACE" --root "$ROOT" --log run.jsonl -- true) >"$OUT" 2>"$ERR"
 assert_eq "a relative --log from a directory entered through a planted link: refused" 125 $?
 check "nothing made where the link leads" test -z "$(ls -A "$SANDBOX/outside")"
 rm -f "$ROOT/pkg"
+
+# A FIFO at the log's name would hold the start, before --timeout is
+# armed; a working directory removed leaves no project.
+mkfifo "$ROOT/run.jsonl"
+own --timeout 5 --log run.jsonl -- true
+assert_eq "--log a FIFO no one reads: refused, not waited on" 125 $?
+rm -f "$ROOT/run.jsonl"
+mkdir "$ROOT/gone"
+(cd "$ROOT/gone" && rmdir "$ROOT/gone" && exec "$AGENTTRACE" -- true) >"$OUT" 2>"$ERR"
+assert_eq "a removed working directory, no --root: refused" 125 $?
+assert_match "a removed working directory: said" "the current directory" "$(cat "$ERR")"
 
 # --- the project's policy --------------------------------------------------
 # A repository can ship .agenttrace.json as a link: agenttrace reads it as

@@ -309,6 +309,8 @@ void ownpath_error(const char *what, const char *path, int err, const char *link
 			  "it): give the path it leads to, or remove it", what, path, link);
 	else if (err == -EINVAL)
 		error_msg("%s %s: not a regular file", what, path);
+	else if (err == -ENXIO)
+		error_msg("%s %s: a FIFO that no process reads", what, path);
 	else
 		error_msg("%s %s: %s", what, path, strerror(-err));
 }

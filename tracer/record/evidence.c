@@ -11,6 +11,7 @@
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/sha256.h"
+#include "lib/syscall-rename.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/ownpath.h"
 #include "tracer/record/evidence.h"
@@ -218,7 +219,12 @@ void evidence_file(struct evidence *e, const char *path, struct evidence_file *o
 		out->copied = true;
 		return;
 	}
-	if (close(cfd) < 0 || renameat(e->dir_fd, tmp, e->dir_fd, out->sha256) < 0) {
+	/* What stands in the copy's way (a directory put there before the
+	 * session) is exchanged with it and left under the temporary name:
+	 * the copy is made whatever the directory held. */
+	if (close(cfd) < 0 ||
+	    (renameat(e->dir_fd, tmp, e->dir_fd, out->sha256) < 0 &&
+	     renameat2(e->dir_fd, tmp, e->dir_fd, out->sha256, RENAME_EXCHANGE) < 0)) {
 		unlinkat(e->dir_fd, tmp, 0);
 		e->skipped++;
 		out->copy[0] = 0;
