@@ -87,8 +87,6 @@ static struct mask *plan_of(const char *name, const struct rules_extra *extras, 
 	ck_assert_msg(rules_load(names, 1, extras, n, &vars, &policy, &err) == 0, "%s", err.text);
 	linked_free(&linked);
 	mask_plan(m, policy, root, &linked);
-	linked_walk_start(&linked);
-	linked_ready(&linked);
 	return m;
 }
 

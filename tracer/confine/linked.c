@@ -2,14 +2,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/log.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/linked.h"
 
@@ -67,59 +65,10 @@ static void linked_walk(struct linked *l, int dfd, const char *dir, unsigned dep
 
 void linked_note_tree(struct linked *l, const char *dir)
 {
-	l->trees = xrealloc(l->trees, (l->n_trees + 1) * sizeof(*l->trees));
-	l->trees[l->n_trees++] = xstrdup(dir);
-}
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-static void *linked_walk_trees(void *arg)
-{
-	struct linked *l = arg;
-
-	for (size_t i = 0; i < l->n_trees; i++) {
-		int fd = open(l->trees[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (fd >= 0)
-			linked_walk(l, fd, l->trees[i], 0);
-	}
-	return NULL;
-}
-
-void linked_walk_start(struct linked *l)
-{
-	sigset_t all, old;
-
-	if (!l->n_trees || l->walking)
-		return;
-	/* No signal for the walker: SIGCHLD and the forwarded ones are read
-	 * from a signalfd, which a thread taking them would starve. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	l->walking = pthread_create(&l->walker, NULL, linked_walk_trees, l) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!l->walking)
-		linked_walk_trees(l);
-}
-
-void linked_ready(struct linked *l)
-{
-	if (l->walking) {
-		pthread_join(l->walker, NULL);
-		l->walking = false;
-	}
-	for (size_t i = 0; i < l->n_trees; i++)
-		free(l->trees[i]);
-	free(l->trees);
-	l->trees = NULL;
-	l->n_trees = 0;
-	if (l->said)
-		return;
-	l->said = true;
-	for (size_t i = 0; i < l->n; i++)
-		info_msg("denied file with another name: %s (known by device and inode)",
-			 l->v[i].path);
-	if (l->truncated)
-		info_msg("denied files with other names: the look reached its bounds "
-			 "(doc/INTERNALS.md, \"Masks\")");
+	if (fd >= 0)
+		linked_walk(l, fd, dir, 0);
 }
 
 const struct linked_file *linked_find(const struct linked *l, dev_t dev, ino_t ino)
@@ -146,8 +95,6 @@ void linked_free(struct linked *l)
 {
 	if (!l)
 		return;
-	l->said = true;
-	linked_ready(l);
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].path);
 	free(l->v);

@@ -5,17 +5,13 @@
  * supervisor knows it by device and inode.  Noted at the start, where the
  * mask plan finds the denied files (mask-plan.c: files with more than one
  * link, and the files in the trees the rules deny as a whole, within
- * LINKED_MAX_LISTED entries); the trees are walked by a thread of their
- * own while the start goes on (/etc alone is over a thousand entries, a
- * large part of a start), and linked_ready() waits for it before the
- * first decision; every open and path event is then judged as
+ * LINKED_MAX_LISTED entries); every open and path event is then judged as
  * the denied file when it names the same inode (tracer/judge.c), and an
  * open the notify engine makes for the caller is checked on the file it
  * opened (tracer/unotify/emulate.c). */
 #ifndef AGENTTRACE_LINKED_H
 #define AGENTTRACE_LINKED_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -36,11 +32,6 @@ struct linked {
 	size_t n;
 	unsigned listed;
 	bool truncated; /* a bound was reached: files past it are not known */
-	char **trees;   /* linked_note_tree()'s, to walk */
-	size_t n_trees;
-	pthread_t walker;
-	bool walking;   /* the walker runs: nothing above may be read */
-	bool said;      /* linked_ready() told -v what was found */
 };
 
 /* PATH, a file a deny rule names, lstat()ed into ST: noted when it has
@@ -48,17 +39,8 @@ struct linked {
 void linked_note(struct linked *l, const char *path, const struct stat *st);
 
 /* The files with another link in the tree at DIR, which a deny rule
- * names as a whole: noted by linked_walk_start()'s walk. */
+ * names as a whole. */
 void linked_note_tree(struct linked *l, const char *dir);
-
-/* Walks the trees noted so far in a thread of its own (in this one when
- * no thread can be made); nothing of L may be read or noted until
- * linked_ready(). */
-void linked_walk_start(struct linked *l);
-
-/* Waits for the walk, then says with -v which files were found (once).
- * Before anything reads L's files. */
-void linked_ready(struct linked *l);
 
 /* Whether any file is noted: only then is an object's inode asked. */
 static inline bool linked_any(const struct linked *l)

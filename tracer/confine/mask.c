@@ -142,7 +142,12 @@ int mask_setup(struct session *s)
 	proj = realpath(s->opt->root ? s->opt->root : s->cwd, NULL);
 	mask_plan(m, s->policy, proj ? proj : "", &s->linked);
 	free(proj);
-	linked_walk_start(&s->linked);
+	for (size_t i = 0; i < s->linked.n; i++)
+		info_msg("denied file with another name: %s (known by device and inode)",
+			 s->linked.v[i].path);
+	if (s->linked.truncated)
+		info_msg("denied files with other names: the look reached its bounds "
+			 "(doc/INTERNALS.md, \"Masks\")");
 	if (want == OPTIONS_MASK_OFF || s->policy->mode == RULES_MODE_AUDIT) {
 		/* Audit lets every call through: a mask would change what the
 		 * command sees. */

@@ -708,8 +708,6 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 	int status;
 	pid_t pid;
 
-	/* Every decision may ask which denied files have other names. */
-	linked_ready(&s->linked);
 	/* The notify engine's listener comes from the child before its
 	 * canary; a child that ended before sending it reports why itself. */
 	if (s->engine == SESSION_ENGINE_NOTIFY) {

@@ -618,8 +618,6 @@ void preload_mode_run(struct session *s, pid_t **left, size_t *n_left)
 
 	*left = NULL;
 	*n_left = 0;
-	/* The shim's events are judged as the supervisor's are. */
-	linked_ready(&s->linked);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	/* Only a wake-up for the exits: forwarded signals interrupt poll()
