@@ -75,6 +75,8 @@ static void refused_for(const char *path, int flags, const char *want)
 
 START_TEST(plain_names)
 {
+	/* Looked up whole (_i 0), and walked as without openat2(2) (_i 1). */
+	ownpath_force_walk(_i == 1);
 	opens_as(at("w/f"), O_WRONLY | O_CREAT | O_APPEND, at("w/f"));
 	opens_as(at("w/f"), O_WRONLY | O_APPEND, at("w/f"));
 	opens_as(at("u/../w/./f"), O_RDONLY, at("w/f"));
@@ -155,7 +157,7 @@ int main(void)
 	if (!freopen("/dev/null", "r", stdin))
 		return 99;
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, plain_names);
+	tcase_add_loop_test(tc, plain_names, 0, 2);
 	tcase_add_test(tc, links_a_session_could_make);
 	tcase_add_test(tc, links_of_the_user);
 	tcase_add_test(tc, directories_made);

@@ -42,6 +42,11 @@ void ownpath_error(const char *what, const char *path, int err, const char *link
  * relative name is walked from there.  False (errno set) when neither. */
 bool ownpath_cwd(char *buf, size_t size);
 
+/* Tests: every name walked one component at a time, as where openat2(2)
+ * is missing, rather than looked up whole first when no link is on the
+ * way. */
+void ownpath_force_walk(bool on);
+
 /* The canonical name of what FD refers to (the kernel's, read back from
  * /proc/self/fd), malloc'ed; NULL when it has none. */
 char *ownpath_name(int fd);
