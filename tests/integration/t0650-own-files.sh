@@ -33,6 +33,35 @@ refused_link "--log run.jsonl" "$ROOT/run.jsonl"
 assert_file_content "--log run.jsonl: ~/.bashrc unchanged" "$HOME/.bashrc" "echo rc"
 rm -f "$ROOT/run.jsonl" "$ROOT/a"
 
+# A process left from an earlier session exchanging the log's name, a
+# plain file, with the planted link, while agenttrace starts: each start
+# writes the plain file or refuses, none reaches ~/.bashrc.
+: >"$ROOT/run.jsonl"
+ln -s "$HOME" "$ROOT/a"
+ln -s a/.bashrc "$ROOT/alt"
+cat >"$SANDBOX/flip.py" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = sys.argv[1].encode(), sys.argv[2].encode()
+while True:
+    libc.renameat2(-100, a, -100, b, 2)
+PY
+"$PYTHON" "$SANDBOX/flip.py" "$ROOT/run.jsonl" "$ROOT/alt" &
+flipper=$!
+refused=0
+for i in $(seq 100); do
+	own --log run.jsonl -- true
+	st=$?
+	[ "$st" = 125 ] && refused=$((refused + 1))
+	[ "$st" = 0 ] || [ "$st" = 125 ] || diag "start $i: status $st"
+done
+kill "$flipper"
+wait "$flipper" 2>/dev/null
+diag "log name exchanged with a planted link: $refused of 100 starts refused"
+assert_file_content "log name exchanged with a planted link: ~/.bashrc unchanged" \
+	"$HOME/.bashrc" "echo rc"
+rm -f "$ROOT/run.jsonl" "$ROOT/alt" "$ROOT/a"
+
 ln -s "$HOME" "$ROOT/logs"
 own --log logs/.bashrc -- true
 assert_eq "--log through a linked directory of the project: refused" 125 $?
