@@ -92,7 +92,11 @@ mkdir -p "$deep" "$ROOT/safe"
 git init -q "$deep"
 echo '#!/bin/sh' >"$deep/.git/hooks/pre-commit"
 : >"$ROOT/safe/pre-commit"
-for M in fs files; do
+# The same with a process sharing the caller's memory (clone(CLONE_VM)),
+# rewriting the path in the caller's private memory: alone, after the
+# caller ran a program by vfork and exec (that child's share ended, the
+# rewriter's did not), and started by a thread that has ended since.
+for M in fs files vm vm-spawned vm-thread; do
 	at_q --engine notify -- "$SHARE" "$M" "$deep/.git/hooks" "$ROOT/safe" pre-commit "$N"
 	diag "shared $M: $(cat "$OUT")"
 	assert_match "a process sharing the caller's $M: no open reached the hooks" " inside=0$" \
@@ -100,6 +104,34 @@ for M in fs files; do
 	assert_match "a process sharing the caller's $M: the allowed opens were made" " ok=[1-9]" \
 		"$(cat "$OUT")"
 done
+
+# A process that ran a program by vfork and exec (Python's subprocess,
+# posix_spawn) shares nothing once the child has exec'd: its calls are
+# continued again, not made by the supervisor.  strace follows the
+# supervisor alone (no -f) and counts the directories it makes.
+cat >"$ROOT/spawned.py" <<'PY'
+import os, subprocess, sys
+if sys.argv[1] == "spawn":
+    subprocess.run(["/bin/true"], check=True)
+for i in range(200):
+    os.mkdir("made"); os.rmdir("made")
+print("done")
+PY
+if ! have strace || ! strace -o /dev/null true 2>/dev/null; then
+	skip "after a vfork child's exec, the parent's mkdirs are continued" "strace cannot run here"
+else
+	for how in alone spawn; do
+		rm -f "$LOG"
+		(cd "$ROOT" && ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+			strace -qq -e trace=mkdir,mkdirat -o "$SANDBOX/$how.strace" \
+			"$AGENTTRACE" --engine notify --log "$LOG" -- "$PYTHON" spawned.py "$how") \
+			>"$OUT" 2>"$ERR"
+		assert_eq "mkdirs after $how: the program ran" done "$(cat "$OUT")"
+		made=$(grep -c '"made"' "$SANDBOX/$how.strace")
+		diag "mkdirs after $how: $made made by the supervisor"
+		assert_eq "mkdirs after $how: none made by the supervisor" 0 "$made"
+	done
+fi
 
 # Another process's descriptor opened through /proc/PID/fd, which that
 # process points now at a harmless file and now at a .pth of the user

@@ -1,14 +1,25 @@
-/* race-share fs|files TREE SAFE NAME TRIES: the race of a second process
- * that shares no memory with the caller but its working directory
- * (clone(CLONE_FS)) or its descriptor table (clone(CLONE_FILES)).  The
- * caller, single-threaded, opens NAME for appending TRIES times: "fs"
- * relative to its working directory, "files" relative to descriptor 100.
- * The other process points that directory now at SAFE, now at TREE
- * (fchdir, or dup2 onto 100).  Prints "tries=N ok=K inside=W": W opens
- * that reached TREE/NAME (by inode).  Exit 0, 2 on usage errors.  Built
- * without sanitizers: it runs under the filter. */
+/* race-share MODE TREE SAFE NAME TRIES: the race of a second process
+ * that is no thread of the caller but shares something with it.  The
+ * caller, single-threaded, opens NAME for appending TRIES times; the
+ * other process makes what the open names lead now to SAFE/NAME, now to
+ * TREE/NAME:
+ *   fs          it shares the working directory (clone(CLONE_FS)) and
+ *               moves it (fchdir); the open is relative;
+ *   files       it shares the descriptor table (clone(CLONE_FILES)) and
+ *               dup2()s SAFE or TREE onto 100; the open is at 100;
+ *   vm          it shares the memory (clone(CLONE_VM)) and rewrites the
+ *               path the open reads, in the caller's private memory;
+ *   vm-spawned  the same, after the caller has run /bin/true by vfork and
+ *               exec (that child's sharing ends; the flipper's does not);
+ *   vm-thread   the same, the flipper started by a second thread that
+ *               has ended before the opens (the caller is one thread).
+ * Prints "tries=N ok=K inside=W": W opens that reached TREE/NAME (by
+ * inode).  Exit 0, 2 on usage errors.  Built without sanitizers: it runs
+ * under the filter. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +28,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *race_mode, *race_name;
+static const char *race_mode;
 static int race_tree, race_safe;
 static char race_stack[1 << 16];
+/* What the open reads, rewritten by the vm flipper: private memory. */
+static char race_path[4096], race_safe_path[4096], race_tree_path[4096];
+static pid_t race_pid;
+
+static bool race_vm(void)
+{
+	return !strncmp(race_mode, "vm", 2);
+}
 
 static int race_flipper(void *arg)
 {
+	size_t ns = strlen(race_safe_path) + 1, nt = strlen(race_tree_path) + 1;
+
 	(void)arg;
 	for (;;) {
-		if (race_mode[1] == 's') { /* "fs" */
+		if (race_vm()) {
+			memcpy(race_path, race_tree_path, nt);
+			memcpy(race_path, race_safe_path, ns);
+		} else if (race_mode[1] == 's') { /* "fs" */
 			if (fchdir(race_tree) < 0 || fchdir(race_safe) < 0)
 				_exit(3);
 		} else if (dup2(race_tree, 100) < 0 || dup2(race_safe, 100) < 0) {
@@ -35,31 +59,71 @@ static int race_flipper(void *arg)
 	return 0;
 }
 
+static void *race_start(void *arg)
+{
+	int flags = race_vm() ? CLONE_VM : race_mode[1] == 's' ? CLONE_FS : CLONE_FILES;
+
+	(void)arg;
+	race_pid = clone(race_flipper, race_stack + sizeof(race_stack), flags | SIGCHLD, NULL);
+	return NULL;
+}
+
+static int race_spawn_true(void)
+{
+	int status;
+	pid_t pid = vfork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	static const char *const modes[] = { "fs", "files", "vm", "vm-spawned", "vm-thread" };
 	unsigned long tries, ok = 0, inside = 0;
 	struct stat target, st;
-	char path[4096];
-	pid_t pid;
+	bool known = false;
 
-	if (argc != 6 || (strcmp(argv[1], "fs") && strcmp(argv[1], "files")))
+	for (size_t i = 0; argc == 6 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		known |= !strcmp(argv[1], modes[i]);
+	if (!known)
 		return 2;
 	race_mode = argv[1];
-	race_name = argv[4];
 	tries = strtoul(argv[5], NULL, 10);
 	race_tree = open(argv[2], O_PATH | O_DIRECTORY | O_CLOEXEC);
 	race_safe = open(argv[3], O_PATH | O_DIRECTORY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "%s/%s", argv[2], race_name);
-	if (race_tree < 0 || race_safe < 0 || stat(path, &target) < 0 || fchdir(race_safe) < 0 ||
-	    dup2(race_safe, 100) < 0)
+	snprintf(race_tree_path, sizeof(race_tree_path), "%s/%s", argv[2], argv[4]);
+	snprintf(race_safe_path, sizeof(race_safe_path), "%s/%s", argv[3], argv[4]);
+	if (race_vm())
+		strcpy(race_path, race_safe_path);
+	else
+		snprintf(race_path, sizeof(race_path), "%s", argv[4]);
+	if (race_tree < 0 || race_safe < 0 || stat(race_tree_path, &target) < 0 ||
+	    fchdir(race_safe) < 0 || dup2(race_safe, 100) < 0)
 		return 2;
-	pid = clone(race_flipper, race_stack + sizeof(race_stack),
-		    (race_mode[1] == 's' ? CLONE_FS : CLONE_FILES) | SIGCHLD, NULL);
-	if (pid < 0)
+	if (!strcmp(race_mode, "vm-thread")) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, race_start, NULL) || pthread_join(th, NULL))
+			return 2;
+		usleep(200000); /* its end told to whoever watches */
+	} else {
+		race_start(NULL);
+	}
+	if (race_pid < 0)
+		return 2;
+	if (!strcmp(race_mode, "vm-spawned") && race_spawn_true() < 0)
 		return 2;
 	for (unsigned long i = 0; i < tries; i++) {
-		int fd = race_mode[1] == 's' ? open(race_name, O_WRONLY | O_APPEND | O_CLOEXEC) :
-					       openat(100, race_name, O_WRONLY | O_APPEND | O_CLOEXEC);
+		int fd = race_mode[1] == 'i' ? openat(100, race_path, O_WRONLY | O_APPEND | O_CLOEXEC) :
+					       open(race_path, O_WRONLY | O_APPEND | O_CLOEXEC);
 
 		if (fd < 0)
 			continue;
@@ -68,8 +132,8 @@ int main(int argc, char **argv)
 			inside++;
 		close(fd);
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	kill(race_pid, SIGKILL);
+	waitpid(race_pid, NULL, 0);
 	printf("tries=%lu ok=%lu inside=%lu\n", tries, ok, inside);
 	return 0;
 }

@@ -135,6 +135,25 @@ static struct tracee_info *loop_info_from_proc(pid_t pid)
 	return tracee_info_new(exe, NULL, 0);
 }
 
+/* A new process that shares its parent's memory (vfork, clone with
+ * CLONE_VM), descriptor table (CLONE_FILES) or working directory
+ * (CLONE_FS): either can change what the other's call reads, or where
+ * its names lead, after the supervisor has judged it, as threads can
+ * (tracee.h struct tracee_share). */
+static void loop_note_shared(struct tracee *parent, struct tracee *child, int event)
+{
+	if (child->tgid == parent->tgid)
+		return; /* a thread: its group counts it */
+	/* Asked for every kind of child: a clone with SIGCHLD as its exit
+	 * signal comes as a fork, whatever it shares. */
+	if (event == PTRACE_EVENT_VFORK ||
+	    syscall(SYS_kcmp, parent->pid, child->pid, KCMP_VM, 0, 0) == 0 ||
+	    syscall(SYS_kcmp, parent->pid, child->pid, KCMP_FILES, 0, 0) == 0)
+		tracee_share_mem(parent->group, child->group);
+	if (syscall(SYS_kcmp, parent->pid, child->pid, KCMP_FS, 0, 0) == 0)
+		tracee_share_fs(parent->group, child->group);
+}
+
 /* Adds task PID, started by task PARENT (NULL when its first stop came
  * before the parent's event). */
 static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee *parent)
@@ -162,32 +181,14 @@ static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee 
 		own = loop_info_from_proc(pid);
 	e = tracee_add(&s->tasks, pid, tgid, ppid, own ? own : src->info);
 	tracee_info_unref(own);
+	/* A process whose calls come before its parent's event: what it
+	 * shares with its parent is known before they are judged (the
+	 * event adds nothing twice). */
+	if (!parent && tgid == pid && src && src->tgid == ppid)
+		loop_note_shared(src, e, 0);
 	if (tgid == pid)
 		s->processes_seen++;
 	return e;
-}
-
-/* A new process that shares its parent's memory (vfork, clone with
- * CLONE_VM), descriptor table (CLONE_FILES) or working directory
- * (CLONE_FS): either can change what the other's call reads, or where
- * its names lead, after the supervisor has judged it, as threads can
- * (tracee.h shares_mm, shares_fs). */
-static void loop_note_shared(struct tracee *parent, struct tracee *child, int event)
-{
-	if (child->tgid == parent->tgid)
-		return; /* a thread: its group counts it */
-	/* Asked for every kind of child: a clone with SIGCHLD as its exit
-	 * signal comes as a fork, whatever it shares. */
-	if (event == PTRACE_EVENT_VFORK ||
-	    syscall(SYS_kcmp, parent->pid, child->pid, KCMP_VM, 0, 0) == 0 ||
-	    syscall(SYS_kcmp, parent->pid, child->pid, KCMP_FILES, 0, 0) == 0) {
-		parent->shares_mm = true;
-		child->shares_mm = true;
-	}
-	if (syscall(SYS_kcmp, parent->pid, child->pid, KCMP_FS, 0, 0) == 0) {
-		parent->shares_fs = true;
-		child->shares_fs = true;
-	}
 }
 
 static void loop_spawned(struct session *s, struct tracee *t, int event)
@@ -290,7 +291,9 @@ static void loop_exec(struct session *s, struct tracee *t)
 	t->info = next;
 	tracee_info_unref(t->pending_exec);
 	t->pending_exec = NULL;
-	t->shares_mm = false; /* a new address space, its own */
+	/* A new memory and descriptor table (execve(2) unshares the
+	 * table): the process that vforked it runs alone again. */
+	tracee_unshare_mem(t->group);
 	t->pending_exec_id.known = false;
 
 	/* The program the kernel loaded must be the file that was judged: a

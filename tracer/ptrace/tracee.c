@@ -130,6 +130,53 @@ static size_t tracee_hash(pid_t pid, size_t mask)
 	return (size_t)(((uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
 
+/* C, a new process, joins the share of P (made on its first). */
+static void tracee_share_join(struct tracee_share **p, struct tracee_share **c)
+{
+	if (*p && *c == *p)
+		return;
+	if (!*p) {
+		*p = xcalloc(1, sizeof(**p));
+		(*p)->procs = 1;
+	}
+	if (*c) {
+		/* Already in another share (a new process is not): P
+		 * counts it without its leaving ever being told, so that P
+		 * is taken for sharing for good rather than too soon. */
+		(*p)->procs++;
+		return;
+	}
+	*c = *p;
+	(*p)->procs++;
+}
+
+static void tracee_share_leave(struct tracee_share **s)
+{
+	if (*s && --(*s)->procs == 0)
+		free(*s);
+	*s = NULL;
+}
+
+void tracee_share_mem(struct tracee_group *parent, struct tracee_group *child)
+{
+	tracee_share_join(&parent->mem, &child->mem);
+}
+
+void tracee_share_fs(struct tracee_group *parent, struct tracee_group *child)
+{
+	tracee_share_join(&parent->fs, &child->fs);
+}
+
+void tracee_unshare_mem(struct tracee_group *g)
+{
+	tracee_share_leave(&g->mem);
+}
+
+bool tracee_shares(const struct tracee_group *g)
+{
+	return (g->mem && g->mem->procs > 1) || (g->fs && g->fs->procs > 1);
+}
+
 void tracee_table_init(struct tracee_table *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -161,6 +208,8 @@ void tracee_table_free(struct tracee_table *t)
 
 		for (; g; g = next) {
 			next = g->next;
+			tracee_share_leave(&g->mem);
+			tracee_share_leave(&g->fs);
 			free(g);
 		}
 	}
@@ -227,6 +276,8 @@ static void tracee_group_leave(struct tracee_table *t, struct tracee_group *g)
 
 	if (--g->tasks > 0)
 		return;
+	tracee_share_leave(&g->mem);
+	tracee_share_leave(&g->fs);
 	for (pp = &t->groups[tracee_hash(g->tgid, t->gmask)]; *pp && *pp != g; pp = &(*pp)->next)
 		;
 	if (*pp)
@@ -340,19 +391,6 @@ void tracee_set_spawn_pending(struct tracee_table *t, struct tracee *e, bool on)
 		t->spawn_pending++;
 	else
 		t->spawn_pending--;
-}
-
-void tracee_rekey(struct tracee_table *t, struct tracee *e, pid_t new_pid)
-{
-	bool pending = e->spawn_pending;
-
-	if (e->pid == new_pid)
-		return;
-	tracee_remove(t, new_pid);
-	tracee_unlink(t, e->pid);
-	e->pid = new_pid;
-	tracee_link(t, e);
-	tracee_set_spawn_pending(t, e, pending);
 }
 
 void tracee_foreach(const struct tracee_table *t, void (*fn)(struct tracee *e, void *arg),

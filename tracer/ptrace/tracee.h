@@ -44,14 +44,37 @@ void tracee_info_link(struct tracee_info *i, struct tracee_info *prev);
 size_t tracee_info_lineage(const struct tracee_info *i, struct rules_event *out, size_t max,
 			   bool *cut);
 
+/* Processes of the session that use one thing between them: one memory
+ * or descriptor table (vfork, CLONE_VM, CLONE_FILES), until each execs or
+ * exits; or one working directory and root (CLONE_FS), until each exits.
+ * Whatever one of them changes there, the others' calls read or walk
+ * after the supervisor has judged them, as a thread's can. */
+struct tracee_share {
+	unsigned procs;
+};
+
 /* The tasks of one thread group that the table holds: the race detector
  * (landlock.c) asks whether another thread shares a task's memory, and
- * counting here spares it a look at /proc at every write. */
+ * counting here spares it a look at /proc at every write.  What the
+ * process shares with other processes is the group's: a thread that
+ * started a CLONE_VM child may exit while its siblings go on sharing. */
 struct tracee_group {
 	pid_t tgid;
 	unsigned tasks;
+	struct tracee_share *mem; /* NULL: its own */
+	struct tracee_share *fs;  /* NULL: its own */
 	struct tracee_group *next; /* hash chain */
 };
+
+/* CHILD, a new process, uses PARENT's memory or descriptor table (mem)
+ * or its working directory (fs). */
+void tracee_share_mem(struct tracee_group *parent, struct tracee_group *child);
+void tracee_share_fs(struct tracee_group *parent, struct tracee_group *child);
+/* G exec'd: a new memory and descriptor table, its own. */
+void tracee_unshare_mem(struct tracee_group *g);
+/* Whether another process of the session uses G's memory or descriptor
+ * table, or its working directory. */
+bool tracee_shares(const struct tracee_group *g);
 
 struct tracee {
 	pid_t pid;   /* tid */
@@ -72,15 +95,6 @@ struct tracee {
 	bool withdrawn;
 	long withdrawn_nr;
 	unsigned long withdrawn_args[6];
-	/* Shares its memory (vfork, CLONE_VM) or its descriptor table
-	 * (CLONE_FILES) with a process of its own until it execs: its calls'
-	 * arguments, or the directories its descriptors name, can change
-	 * under the supervisor, as a thread's can. */
-	bool shares_mm;
-	/* Shares its working directory and root (CLONE_FS) with a process of
-	 * its own, exec or not: a relative name can be made to lead
-	 * elsewhere by another process. */
-	bool shares_fs;
 	struct tracee_group *group; /* never NULL while the entry is in a table */
 	struct tracee *next; /* hash chain */
 };
@@ -112,9 +126,6 @@ struct tracee *tracee_add(struct tracee_table *t, pid_t pid, pid_t tgid, pid_t p
 			  struct tracee_info *info);
 void tracee_remove(struct tracee_table *t, pid_t pid);
 void tracee_set_spawn_pending(struct tracee_table *t, struct tracee *e, bool on);
-/* Moves a task to a new tid (exec from a non-leader thread takes over the
- * leader's tid).  Any entry already at new_pid is removed first. */
-void tracee_rekey(struct tracee_table *t, struct tracee *e, pid_t new_pid);
 
 /* Entries of thread group TGID in the table (0 when none).  It counts the
  * same tasks as the kernel's thread count (/proc/TGID/task): a thread is

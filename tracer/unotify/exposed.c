@@ -342,7 +342,7 @@ bool exposed_can_race(struct session *s, const struct tracee *t, const struct ca
 {
 	struct exposed *x;
 
-	if (t->shares_mm || t->shares_fs || (t->group && t->group->tasks > 1))
+	if (t->group && (t->group->tasks > 1 || tracee_shares(t->group)))
 		return true;
 	if (c->spans_cut)
 		return true;
