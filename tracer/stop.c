@@ -356,6 +356,14 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 	judge_record(s, &w, &jc, &v);
 }
 
+void stop_release_copy(struct session *s)
+{
+	if (s->endpoint_copy >= 0) {
+		close(s->endpoint_copy);
+		s->endpoint_copy = -1;
+	}
+}
+
 void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st,
 		 const struct stop_engine *e, struct stop_answer *a)
 {
@@ -365,10 +373,7 @@ void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st
 
 	memset(a, 0, sizeof(*a));
 	s->stops++;
-	if (s->endpoint_copy >= 0) {
-		close(s->endpoint_copy);
-		s->endpoint_copy = -1;
-	}
+	stop_release_copy(s);
 	/* A fork allowed earlier has returned by now (its new task was seen,
 	 * or the kernel failed it): it no longer counts as pending. */
 	tracee_set_spawn_pending(&s->tasks, t, false);

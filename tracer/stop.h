@@ -40,6 +40,13 @@ struct stop_engine {
  * the call's records are written (to unwind the caller for a record the
  * notify engine may give the answer first, session.h frames_stop).  The
  * engine answers the caller. */
+/* Closes the copy of the caller's socket that the handling of a call kept
+ * for its emulation (session.h endpoint_copy).  Called before the call is
+ * answered: a copy held past the answer keeps the caller's socket open
+ * after the caller has closed it, and a peer waiting for its end waits
+ * until the supervisor's next stop, for ever if none comes. */
+void stop_release_copy(struct session *s);
+
 void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st,
 		 const struct stop_engine *e, struct stop_answer *a);
 

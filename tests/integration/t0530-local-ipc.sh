@@ -297,3 +297,38 @@ PY
 assert_eq "a run with an inherited connected socket exits 0" 0 $?
 assert_rec "an inherited socket: a warning names its address" \
 	"event == 'warning' and rule == 'fd.inherited-socket' and '$tmux_sock' in (why or '')"
+
+# --- the caller's close ends its connection ----------------------------
+# A client connects to a session server, sends, closes, then waits for
+# the server to say it saw the end.  A copy of the client's socket that
+# the supervisor kept past the connect's answer held the connection open
+# until its next stop: none came, and both waited for ever.  With a
+# second thread the connect is made by the supervisor, on its own copy.
+cat >"$ROOT/eof.py" <<'PY'
+import os, socket, sys, threading
+if sys.argv[1] == "thread":
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen(1)
+r, w = os.pipe()
+if os.fork() == 0:
+    c, _ = ls.accept()
+    data = b""
+    while True:
+        b = c.recv(100)
+        if not b:
+            break
+        data += b
+    os.write(w, b"the server saw the end after " + data)
+    os._exit(0)
+s = socket.create_connection(ls.getsockname())
+s.sendall(b"hi")
+s.close()
+print(os.read(r, 100).decode())
+os.wait()
+PY
+for how in alone thread; do
+	AT_TIMEOUT=30 at -- "$PYTHON" eof.py "$how" >"$OUT" 2>"$ERR"
+	assert_eq "a client $how closes its connection: exit 0" 0 $?
+	assert_file_content "a client $how closes its connection: the server sees the end" "$OUT" \
+		"the server saw the end after hi"
+done

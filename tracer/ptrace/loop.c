@@ -95,6 +95,7 @@ static void loop_seccomp(struct session *s, struct tracee *t)
 	struct stop_answer a;
 
 	stop_handle(s, t, NULL, &engine, &a);
+	stop_release_copy(s);
 	if (a.how == STOP_RETURN)
 		call_skip(t->pid, a.ret);
 	else if (a.cut)

@@ -688,7 +688,8 @@ static void *emulate_name_thread(void *arg)
 	struct sockaddr_un exact = { .sun_family = AF_UNIX };
 	const struct sockaddr *to = (const struct sockaddr *)&j->addr;
 	socklen_t len = j->len;
-	int r = 0, target = -1;
+	int r = 0, target = -1, listener;
+	const char *what;
 
 	/* The caller's ids, for good: the thread ends with the call.  The
 	 * groups first, while it may still set them. */
@@ -743,9 +744,12 @@ static void *emulate_name_thread(void *arg)
 	resp.error = r;
 	if (target >= 0)
 		close(target);
-	if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
-		debug_msg("answering a %s: %s", j->bind ? "bind" : "connect", strerror(errno));
+	/* The copy goes before the answer (stop.h stop_release_copy()). */
+	listener = j->listener;
+	what = j->bind ? "bind" : "connect";
 	emulate_name_job_free(j);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+		debug_msg("answering a %s: %s", what, strerror(errno));
 	return NULL;
 }
 
@@ -1039,10 +1043,13 @@ static void *emulate_send_thread(void *arg)
 	struct emulate_send_job *j = arg;
 	struct seccomp_notif_resp resp = { .id = j->id };
 
+	int listener = j->listener;
+
 	emulate_send_make(j, &resp);
-	if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
-		debug_msg("answering a send: %s", strerror(errno));
+	/* The copies go before the answer (stop.h stop_release_copy()). */
 	emulate_send_free(j);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+		debug_msg("answering a send: %s", strerror(errno));
 	return NULL;
 }
 

@@ -126,6 +126,7 @@ int unotify_answer(struct session *s, const struct unotify_call *u, const struct
 {
 	struct seccomp_notif_resp resp;
 
+	stop_release_copy(s);
 	memset(&resp, 0, sizeof(resp));
 	resp.id = u->id;
 	if (a->how == STOP_RUN) {
