@@ -98,6 +98,12 @@ os.symlink("no-such-target", "excl-dangling")
 tell("excl-symlink", lambda: os.open("opath-link", os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
 tell("excl-dangling", lambda: os.open("excl-dangling", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 tell("opath-made", lambda: os.path.exists("opath-new"))
+# A name with a trailing slash to be created: EISDIR once its directory
+# is found, whether the name exists or not; nothing made in its stead.
+os.mkdir("slash-dir")
+for name in ("slash-new/", "slash-dir/", "new.txt/", "no/such/", "x" * 300 + "/"):
+    tell("creat-slash " + name[:12], lambda: os.open(name, os.O_CREAT | os.O_WRONLY, 0o644))
+tell("creat-slash-made", lambda: os.path.exists("slash-new"))
 # Its own /proc entries, which the policy sees as /proc/self: the
 # caller's, not the supervisor's (a runtime reading its cgroup limits).
 def own(p):

@@ -430,6 +430,16 @@ const struct linked_file *emulate_reached(const struct session *s, const struct 
 	return f;
 }
 
+/* Whether C's path ended in a name and a "/" (call.h path_odd_last; a
+ * name too long for NAME_MAX counts too), not in ".", ".." or the root. */
+static bool emulate_names_dir(const struct call *c)
+{
+	const char *last = c->path_odd_last[0];
+	size_t n = strlen(last);
+
+	return n && (strcmp(last, "?") == 0 || (n > 1 && last[n - 1] == '/'));
+}
+
 int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
 		 struct stop_answer *a)
 {
@@ -472,6 +482,19 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	if (r < 0)
 		return -ENOTSUP;
 	creds_become(&cr, &saved);
+	if ((flags & (O_CREAT | O_PATH)) == O_CREAT && path[0] == '/' && emulate_names_dir(c)) {
+		/* "name/" to be made: the kernel refuses it before it looks
+		 * the name up (EISDIR), once its directory is found; the
+		 * name without its slash must not be made instead. */
+		int dfd = emulate_path_fd(view, u->tid, c->path_odd_dir[0], O_DIRECTORY);
+
+		creds_restore(&saved);
+		if (dfd >= 0)
+			close(dfd);
+		a->how = STOP_RETURN;
+		a->ret = dfd < 0 ? dfd : -EISDIR;
+		return 0;
+	}
 	fd0 = path[0] != '/' ? emulate_link_object(u->tid, path)
 			     : emulate_path_fd(view, u->tid, path, syscall_open_follows(flags) ? 0 : O_NOFOLLOW);
 	if (fd0 >= 0 && !(flags & O_PATH) && fstat(fd0, &st) == 0 && S_ISCHR(st.st_mode) &&
