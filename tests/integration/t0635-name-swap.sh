@@ -105,6 +105,24 @@ for M in fs files vm vm-spawned vm-thread; do
 		"$(cat "$OUT")"
 done
 
+# The same when the clone that made the caller was never seen: each
+# round, the process that cloned the rewriter and then the caller
+# (CLONE_VM, the second with CLONE_PARENT) is killed by the rewriter at
+# once, its clone event lost with it, and the /proc parent of the caller
+# is another process.
+ORPHAN=$ROOT/bin/race-orphan
+cp "$PROGS/race-orphan" "$ORPHAN" || exit 99
+(cd "$ROOT" && "$ORPHAN" "$deep/.git/hooks" "$ROOT/safe" pre-commit 20 20) >"$OUT" 2>&1
+diag "orphaned rewriter, natively: $(cat "$OUT")"
+assert_match "natively, the orphaned rewriter's path reaches the hooks" " inside=[1-9]" \
+	"$(cat "$OUT")"
+at_q --engine notify -- "$ORPHAN" "$deep/.git/hooks" "$ROOT/safe" pre-commit 300 20
+diag "orphaned rewriter: $(cat "$OUT")"
+assert_match "an orphaned process sharing the caller's memory: no open reached the hooks" \
+	" inside=0$" "$(cat "$OUT")"
+assert_match "an orphaned process sharing the caller's memory: the allowed opens were made" \
+	" ok=[1-9]" "$(cat "$OUT")"
+
 # A process that ran a program by vfork and exec (Python's subprocess,
 # posix_spawn) shares nothing once the child has exec'd: its calls are
 # continued again, not made by the supervisor.  strace follows the

@@ -155,6 +155,29 @@ static void loop_note_shared(struct tracee *parent, struct tracee *child, int ev
 		tracee_share_fs(parent->group, child->group);
 }
 
+/* tracee_foreach(): what process E shares with the new process ARG. */
+static void loop_note_shared_with(struct tracee *e, void *arg)
+{
+	struct tracee *child = arg;
+
+	if (e->pid == e->tgid && e != child)
+		loop_note_shared(e, child, 0);
+}
+
+struct loop_new_child {
+	struct tracee *parent, *child;
+};
+
+/* tracee_foreach(): the same, for a process E other than the parent
+ * that shares (or shared) something with another. */
+static void loop_note_shared_sharer(struct tracee *e, void *arg)
+{
+	const struct loop_new_child *n = arg;
+
+	if (e->group && e->tgid != n->parent->tgid && (e->group->mem || e->group->fs))
+		loop_note_shared_with(e, n->child);
+}
+
 /* Adds task PID, started by task PARENT (NULL when its first stop came
  * before the parent's event). */
 static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee *parent)
@@ -182,11 +205,15 @@ static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee 
 		own = loop_info_from_proc(pid);
 	e = tracee_add(&s->tasks, pid, tgid, ppid, own ? own : src->info);
 	tracee_info_unref(own);
-	/* A process whose calls come before its parent's event: what it
-	 * shares with its parent is known before they are judged (the
-	 * event adds nothing twice). */
-	if (!parent && tgid == pid && src && src->tgid == ppid)
-		loop_note_shared(src, e, 0);
+	/* A process seen before its parent's event, whose event may never
+	 * come (the parent killed before its stop), and whose parent by
+	 * /proc may be another (CLONE_PARENT): what it shares with any
+	 * process of the session is known before its calls are judged.
+	 * It has not run yet (a traced child starts stopped), so no
+	 * process it shares with has been taken for alone meanwhile.  The
+	 * parent's event, if it comes, adds nothing twice. */
+	if (!parent && tgid == pid)
+		tracee_foreach(&s->tasks, loop_note_shared_with, e);
 	if (tgid == pid)
 		s->processes_seen++;
 	return e;
@@ -210,8 +237,15 @@ static void loop_spawned(struct session *s, struct tracee *t, int event)
 			return;
 		c = loop_add_task(s, child, t);
 	}
-	if (c)
+	if (c) {
+		struct loop_new_child n = { t, c };
+
 		loop_note_shared(t, c, event);
+		/* The parent may be gone by now (killed while its event
+		 * waited), and with it what kcmp() can tell of it: the
+		 * processes that shared with it are asked too. */
+		tracee_foreach(&s->tasks, loop_note_shared_sharer, &n);
+	}
 }
 
 /* ---- exec ---- */
