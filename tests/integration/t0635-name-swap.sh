@@ -105,23 +105,27 @@ for M in fs files vm vm-spawned vm-thread; do
 		"$(cat "$OUT")"
 done
 
-# The same when the clone that made the caller was never seen: each
-# round, the process that cloned the rewriter and then the caller
-# (CLONE_VM, the second with CLONE_PARENT) is killed by the rewriter at
-# once, its clone event lost with it, and the /proc parent of the caller
-# is another process.
+# The same when the clone that made the caller was never seen, or seen
+# after its maker's death (race-orphan): vm, the maker killed by a
+# rewriter sharing its memory, the caller's /proc parent another
+# (CLONE_PARENT); fs-thread, the maker killed by its parent-death signal
+# when the thread that made it ends, the directory it shares moved by a
+# second thread of that process, which has a directory of its own.
 ORPHAN=$ROOT/bin/race-orphan
 cp "$PROGS/race-orphan" "$ORPHAN" || exit 99
-(cd "$ROOT" && "$ORPHAN" "$deep/.git/hooks" "$ROOT/safe" pre-commit 20 20) >"$OUT" 2>&1
-diag "orphaned rewriter, natively: $(cat "$OUT")"
-assert_match "natively, the orphaned rewriter's path reaches the hooks" " inside=[1-9]" \
-	"$(cat "$OUT")"
-at_q --engine notify -- "$ORPHAN" "$deep/.git/hooks" "$ROOT/safe" pre-commit 300 20
-diag "orphaned rewriter: $(cat "$OUT")"
-assert_match "an orphaned process sharing the caller's memory: no open reached the hooks" \
-	" inside=0$" "$(cat "$OUT")"
-assert_match "an orphaned process sharing the caller's memory: the allowed opens were made" \
-	" ok=[1-9]" "$(cat "$OUT")"
+for M in "vm 300 20" "fs-thread 100 100"; do
+	set -- $M
+	(cd "$ROOT" && "$ORPHAN" "$1" "$deep/.git/hooks" "$ROOT/safe" pre-commit 20 "$3") >"$OUT" 2>&1
+	diag "orphaned $1, natively: $(cat "$OUT")"
+	assert_match "natively, the orphaned $1 sharer's path reaches the hooks" " inside=[1-9]" \
+		"$(cat "$OUT")"
+	at_q --engine notify -- "$ORPHAN" "$1" "$deep/.git/hooks" "$ROOT/safe" pre-commit "$2" "$3"
+	diag "orphaned $1: $(cat "$OUT")"
+	assert_match "an orphaned process sharing the caller's $1: no open reached the hooks" \
+		" inside=0$" "$(cat "$OUT")"
+	assert_match "an orphaned process sharing the caller's $1: the allowed opens were made" \
+		" ok=[1-9]" "$(cat "$OUT")"
+done
 
 # A process that ran a program by vfork and exec (Python's subprocess,
 # posix_spawn) shares nothing once the child has exec'd: its calls are

@@ -155,27 +155,30 @@ static void loop_note_shared(struct tracee *parent, struct tracee *child, int ev
 		tracee_share_fs(parent->group, child->group);
 }
 
-/* tracee_foreach(): what process E shares with the new process ARG. */
+/* tracee_foreach(): what task E's process shares with the new process
+ * ARG.  Every task, not only the leader: a thread may have a working
+ * directory or descriptor table of its own (CLONE_THREAD without
+ * CLONE_FS or CLONE_FILES), and the leader may be gone. */
 static void loop_note_shared_with(struct tracee *e, void *arg)
 {
 	struct tracee *child = arg;
 
-	if (e->pid == e->tgid && e != child)
+	if (e->tgid != child->tgid)
 		loop_note_shared(e, child, 0);
 }
 
-struct loop_new_child {
-	struct tracee *parent, *child;
-};
-
-/* tracee_foreach(): the same, for a process E other than the parent
- * that shares (or shared) something with another. */
-static void loop_note_shared_sharer(struct tracee *e, void *arg)
+/* Whether task PID is in a ptrace stop now ("t" in /proc/PID/stat).  One
+ * in its event stop leaves it only when resumed or killed, and never
+ * comes back to it dying: seen there after a question, it was there
+ * throughout. */
+static bool loop_task_traced(pid_t pid)
 {
-	const struct loop_new_child *n = arg;
+	char text[512];
+	const char *close;
 
-	if (e->group && e->tgid != n->parent->tgid && (e->group->mem || e->group->fs))
-		loop_note_shared_with(e, n->child);
+	if (proc_read(pid, "stat", text, sizeof(text)) < 0 || !(close = strrchr(text, ')')))
+		return false;
+	return close[1] == ' ' && close[2] == 't';
 }
 
 /* Adds task PID, started by task PARENT (NULL when its first stop came
@@ -238,13 +241,13 @@ static void loop_spawned(struct session *s, struct tracee *t, int event)
 		c = loop_add_task(s, child, t);
 	}
 	if (c) {
-		struct loop_new_child n = { t, c };
-
 		loop_note_shared(t, c, event);
-		/* The parent may be gone by now (killed while its event
-		 * waited), and with it what kcmp() can tell of it: the
-		 * processes that shared with it are asked too. */
-		tracee_foreach(&s->tasks, loop_note_shared_sharer, &n);
+		/* kcmp() tells of the parent only while it waits in its
+		 * event stop: killed meanwhile, its memory and directories
+		 * are gone, and whoever else shares them with the new
+		 * process is asked instead (every task). */
+		if (!loop_task_traced(t->pid))
+			tracee_foreach(&s->tasks, loop_note_shared_with, c);
 	}
 }
 
