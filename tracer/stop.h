@@ -35,11 +35,6 @@ struct stop_engine {
 	bool can_cut;         /* change an argument before the call runs (ptrace) */
 };
 
-/* Handle the call C of task T; ST: its number and arguments as the engine
- * read them (NULL: read them at the ptrace stop).  Fills A, always before
- * the call's records are written (to unwind the caller for a record the
- * notify engine may give the answer first, session.h frames_stop).  The
- * engine answers the caller. */
 /* Closes the copy of the caller's socket that the handling of a call kept
  * for its emulation (session.h endpoint_copy).  Called before the call is
  * answered: a copy held past the answer keeps the caller's socket open
@@ -47,6 +42,11 @@ struct stop_engine {
  * until the supervisor's next stop, for ever if none comes. */
 void stop_release_copy(struct session *s);
 
+/* Handle the call C of task T; ST: its number and arguments as the engine
+ * read them (NULL: read them at the ptrace stop).  Fills A, always before
+ * the call's records are written (to unwind the caller for a record the
+ * notify engine may give the answer first, session.h frames_stop).  The
+ * engine answers the caller. */
 void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st,
 		 const struct stop_engine *e, struct stop_answer *a);
 

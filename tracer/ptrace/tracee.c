@@ -140,9 +140,15 @@ static void tracee_share_join(struct tracee_share **p, struct tracee_share **c)
 		(*p)->procs = 1;
 	}
 	if (*c) {
-		/* Already in another share (a new process is not): P
-		 * counts it without its leaving ever being told, so that P
-		 * is taken for sharing for good rather than too soon. */
+		/* Already in another share (a new process compared with
+		 * every task may meet a second): P counts it without its
+		 * leaving ever being told, so that P is taken for sharing
+		 * for good rather than too soon.  C itself is counted in
+		 * its first share only: should that one shrink to C alone,
+		 * C is taken for alone though it shares with P.  Reaching
+		 * that needs a process that shares with two processes in
+		 * different shares, which a creator's sharing, all in its
+		 * own share, does not give; a merge would close it. */
 		(*p)->procs++;
 		return;
 	}
