@@ -61,6 +61,8 @@ at -q --keep-caps '' -- true >"$OUT" 2>"$ERR"
 assert_eq "--keep-caps '': 125" 125 $?
 
 if id nobody >/dev/null 2>&1; then
-	at -q --user nobody -- grep Cap /proc/self/status >"$OUT"
+	at --user nobody -- grep Cap /proc/self/status >"$OUT" 2>"$ERR"
+	st=$?
+	[ "$st" = 0 ] || diag "--user nobody: exit $st: $(cat "$ERR")"
 	assert_eq "--user nobody: no capability" 0000000000000000 "$(capline CapEff)"
 fi
