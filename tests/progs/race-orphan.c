@@ -63,6 +63,24 @@ static long orphan_now_ms(void)
 	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
 }
 
+/* C's opens of PATH for appending, TRIES of them, counted. */
+static void orphan_opens(const char *path, unsigned long tries)
+{
+	struct stat st;
+
+	for (unsigned long i = 0; i < tries; i++) {
+		int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		__sync_fetch_and_add(&counts->tries, 1);
+		if (fd < 0)
+			continue;
+		__sync_fetch_and_add(&counts->ok, 1);
+		if (fstat(fd, &st) == 0 && st.st_ino == target.st_ino && st.st_dev == target.st_dev)
+			__sync_fetch_and_add(&counts->inside, 1);
+		close(fd);
+	}
+}
+
 static int orphan_rewriter(void *arg)
 {
 	struct orphan_round *r = arg;
@@ -92,23 +110,12 @@ static int orphan_caller(void *arg)
 {
 	struct orphan_round *r = arg;
 	struct timespec pause = { 0, 20000000 };
-	struct stat st;
 
 	r->c_started = 1;
 	while (!r->killed)
 		;
 	nanosleep(&pause, NULL); /* P's end told to whoever watches */
-	for (unsigned long i = 0; i < r->tries; i++) {
-		int fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-
-		__sync_fetch_and_add(&counts->tries, 1);
-		if (fd < 0)
-			continue;
-		__sync_fetch_and_add(&counts->ok, 1);
-		if (fstat(fd, &st) == 0 && st.st_ino == target.st_ino && st.st_dev == target.st_dev)
-			__sync_fetch_and_add(&counts->inside, 1);
-		close(fd);
-	}
+	orphan_opens(r->path, r->tries);
 	r->c_done = 1;
 	_exit(0);
 }
@@ -117,20 +124,9 @@ static int orphan_caller(void *arg)
 static int orphan_fs_caller(void *arg)
 {
 	struct orphan_round *r = arg;
-	struct stat st;
 
 	r->c_started = 1;
-	for (unsigned long i = 0; i < r->tries; i++) {
-		int fd = open(r->name, O_WRONLY | O_APPEND | O_CLOEXEC);
-
-		__sync_fetch_and_add(&counts->tries, 1);
-		if (fd < 0)
-			continue;
-		__sync_fetch_and_add(&counts->ok, 1);
-		if (fstat(fd, &st) == 0 && st.st_ino == target.st_ino && st.st_dev == target.st_dev)
-			__sync_fetch_and_add(&counts->inside, 1);
-		close(fd);
-	}
+	orphan_opens(r->name, r->tries);
 	__sync_fetch_and_add(&counts->callers_done, 1);
 	_exit(0);
 }
