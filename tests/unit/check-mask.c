@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rules/load.h"
@@ -19,6 +21,8 @@
 static char dir[PATH_MAX], home[PATH_MAX + 16], root[PATH_MAX + 16];
 static struct rules_policy *policy; /* the entries' rule names point into it */
 static struct linked linked;        /* the last plan's denied files with other names */
+static bool walker;                 /* the denied trees walked by a process of their own */
+static bool unfinished;             /* the walker left running */
 
 static void make(const char *base, const char *rel, bool is_dir)
 {
@@ -87,6 +91,10 @@ static struct mask *plan_of(const char *name, const struct rules_extra *extras, 
 	ck_assert_msg(rules_load(names, 1, extras, n, &vars, &policy, &err) == 0, "%s", err.text);
 	linked_free(&linked);
 	mask_plan(m, policy, root, &linked);
+	if (walker || unfinished)
+		linked_start(&linked);
+	if (!unfinished)
+		linked_finish(&linked);
 	return m;
 }
 
@@ -162,7 +170,8 @@ END_TEST
 
 /* The denied files with another link, by device and inode: a denied
  * file, one in a tree denied as a whole, a write-denied file outside the
- * project; not a file with one name, nor one no rule denies. */
+ * project; not a file with one name, nor one no rule denies.  The trees
+ * walked in line (_i 0) and by a walker process (_i 1). */
 START_TEST(linked_files)
 {
 	static const struct { const char *base, *rel, *other; bool noted; } cases[] = {
@@ -177,6 +186,7 @@ START_TEST(linked_files)
 	struct stat st;
 	struct mask *m;
 
+	walker = _i == 1;
 	make(home, ".bashrc", false);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", cases[i].base, cases[i].rel);
@@ -184,6 +194,8 @@ START_TEST(linked_files)
 		ck_assert_int_eq(link(p, q), 0);
 	}
 	m = plan(NULL, 0);
+	walker = false;
+	ck_assert_int_eq(linked.walker, 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct linked_file *f;
 
@@ -203,6 +215,26 @@ START_TEST(linked_files)
 	/* A file with one name is no one's other name. */
 	snprintf(q, sizeof(q), "%s/README", root);
 	ck_assert_ptr_null(linked_other_name(&linked, q));
+}
+END_TEST
+
+/* A session that ends before it needs the walk's findings leaves no
+ * walker behind, not even as a zombie. */
+START_TEST(linked_walker_reaped)
+{
+	struct mask *m;
+	pid_t pid;
+
+	unfinished = true;
+	m = plan(NULL, 0);
+	unfinished = false;
+	ck_assert_uint_gt(linked.n_trees, 0);
+	pid = linked.walker;
+	ck_assert_int_gt(pid, 0);
+	linked_free(&linked);
+	ck_assert_int_eq(waitpid(pid, NULL, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	mask_free(m);
 }
 END_TEST
 
@@ -416,7 +448,8 @@ static Suite *mask_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, default_policy);
-	tcase_add_test(tc, linked_files);
+	tcase_add_loop_test(tc, linked_files, 0, 2);
+	tcase_add_test(tc, linked_walker_reaped);
 	tcase_add_test(tc, exceptions_stay_unmasked);
 	tcase_add_test(tc, everything_admitted);
 	tcase_add_test(tc, symlink_to_admitted);

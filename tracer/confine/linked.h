@@ -32,15 +32,31 @@ struct linked {
 	size_t n;
 	unsigned listed;
 	bool truncated; /* a bound was reached: files past it are not known */
+	char **trees;   /* denied trees still to walk */
+	size_t n_trees;
+	pid_t walker;   /* the process walking them (linked_start()), or 0 */
+	int walker_fd;  /* what it found comes through this pipe */
+	bool finished;  /* linked_finish() was called: the set is complete */
 };
 
 /* PATH, a file a deny rule names, lstat()ed into ST: noted when it has
  * another link. */
 void linked_note(struct linked *l, const char *path, const struct stat *st);
 
-/* The files with another link in the tree at DIR, which a deny rule
- * names as a whole. */
-void linked_note_tree(struct linked *l, const char *dir);
+/* DIR, a tree a deny rule names as a whole: its files with another
+ * link are looked for by linked_start() and linked_finish(). */
+void linked_want_tree(struct linked *l, const char *dir);
+
+/* The walk of the wanted trees begins in a process of its own, beside
+ * the rest of the start (under the default policy it is all of /etc:
+ * about a fifth of a start's time when made in line).  Walked in line by
+ * linked_finish() when no process can be made. */
+void linked_start(struct linked *l);
+
+/* The walk's findings taken into L, its process reaped; where it failed,
+ * the trees are walked here.  Every question to L waits for this: the
+ * supervisor calls it before it judges the command's first call. */
+void linked_finish(struct linked *l);
 
 /* Whether any file is noted: only then is an object's inode asked. */
 static inline bool linked_any(const struct linked *l)

@@ -348,7 +348,7 @@ static void plan_tree(struct plan *pl, enum rules_kind kind, const char *dir)
 	if (kind == RULES_KIND_READ) {
 		if (plan_wholly(pl, kind, dir)) {
 			plan_add(pl, MASK_EMPTY_DIR, dir, rule);
-			linked_note_tree(pl->linked, dir);
+			linked_want_tree(pl->linked, dir);
 		} else {
 			plan_read_entries(pl, dir, 0);
 		}
@@ -358,7 +358,7 @@ static void plan_tree(struct plan *pl, enum rules_kind kind, const char *dir)
 		return;
 	/* Its files are denied by their names here: other names of them,
 	 * anywhere, are not, nor is a mask of the tree theirs. */
-	linked_note_tree(pl->linked, dir);
+	linked_want_tree(pl->linked, dir);
 	if (plan_beneath(dir, pl->root, pl->root_len)) {
 		plan_add(pl, MASK_READONLY, dir, rule);
 		plan_pins(pl, dir);
@@ -385,7 +385,7 @@ static void plan_candidate(struct plan *pl, enum rules_kind kind, const char *pa
 		} else if (S_ISDIR(st.st_mode)) {
 			if (plan_wholly(pl, kind, path)) {
 				plan_add(pl, MASK_EMPTY_DIR, path, rule);
-				linked_note_tree(pl->linked, path);
+				linked_want_tree(pl->linked, path);
 			} else {
 				plan_read_entries(pl, path, 0);
 			}
@@ -393,7 +393,7 @@ static void plan_candidate(struct plan *pl, enum rules_kind kind, const char *pa
 		return;
 	}
 	if (S_ISDIR(st.st_mode) && plan_wholly(pl, kind, path))
-		linked_note_tree(pl->linked, path);
+		linked_want_tree(pl->linked, path);
 	/* Writes: inside the project only (Landlock keeps the rest out of
 	 * the write roots), files and whole trees. */
 	if (!plan_beneath(path, pl->root, pl->root_len) ||

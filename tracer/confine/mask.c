@@ -142,12 +142,10 @@ int mask_setup(struct session *s)
 	proj = realpath(s->opt->root ? s->opt->root : s->cwd, NULL);
 	mask_plan(m, s->policy, proj ? proj : "", &s->linked);
 	free(proj);
-	for (size_t i = 0; i < s->linked.n; i++)
-		info_msg("denied file with another name: %s (known by device and inode)",
-			 s->linked.v[i].path);
-	if (s->linked.truncated)
-		info_msg("denied files with other names: the look reached its bounds "
-			 "(doc/INTERNALS.md, \"Masks\")");
+	/* The shim's copy is written before the command starts: nothing to
+	 * overlap there. */
+	if (!s->preload_only)
+		linked_start(&s->linked);
 	if (want == OPTIONS_MASK_OFF || s->policy->mode == RULES_MODE_AUDIT) {
 		/* Audit lets every call through: a mask would change what the
 		 * command sees. */

@@ -764,6 +764,9 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 		if (s->emulate_opens)
 			exposed_note_inherited(s);
 	}
+	/* The walk of the denied trees ran beside the start; its findings
+	 * are needed from the first call judged on. */
+	linked_finish(&s->linked);
 	if (signals_forward_start(s->main_pid) < 0)
 		warn_errno("cannot forward signals to the command");
 	limits_start(s);

@@ -147,7 +147,10 @@ int channel_write_linked(struct session *s)
 	char *buf;
 	int ret;
 
-	if (!s->preload_only || !s->run_dir || !linked_any(&s->linked) || s->linked_path)
+	if (!s->preload_only)
+		return 0;
+	linked_finish(&s->linked);
+	if (!s->run_dir || !linked_any(&s->linked) || s->linked_path)
 		return 0;
 	for (size_t i = 0; i < s->linked.n; i++)
 		strings += strlen(s->linked.v[i].path) + 1;
