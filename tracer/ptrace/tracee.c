@@ -130,36 +130,56 @@ static size_t tracee_hash(pid_t pid, size_t mask)
 	return (size_t)(((uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
 
-/* C, a new process, joins the share of P (made on its first). */
+/* The share S stands for: two shares that met were merged into one, and
+ * the groups of both keep pointing where they pointed. */
+static struct tracee_share *tracee_share_root(struct tracee_share *s)
+{
+	while (s && s->into)
+		s = s->into;
+	return s;
+}
+
+static struct tracee_share *tracee_share_ref(struct tracee_share *s)
+{
+	s->refs++;
+	return s;
+}
+
+/* C, a new process, joins the share of P (made on its first).  C may be
+ * in a share already (a new process compared with every task can meet a
+ * second one): the two become one, so that C counts once, and for as
+ * long as it stays, in a share with both. */
 static void tracee_share_join(struct tracee_share **p, struct tracee_share **c)
 {
-	if (*p && *c == *p)
-		return;
+	struct tracee_share *rp, *rc;
+
 	if (!*p) {
-		*p = xcalloc(1, sizeof(**p));
+		*p = tracee_share_ref(xcalloc(1, sizeof(**p)));
 		(*p)->procs = 1;
 	}
-	if (*c) {
-		/* Already in another share (a new process compared with
-		 * every task may meet a second): P counts it without its
-		 * leaving ever being told, so that P is taken for sharing
-		 * for good rather than too soon.  C itself is counted in
-		 * its first share only: should that one shrink to C alone,
-		 * C is taken for alone though it shares with P.  Reaching
-		 * that needs a process that shares with two processes in
-		 * different shares, which a creator's sharing, all in its
-		 * own share, does not give; a merge would close it. */
-		(*p)->procs++;
+	rp = tracee_share_root(*p);
+	if (!*c) {
+		*c = tracee_share_ref(*p);
+		rp->procs++;
 		return;
 	}
-	*c = *p;
-	(*p)->procs++;
+	rc = tracee_share_root(*c);
+	if (rc == rp)
+		return;
+	rc->into = tracee_share_ref(rp);
+	rp->procs += rc->procs;
 }
 
 static void tracee_share_leave(struct tracee_share **s)
 {
-	if (*s && --(*s)->procs == 0)
-		free(*s);
+	struct tracee_share *r = tracee_share_root(*s), *next;
+
+	if (r)
+		r->procs--;
+	for (struct tracee_share *at = *s; at && --at->refs == 0; at = next) {
+		next = at->into;
+		free(at);
+	}
 	*s = NULL;
 }
 
@@ -180,7 +200,8 @@ void tracee_unshare_mem(struct tracee_group *g)
 
 bool tracee_shares(const struct tracee_group *g)
 {
-	return (g->mem && g->mem->procs > 1) || (g->fs && g->fs->procs > 1);
+	return (g->mem && tracee_share_root(g->mem)->procs > 1) ||
+	       (g->fs && tracee_share_root(g->fs)->procs > 1);
 }
 
 void tracee_table_init(struct tracee_table *t)

@@ -50,7 +50,9 @@ size_t tracee_info_lineage(const struct tracee_info *i, struct rules_event *out,
  * Whatever one of them changes there, the others' calls read or walk
  * after the supervisor has judged them, as a thread's can. */
 struct tracee_share {
-	unsigned procs;
+	unsigned procs;             /* processes in it; counted where into is NULL */
+	unsigned refs;              /* groups and merged shares that point here */
+	struct tracee_share *into;  /* the share this one was merged into */
 };
 
 /* The tasks of one thread group that the table holds: the race detector
