@@ -17,6 +17,16 @@ struct session;
  * descriptor or -errno. */
 int emulate_path_fd(int view, pid_t tid, const char *path, int extra);
 
+/* Where a call that makes or changes a name acts for path I of C (PATH,
+ * as emulate_path_of() gives it): the directory, opened exactly in VIEW,
+ * and the name in it into BASE (NAME_MAX + 2 bytes).  A name that ended
+ * in "/", "." or ".." keeps that ending, so that the kernel gives the
+ * call its own meaning (ENOTDIR for a file named "f/", EINVAL for rmdir
+ * of "d/.", EISDIR for an O_CREAT open of "d/").  The descriptor, or
+ * -errno. */
+int emulate_where(int view, pid_t tid, const struct call *c, unsigned i, const char *path,
+		  char *base);
+
 /* The denied file with other names (tracer/confine/linked.h) that the
  * object ST, opened for call C, is, when C's judged path 0 is not its
  * own name: a name that may have led elsewhere when it was judged (one

@@ -100,14 +100,8 @@ static int emulate_object(int view, pid_t tid, const char *path, struct stat *st
 	return fd;
 }
 
-/* Where the call acts for path I of C (PATH, as emulate_path_of() gives
- * it): the directory, opened exactly, and the name in it into BASE
- * (NAME_MAX + 2 bytes).  A name that ended in
- * "/", "." or ".." keeps that ending, so that the kernel gives the call
- * its own meaning (ENOTDIR for a file named "f/", EINVAL for rmdir of
- * "d/.").  The descriptor, or -errno. */
-static int emulate_where(int view, pid_t tid, const struct call *c, unsigned i,
-			 const char *path, char *base)
+int emulate_where(int view, pid_t tid, const struct call *c, unsigned i, const char *path,
+		  char *base)
 {
 	if (!c->path_odd_last[i][0])
 		return emulate_parent(view, tid, path, base);

@@ -430,16 +430,6 @@ const struct linked_file *emulate_reached(const struct session *s, const struct 
 	return f;
 }
 
-/* Whether C's path ended in a name and a "/" (call.h path_odd_last; a
- * name too long for NAME_MAX counts too), not in ".", ".." or the root. */
-static bool emulate_names_dir(const struct call *c)
-{
-	const char *last = c->path_odd_last[0];
-	size_t n = strlen(last);
-
-	return n && (strcmp(last, "?") == 0 || (n > 1 && last[n - 1] == '/'));
-}
-
 int emulate_open(struct session *s, const struct unotify_call *u, const struct call *c,
 		 struct stop_answer *a)
 {
@@ -449,6 +439,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	const char *path = c->path[0];
 	char proc[PATH_MAX];
 	int flags = c->flags, fd0, fd = -1, r, view, refused = 0;
+	bool create = (flags & (O_CREAT | O_PATH)) == O_CREAT;
 	struct stat st;
 
 	/* An O_PATH open is judged no read or write (it gives no event),
@@ -482,21 +473,15 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	if (r < 0)
 		return -ENOTSUP;
 	creds_become(&cr, &saved);
-	if ((flags & (O_CREAT | O_PATH)) == O_CREAT && path[0] == '/' && emulate_names_dir(c)) {
-		/* "name/" to be made: the kernel refuses it before it looks
-		 * the name up (EISDIR), once its directory is found; the
-		 * name without its slash must not be made instead. */
-		int dfd = emulate_path_fd(view, u->tid, c->path_odd_dir[0], O_DIRECTORY);
-
-		creds_restore(&saved);
-		if (dfd >= 0)
-			close(dfd);
-		a->how = STOP_RETURN;
-		a->ret = dfd < 0 ? dfd : -EISDIR;
-		return 0;
-	}
-	fd0 = path[0] != '/' ? emulate_link_object(u->tid, path)
-			     : emulate_path_fd(view, u->tid, path, syscall_open_follows(flags) ? 0 : O_NOFOLLOW);
+	/* A name that ends in "/", "." or "..", to be made: the kernel
+	 * answers that from the name's directory (EISDIR for "name/",
+	 * whether or not "name" exists), as below for a new name. */
+	if (create && path[0] == '/' && c->path_odd_last[0][0])
+		fd0 = -ENOENT;
+	else if (path[0] != '/')
+		fd0 = emulate_link_object(u->tid, path);
+	else
+		fd0 = emulate_path_fd(view, u->tid, path, syscall_open_follows(flags) ? 0 : O_NOFOLLOW);
 	if (fd0 >= 0 && !(flags & O_PATH) && fstat(fd0, &st) == 0 && S_ISCHR(st.st_mode) &&
 	    st.st_rdev == makedev(5, 0)) {
 		close(fd0);
@@ -551,38 +536,36 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		}
 		if (fd0 >= 0)
 			close(fd0);
-	} else if (fd0 == -ENOENT && (flags & O_CREAT) && !(flags & O_PATH)) {
+	} else if (fd0 == -ENOENT && create) {
 		/* A new name: its directory exactly, the name not followed. */
-		char dir[PATH_MAX];
-		const char *slash = strrchr(path, '/');
-		mode_t old;
-		int dfd;
+		char base[NAME_MAX + 2];
+		bool too_long = strcmp(c->path_odd_last[0], "?") == 0;
+		int dfd = too_long ? emulate_path_fd(view, u->tid, c->path_odd_dir[0], O_DIRECTORY)
+				   : emulate_where(view, u->tid, c, 0, path, base);
 
-		if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
-			r = -ENAMETOOLONG;
+		if (dfd < 0) {
+			r = dfd;
+		} else if (too_long) {
+			/* Longer than NAME_MAX and ending in "/": the kernel
+			 * refuses to make it before it looks the name up. */
+			close(dfd);
+			r = -EISDIR;
 		} else {
-			memcpy(dir, path, (size_t)(slash - path));
-			dir[slash - path] = '\0';
-			dfd = emulate_path_fd(view, u->tid, dir[0] ? dir : "/", O_DIRECTORY);
-			if (dfd < 0) {
-				r = dfd;
-			} else {
-				old = umask(cr.umask);
-				fd = openat(dfd, slash + 1, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-					    c->open_mode);
-				r = fd < 0 ? -errno : 0;
-				umask(old);
-				close(dfd);
-				/* Without O_EXCL a file put at the name since the
-				 * look is opened: another name of a denied file
-				 * (a hard link renamed there) is that file. */
-				if (fd >= 0 && linked_any(&s->linked) && fstat(fd, &st) == 0 &&
-				    (reached = emulate_reached(s, c, &st)) &&
-				    (refused = stop_reached_linked(s, c, reached, &reached_v))) {
-					close(fd);
-					fd = -1;
-					r = -refused;
-				}
+			mode_t old = umask(cr.umask);
+
+			fd = openat(dfd, base, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, c->open_mode);
+			r = fd < 0 ? -errno : 0;
+			umask(old);
+			close(dfd);
+			/* Without O_EXCL a file put at the name since the look
+			 * is opened: another name of a denied file (a hard link
+			 * renamed there) is that file. */
+			if (fd >= 0 && linked_any(&s->linked) && fstat(fd, &st) == 0 &&
+			    (reached = emulate_reached(s, c, &st)) &&
+			    (refused = stop_reached_linked(s, c, reached, &reached_v))) {
+				close(fd);
+				fd = -1;
+				r = -refused;
 			}
 		}
 	} else {
