@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <linux/kcmp.h>
@@ -32,6 +33,7 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 #include "tracer/signals.h"
+#include "tracer/syscall/arch.h"
 #include "tracer/syscall/call.h"
 #include "tracer/confine/endpoints.h"
 #include "tracer/confine/landlock.h"
@@ -167,29 +169,31 @@ static void loop_note_shared_with(struct tracee *e, void *arg)
 		loop_note_shared(e, child, 0);
 }
 
-/* Whether task PID is in a ptrace stop now ("t" in /proc/PID/stat).  One
- * in its event stop leaves it only when resumed or killed, and never
- * comes back to it dying: seen there after a question, it was there
- * throughout. */
-static bool loop_task_traced(pid_t pid)
+/* Whether task PID, a tracee in its event stop, is still in it: a ptrace
+ * request succeeds only on a tracee in a ptrace stop without a fatal
+ * signal pending.  One in its event stop leaves it only when resumed or
+ * killed, and never comes back to it dying: found there after a
+ * question, it was there throughout. */
+static bool loop_task_stopped(pid_t pid)
 {
-	char text[512];
-	const char *close;
+	unsigned long msg;
 
-	if (proc_read(pid, "stat", text, sizeof(text)) < 0 || !(close = strrchr(text, ')')))
-		return false;
-	return close[1] == ' ' && close[2] == 't';
+	return ptrace(PTRACE_GETEVENTMSG, pid, 0L, &msg) == 0;
 }
 
 /* Adds task PID, started by task PARENT (NULL when its first stop came
- * before the parent's event). */
-static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee *parent)
+ * before the parent's event) as a thread of TGID, or of a thread group
+ * of its own when TGID is PID (0: unknown, /proc tells). */
+static struct tracee *loop_add_task(struct session *s, pid_t pid, struct tracee *parent,
+				    pid_t tgid_known)
 {
 	pid_t tgid = pid, ppid = parent ? parent->tgid : 0;
 	struct tracee *src = parent, *e;
 	struct tracee_info *own = NULL;
 
-	if (!loop_task_ids(pid, &tgid, &ppid) && !parent)
+	if (tgid_known > 0 && parent)
+		tgid = tgid_known;
+	else if (!loop_task_ids(pid, &tgid, &ppid) && !parent)
 		return NULL; /* gone already */
 	if (!src)
 		src = tracee_find(&s->tasks, tgid != pid ? tgid : ppid);
@@ -236,9 +240,16 @@ static void loop_spawned(struct session *s, struct tracee *t, int event)
 		return;
 	c = tracee_find(&s->tasks, child);
 	if (!c) {
+		unsigned long flags;
+		pid_t tgid = 0;
+
 		if (loop_gone_take(child))
 			return;
-		c = loop_add_task(s, child, t);
+		/* A thread or a process, as the kernel decides it: by
+		 * CLONE_THREAD, whatever the event's kind. */
+		if (arch_spawn_flags(t->pid, &flags) == 0)
+			tgid = flags & CLONE_THREAD ? t->tgid : child;
+		c = loop_add_task(s, child, t, tgid);
 	}
 	if (c) {
 		loop_note_shared(t, c, event);
@@ -246,7 +257,7 @@ static void loop_spawned(struct session *s, struct tracee *t, int event)
 		 * event stop: killed meanwhile, its memory and directories
 		 * are gone, and whoever else shares them with the new
 		 * process is asked instead (every task). */
-		if (!loop_task_traced(t->pid))
+		if (!loop_task_stopped(t->pid))
 			tracee_foreach(&s->tasks, loop_note_shared_with, c);
 	}
 }
@@ -438,7 +449,7 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 	if (!t) {
 		/* A new task whose first stop came before its parent's
 		 * fork/clone event. */
-		t = loop_add_task(s, pid, NULL);
+		t = loop_add_task(s, pid, NULL, 0);
 		if (!t) {
 			loop_resume(pid, 0);
 			return;
@@ -586,7 +597,7 @@ static void loop_notification(struct session *s)
 	if (!t)
 		/* A new task whose first call came before its parent's
 		 * fork/clone event. */
-		t = loop_add_task(s, u.tid, NULL);
+		t = loop_add_task(s, u.tid, NULL, 0);
 	s->notif = &u;
 	s->notif_answer = &a;
 	s->notif_answered = false;

@@ -50,6 +50,13 @@ int arch_stop_skip(pid_t pid, long ret);
 /* Change argument I (0..5) of the stopped call before it runs. */
 int arch_stop_set_arg(pid_t pid, unsigned i, unsigned long value);
 
+/* The clone flags of the call a tracee stopped at a PTRACE_EVENT_FORK,
+ * VFORK or CLONE stop is making (fork and vfork given as the flags they
+ * stand for), from its registers: which tells a new thread from a new
+ * process without a look at /proc.  -ENOTSUP for another ABI's call
+ * (the caller asks /proc then). */
+int arch_spawn_flags(pid_t pid, unsigned long *flags);
+
 /* Test hook: force the register fallback of arch_stop_read(). */
 void arch_force_fallback(bool on);
 

@@ -8,6 +8,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <linux/audit.h>
 #include <stddef.h>
 #include <string.h>
@@ -49,6 +52,30 @@ static int arch_setregs(pid_t pid, const struct user_regs_struct *r)
 	if (ptrace(PTRACE_SETREGS, pid, NULL, r) < 0)
 		return -errno;
 	return 0;
+}
+
+int arch_spawn_flags(pid_t pid, unsigned long *flags)
+{
+	struct user_regs_struct r;
+	int err = arch_getregs(pid, &r);
+
+	if (err < 0)
+		return err;
+	/* The native numbers: an i386 call (int $0x80, whose numbers 56 to
+	 * 58 start no task) or an x32 one is left to /proc. */
+	switch (r.orig_rax) {
+	case __NR_clone:
+		*flags = r.rdi;
+		return 0;
+	case __NR_fork:
+		*flags = SIGCHLD;
+		return 0;
+	case __NR_vfork:
+		*flags = CLONE_VFORK | CLONE_VM | SIGCHLD;
+		return 0;
+	default:
+		return -ENOTSUP;
+	}
 }
 
 /* Pre-5.3 kernels: registers, and the filter's RET_DATA to learn the ABI. */
