@@ -96,7 +96,9 @@ echo '#!/bin/sh' >"$deep/.git/hooks/pre-commit"
 # rewriting the path in the caller's private memory: alone, after the
 # caller ran a program by vfork and exec (that child's share ended, the
 # rewriter's did not), and started by a thread that has ended since.
-for M in fs files vm vm-spawned vm-thread; do
+# fs-exec: the opens made by a program the caller execs, the directory
+# still shared (an exec ends no CLONE_FS sharing).
+for M in fs files vm vm-spawned vm-thread fs-exec; do
 	at_q --engine notify -- "$SHARE" "$M" "$deep/.git/hooks" "$ROOT/safe" pre-commit "$N"
 	diag "shared $M: $(cat "$OUT")"
 	assert_match "a process sharing the caller's $M: no open reached the hooks" " inside=0$" \

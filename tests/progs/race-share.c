@@ -12,7 +12,10 @@
  *   vm-spawned  the same, after the caller has run /bin/true by vfork and
  *               exec (that child's sharing ends; the flipper's does not);
  *   vm-thread   the same, the flipper started by a second thread that
- *               has ended before the opens (the caller is one thread).
+ *               has ended before the opens (the caller is one thread);
+ *   fs-exec     as fs, the opens made by a new program the caller execs
+ *               (itself, as fs-execd): an exec does not end what
+ *               CLONE_FS shares.
  * Prints "tries=N ok=K inside=W": W opens that reached TREE/NAME (by
  * inode).  Exit 0, 2 on usage errors.  Built without sanitizers: it runs
  * under the filter. */
@@ -86,7 +89,8 @@ static int race_spawn_true(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const modes[] = { "fs", "files", "vm", "vm-spawned", "vm-thread" };
+	static const char *const modes[] = { "fs", "files", "vm", "vm-spawned", "vm-thread",
+					     "fs-exec", "fs-execd" };
 	unsigned long tries, ok = 0, inside = 0;
 	struct stat target, st;
 	bool known = false;
@@ -108,7 +112,12 @@ int main(int argc, char **argv)
 	if (race_tree < 0 || race_safe < 0 || stat(race_tree_path, &target) < 0 ||
 	    fchdir(race_safe) < 0 || dup2(race_safe, 100) < 0)
 		return 2;
-	if (!strcmp(race_mode, "vm-thread")) {
+	if (!strcmp(race_mode, "fs-execd")) {
+		/* The flipper, started before the exec, moves this directory. */
+		const char *flipper = getenv("RACE_SHARE_FLIPPER");
+
+		race_pid = flipper ? (pid_t)atoi(flipper) : -1;
+	} else if (!strcmp(race_mode, "vm-thread")) {
 		pthread_t th;
 
 		if (pthread_create(&th, NULL, race_start, NULL) || pthread_join(th, NULL))
@@ -117,8 +126,17 @@ int main(int argc, char **argv)
 	} else {
 		race_start(NULL);
 	}
-	if (race_pid < 0)
+	if (race_pid <= 0)
 		return 2;
+	if (!strcmp(race_mode, "fs-exec")) {
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", (int)race_pid);
+		setenv("RACE_SHARE_FLIPPER", pid, 1);
+		execl("/proc/self/exe", argv[0], "fs-execd", argv[2], argv[3], argv[4], argv[5],
+		      (char *)NULL);
+		return 2;
+	}
 	if (!strcmp(race_mode, "vm-spawned") && race_spawn_true() < 0)
 		return 2;
 	for (unsigned long i = 0; i < tries; i++) {
