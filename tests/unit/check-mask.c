@@ -171,7 +171,8 @@ END_TEST
 /* The denied files with another link, by device and inode: a denied
  * file, one in a tree denied as a whole, a write-denied file outside the
  * project; not a file with one name, nor one no rule denies.  The trees
- * walked in line (_i 0) and by a walker process (_i 1). */
+ * walked in line (_i 0), by a walker process (_i 1), and by one that
+ * fails after its first file, the rest then walked in line (_i 2). */
 START_TEST(linked_files)
 {
 	static const struct { const char *base, *rel, *other; bool noted; } cases[] = {
@@ -186,7 +187,9 @@ START_TEST(linked_files)
 	struct stat st;
 	struct mask *m;
 
-	walker = _i == 1;
+	walker = _i >= 1;
+	if (_i == 2)
+		setenv("AGENTTRACE_TEST_LINKED_WALKER_FAIL", "1", 1);
 	make(home, ".bashrc", false);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", cases[i].base, cases[i].rel);
@@ -195,6 +198,7 @@ START_TEST(linked_files)
 	}
 	m = plan(NULL, 0);
 	walker = false;
+	unsetenv("AGENTTRACE_TEST_LINKED_WALKER_FAIL");
 	ck_assert_int_eq(linked.walker, 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct linked_file *f;
@@ -448,7 +452,7 @@ static Suite *mask_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, default_policy);
-	tcase_add_loop_test(tc, linked_files, 0, 2);
+	tcase_add_loop_test(tc, linked_files, 0, 3);
 	tcase_add_test(tc, linked_walker_reaped);
 	tcase_add_test(tc, exceptions_stay_unmasked);
 	tcase_add_test(tc, everything_admitted);

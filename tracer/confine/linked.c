@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/testknob.h"
 #include "lib/xalloc.h"
 #include "tracer/confine/linked.h"
 
@@ -165,6 +166,8 @@ static void linked_walker(struct linked *l, int fd)
 					  .len = (uint32_t)strlen(l->v[i].path) };
 		ok = linked_write_all(fd, &w, sizeof(w)) &&
 		     linked_write_all(fd, l->v[i].path, w.len);
+		if (test_knob_set("LINKED_WALKER_FAIL"))
+			_exit(1); /* after the first file, before the end */
 	}
 	w = (struct linked_wire){ .listed = l->listed, .truncated = l->truncated };
 	_exit(ok && linked_write_all(fd, &w, sizeof(w)) ? 0 : 1);
