@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/fullio.h"
 #include "lib/log.h"
 #include "lib/readfile.h"
 #include "lib/xalloc.h"
@@ -429,22 +430,6 @@ static bool cichannel_wide(const char *text, size_t len)
 	       (len >= 4 && memcmp(text, "\0\0\xfe\xff", 4) == 0);
 }
 
-static int cichannel_write_all(int fd, const char *text, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* Puts a new regular file with TEXT at the channel's name, whatever is
  * there now: a file written in place would write through a hard link the
  * command made to a file of its own, and a symlink, FIFO or directory at
@@ -462,7 +447,7 @@ static void cichannel_fallback(const struct cichannel *ch, const char *text, siz
 	struct stat st;
 
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
-		rc = ftruncate(fd, 0) < 0 ? -errno : cichannel_write_all(fd, text, len);
+		rc = ftruncate(fd, 0) < 0 ? -errno : write_full(fd, text, len);
 		if (rc < 0 && ftruncate(fd, 0) == 0) {
 			warn_msg("%s: cannot put the judged content back (%s): the file is emptied, "
 				 "the job's earlier entries too", ch->path, strerror(-why));
@@ -495,7 +480,7 @@ static void cichannel_replace(const struct cichannel *ch, const char *text, size
 		free(tmp);
 		return;
 	}
-	rc = cichannel_write_all(fd, text, len);
+	rc = write_full(fd, text, len);
 	if (rc == 0 && fchmod(fd, ch->mode) < 0)
 		rc = -errno;
 	/* The runner's own user must read and write it still. */

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/fullio.h"
 #include "lib/log.h"
 #include "lib/testknob.h"
 #include "lib/xalloc.h"
@@ -117,40 +118,6 @@ void linked_want_tree(struct linked *l, const char *dir)
 	l->trees[l->n_trees++] = xstrdup(dir);
 }
 
-static bool linked_write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		c += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-static bool linked_read_all(int fd, void *p, size_t n)
-{
-	char *c = p;
-
-	while (n > 0) {
-		ssize_t r = read(fd, c, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		c += r;
-		n -= (size_t)r;
-	}
-	return true;
-}
-
 /* The walker: a copy of the supervisor that walks the trees and sends
  * what it found.  Never returns. */
 static void linked_walker(struct linked *l, int fd)
@@ -164,13 +131,12 @@ static void linked_walker(struct linked *l, int fd)
 	for (size_t i = 0; ok && i < l->n; i++) {
 		w = (struct linked_wire){ .dev = l->v[i].dev, .ino = l->v[i].ino,
 					  .len = (uint32_t)strlen(l->v[i].path) };
-		ok = linked_write_all(fd, &w, sizeof(w)) &&
-		     linked_write_all(fd, l->v[i].path, w.len);
+		ok = write_full(fd, &w, sizeof(w)) == 0 && write_full(fd, l->v[i].path, w.len) == 0;
 		if (test_knob_set("LINKED_WALKER_FAIL"))
 			_exit(1); /* after the first file, before the end */
 	}
 	w = (struct linked_wire){ .listed = l->listed, .truncated = l->truncated };
-	_exit(ok && linked_write_all(fd, &w, sizeof(w)) ? 0 : 1);
+	_exit(ok && write_full(fd, &w, sizeof(w)) == 0 ? 0 : 1);
 }
 
 void linked_start(struct linked *l)
@@ -207,14 +173,14 @@ static bool linked_take(struct linked *l)
 	char path[PATH_MAX];
 
 	for (;;) {
-		if (!linked_read_all(l->walker_fd, &w, sizeof(w)))
+		if (read_full(l->walker_fd, &w, sizeof(w)) < 0)
 			return false;
 		if (w.len == 0) {
 			l->listed += w.listed;
 			l->truncated |= w.truncated != 0;
 			return true;
 		}
-		if (w.len >= sizeof(path) || !linked_read_all(l->walker_fd, path, w.len))
+		if (w.len >= sizeof(path) || read_full(l->walker_fd, path, w.len) < 0)
 			return false;
 		path[w.len] = '\0';
 		linked_add(l, (dev_t)w.dev, (ino_t)w.ino, path);

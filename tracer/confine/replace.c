@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/fullio.h"
 #include "lib/log.h"
 #include "tracer/confine/replace.h"
 #include "tracer/inspect/creds.h"
@@ -78,21 +79,6 @@ static ssize_t replace_read(int fd, size_t max, char **out)
 	return (ssize_t)n;
 }
 
-static int replace_write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void replace_bad(struct replace_result *res, const char *why)
 {
 	res->outcome = REPLACE_BAD_LOCK;
@@ -138,7 +124,7 @@ static int replace_put(int dfd, const char *temp, const char *target, const char
 
 	if (fd < 0)
 		return -errno;
-	r = replace_write_all(fd, buf, n);
+	r = write_full(fd, buf, n);
 	/* The mode once written: the file is ours until it has its name. */
 	if (r == 0 && fchmod(fd, mode & 0777) < 0)
 		r = -errno;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/exitcode.h"
+#include "lib/fullio.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/sha256.h"
@@ -86,21 +87,6 @@ static int evidence_temp(struct evidence *e, char *name, size_t size)
 
 	snprintf(name, size, ".partial.%d.%u", (int)getpid(), ++seq);
 	return openat(e->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-}
-
-static bool evidence_write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
 }
 
 /* Whether DIR/NAME is a regular file of SIZE bytes whose SHA-256 is NAME:
@@ -191,7 +177,7 @@ void evidence_file(struct evidence *e, const char *path, struct evidence_file *o
 		if (n == 0)
 			break;
 		sha256_update(&h, buf, (size_t)n);
-		if (cfd >= 0 && !evidence_write_all(cfd, buf, (size_t)n)) {
+		if (cfd >= 0 && write_full(cfd, buf, (size_t)n) < 0) {
 			close(cfd);
 			unlinkat(e->dir_fd, tmp, 0);
 			cfd = -1;
