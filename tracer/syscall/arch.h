@@ -1,9 +1,9 @@
 /* The register interface of a seccomp stop: one implementation per
  * architecture (arch-x86_64.c), the only files that name registers.
  *
- * Every function but arch_stop_from_seccomp() is called on a tracee stopped
- * at PTRACE_EVENT_SECCOMP and returns 0 or -errno (-ESRCH: the tracee is
- * gone). */
+ * Every function but arch_stop_from_seccomp() is called on a tracee in a
+ * ptrace stop (PTRACE_EVENT_SECCOMP; arch_spawn_flags() at a fork, vfork
+ * or clone event) and returns 0 or -errno (-ESRCH: the tracee is gone). */
 #ifndef AGENTTRACE_ARCH_H
 #define AGENTTRACE_ARCH_H
 
