@@ -125,6 +125,13 @@ for B in auto preload; do
 	bk_denied "program exec'd from a non-leader thread is supervised" "$EACCES" write write. "$bashrc" -- \
 		"$TRY" thread-exec "$TRY" open-write "$bashrc"
 	bk_allowed "exec from a non-leader thread (allowed program)" -- "$TRY" thread-exec "$TRY" exit 0
+	# A thread whose exit signal is SIGCHLD comes as a fork event: taken
+	# for a process, its exec would not be matched with the call judged
+	# (race.exec, the process killed).
+	bk_allowed "exec from a clone(CLONE_THREAD|SIGCHLD) thread (allowed program)" -- \
+		"$TRY" sigchld-thread-exec "$TRY" exit 0
+	bk_denied "program exec'd from a clone(CLONE_THREAD|SIGCHLD) thread is supervised" "$EACCES" \
+		write write. "$bashrc" -- "$TRY" sigchld-thread-exec "$TRY" open-write "$bashrc"
 
 	bk_denied "vfork child exec (nc -e)" "$EACCES" exec exec. "" -- "$TRY" vfork-exec "$nc" -e /bin/sh 127.0.0.1 9
 	bk_denied "program exec'd by a vfork child is supervised" "$EACCES" write write. "$bashrc" -- \

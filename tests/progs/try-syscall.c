@@ -641,6 +641,33 @@ static int op_thread_exec(char **argv)
 	return (int)(intptr_t)ret;
 }
 
+/* The stack of the thread sigchld-thread-exec makes: it only calls execv. */
+static char try_clone_stack[1024 * 1024] __attribute__((aligned(16)));
+
+static int try_clone_exec(void *arg)
+{
+	char **argv = arg;
+
+	execv(argv[0], argv);
+	_exit(errno);
+}
+
+/* sigchld-thread-exec PATH ARGS...: as thread-exec, but the thread is made
+ * by clone(CLONE_THREAD) with SIGCHLD as its exit signal: a thread, which
+ * ptrace(2) reports as a fork event (the event's kind follows the exit
+ * signal, not CLONE_THREAD).  The leader waits until the exec takes its
+ * place. */
+static int op_sigchld_thread_exec(char **argv)
+{
+	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+		    CLONE_SYSVSEM | SIGCHLD;
+
+	if (clone(try_clone_exec, try_clone_stack + sizeof(try_clone_stack), flags, argv) < 0)
+		return errno;
+	for (;;)
+		pause();
+}
+
 /* Exit status of a child as this program's own result. */
 static int try_child_result(pid_t pid)
 {
@@ -1190,6 +1217,7 @@ static const struct try_op {
 	{ "clone3", 0, op_clone3 },
 	{ "thread-write", 1, op_thread_write },
 	{ "thread-exec", 1, op_thread_exec },
+	{ "sigchld-thread-exec", 1, op_sigchld_thread_exec },
 	{ "vfork-exec", 1, op_vfork_exec },
 	{ "vfork-write", 1, op_vfork_write },
 	{ "fork-write", 1, op_fork_write },
