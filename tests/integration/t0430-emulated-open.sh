@@ -104,6 +104,14 @@ os.mkdir("slash-dir")
 for name in ("slash-new/", "slash-dir/", "new.txt/", "no/such/", "x" * 300 + "/"):
     tell("creat-slash " + name[:12], lambda: os.open(name, os.O_CREAT | os.O_WRONLY, 0o644))
 tell("creat-slash-made", lambda: os.path.exists("slash-new"))
+# A last name longer than NAME_MAX: the kernel's own answer, after its
+# directory's (ENOENT where that is missing), with a slash or without.
+long = "x" * 300
+tell("creat-long", lambda: os.open(long, os.O_CREAT | os.O_WRONLY, 0o644))
+tell("creat-long-nodir", lambda: os.open("no/" + long + "/", os.O_CREAT | os.O_WRONLY, 0o644))
+tell("mkdir-long-slash", lambda: os.mkdir(long + "/"))
+tell("mkdir-long-nodir", lambda: os.mkdir("no/" + long))
+tell("rename-long-slash", lambda: os.rename("slash-dir", long + "/"))
 # Its own /proc entries, which the policy sees as /proc/self: the
 # caller's, not the supervisor's (a runtime reading its cgroup limits).
 def own(p):

@@ -97,10 +97,11 @@ struct call {
 	 * path no longer shows: rmdir("d/.") is EINVAL, rename("f", "g/")
 	 * of a file ENOTDIR.  The kernel acts on the last component as
 	 * given, path_odd_last[i] ("name/", ".", "..", or "/" for the root
-	 * itself; "" when the name did not end so, "?" when that component
-	 * is longer than NAME_MAX), in the directory path_odd_dir[i]
-	 * (resolved): what an engine making the call itself makes it on. */
-	char path_odd_last[2][NAME_MAX + 2];
+	 * itself; "" when the name did not end so; a name longer than
+	 * NAME_MAX too, which the kernel answers for), in the directory
+	 * path_odd_dir[i] (resolved): what an engine making the call itself
+	 * makes it on. */
+	char path_odd_last[2][PATH_MAX];
 	char path_odd_dir[2][PATH_MAX];
 	/* path[i] is what a descriptor refers to (AT_EMPTY_PATH with an
 	 * empty name, or a NULL name): the call acts on that open file. */

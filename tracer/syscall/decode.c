@@ -177,8 +177,8 @@ static int decode_path_flags(const struct decode *d, const struct syscall_path *
 }
 
 /* Whether NAME (N bytes, as given) ends in "/", "." or "..": then its
- * last component as the kernel acts on it into LAST (NAME_MAX + 2 bytes:
- * "name/", ".", "..", "/" for the root; "?" when longer than NAME_MAX)
+ * last component as the kernel acts on it into LAST (PATH_MAX bytes:
+ * "name/", ".", "..", "/" for the root)
  * and the rest, the directory it is in, into DIR (PATH_MAX; "." for the
  * starting one), still to be resolved. */
 static bool decode_odd_end(const char *name, size_t n, char *dir, char *last)
@@ -204,10 +204,8 @@ static bool decode_odd_end(const char *name, size_t n, char *dir, char *last)
 		strcpy(last, "..");
 	else if (!slash)
 		return false;
-	else if (e - b > NAME_MAX)
-		strcpy(last, "?");
 	else
-		snprintf(last, NAME_MAX + 2, "%.*s/", (int)(e - b), name + b);
+		snprintf(last, PATH_MAX, "%.*s/", (int)(e - b), name + b);
 	if (b == 0) {
 		strcpy(dir, ".");
 	} else {

@@ -19,7 +19,7 @@ int emulate_path_fd(int view, pid_t tid, const char *path, int extra);
 
 /* Where a call that makes or changes a name acts for path I of C (PATH,
  * as emulate_path_of() gives it): the directory, opened exactly in VIEW,
- * and the name in it into BASE (NAME_MAX + 2 bytes).  A name that ended
+ * and the name in it into BASE (PATH_MAX bytes).  A name that ended
  * in "/", "." or ".." keeps that ending, so that the kernel gives the
  * call its own meaning (ENOTDIR for a file named "f/", EINVAL for rmdir
  * of "d/.", EISDIR for an O_CREAT open of "d/").  The descriptor, or

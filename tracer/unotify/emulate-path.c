@@ -66,14 +66,15 @@ enum emulate_path_op emulate_path_op_of(const struct call *c)
 }
 
 /* PATH's directory, opened exactly in VIEW, and its last component into
- * BASE (NAME_MAX + 1 bytes).  The descriptor, or -errno. */
+ * BASE (PATH_MAX bytes; one longer than NAME_MAX is the kernel's to
+ * refuse, after the directory's own errors).  The descriptor, or -errno. */
 static int emulate_parent(int view, pid_t tid, const char *path, char *base)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 	size_t n;
 
-	if (!slash || !slash[1] || strlen(slash + 1) > NAME_MAX)
+	if (!slash || !slash[1])
 		return -ENAMETOOLONG;
 	n = (size_t)(slash - path);
 	memcpy(dir, path, n);
@@ -105,8 +106,6 @@ int emulate_where(int view, pid_t tid, const struct call *c, unsigned i, const c
 {
 	if (!c->path_odd_last[i][0])
 		return emulate_parent(view, tid, path, base);
-	if (strcmp(c->path_odd_last[i], "?") == 0)
-		return -ENAMETOOLONG;
 	strcpy(base, c->path_odd_last[i]);
 	return emulate_path_fd(view, tid, c->path_odd_dir[i], O_DIRECTORY);
 }
@@ -380,7 +379,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	/* The paths made here (a symlink's target is text, not a path). */
 	unsigned n = op == EMULATE_RENAME || op == EMULATE_LINK ? 2 : 1;
 	int dfd[2] = { -1, -1 }, view, r = 0, flags = 0;
-	char base[2][NAME_MAX + 2], proc[2][PATH_MAX];
+	char base[2][PATH_MAX], proc[2][PATH_MAX];
 	const char *path[2] = { NULL, NULL };
 	struct creds cr, saved;
 	const char *name = c->name;

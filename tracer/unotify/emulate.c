@@ -538,18 +538,11 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 			close(fd0);
 	} else if (fd0 == -ENOENT && create) {
 		/* A new name: its directory exactly, the name not followed. */
-		char base[NAME_MAX + 2];
-		bool too_long = strcmp(c->path_odd_last[0], "?") == 0;
-		int dfd = too_long ? emulate_path_fd(view, u->tid, c->path_odd_dir[0], O_DIRECTORY)
-				   : emulate_where(view, u->tid, c, 0, path, base);
+		char base[PATH_MAX];
+		int dfd = emulate_where(view, u->tid, c, 0, path, base);
 
 		if (dfd < 0) {
 			r = dfd;
-		} else if (too_long) {
-			/* Longer than NAME_MAX and ending in "/": the kernel
-			 * refuses to make it before it looks the name up. */
-			close(dfd);
-			r = -EISDIR;
 		} else {
 			mode_t old = umask(cr.umask);
 
