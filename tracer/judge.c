@@ -174,9 +174,13 @@ static void judge_identity(struct judge_call *c)
 static const char *judge_exec_alias(const struct rules_event *ev, char *link)
 {
 	char real[PATH_MAX];
+	struct stat st;
 
+	/* Most programs have no alternative: one lstat says so, where
+	 * realpath() reads every component of the link's name first. */
 	if (ev->kind != RULES_KIND_EXEC || !ev->exe || ev->argc < 1 || !ev->argv ||
-	    !alternatives_link(ev->argv[0], link, PATH_MAX) || !realpath(link, real))
+	    !alternatives_link(ev->argv[0], link, PATH_MAX) || lstat(link, &st) < 0 ||
+	    !S_ISLNK(st.st_mode) || !realpath(link, real))
 		return NULL;
 	return strcmp(real, ev->exe) == 0 ? link : NULL;
 }

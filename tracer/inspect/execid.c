@@ -14,19 +14,14 @@
 /* The kernel follows at most this many "#!" levels (fs/exec.c). */
 #define EXECID_SCRIPT_DEPTH 4
 
-/* The interpreter of the "#!" script open at FD into OUT (PATH_MAX); 1
- * when there is one, 2 when its line gives it an argument too (the rest
- * of the line, one argument), 0 when FD is no script, -1 when it cannot
- * be read. */
-static int execid_interpreter(int fd, char *out)
+/* The interpreter of the "#!" script whose first N bytes are HEAD
+ * (NUL-terminated) into OUT (PATH_MAX); 1 when there is one, 2 when its
+ * line gives it an argument too (the rest of the line, one argument), 0
+ * when it is no script, -1 when its line names none that fits. */
+static int execid_interpreter(const char *head, ssize_t n, char *out)
 {
-	char head[256];
-	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
-	char *p, *e;
+	const char *p, *e;
 
-	if (n < 0)
-		return -1;
-	head[n] = '\0';
 	if (n < 2 || head[0] != '#' || head[1] != '!')
 		return 0;
 	p = head + 2;
@@ -46,8 +41,7 @@ static int execid_interpreter(int fd, char *out)
 
 int exec_id_of(const char *path, struct exec_id *out)
 {
-	char cur[PATH_MAX], next[PATH_MAX];
-	unsigned char magic[4];
+	char cur[PATH_MAX], next[PATH_MAX], head[256];
 
 	out->known = false;
 	out->direct = false;
@@ -58,6 +52,7 @@ int exec_id_of(const char *path, struct exec_id *out)
 	for (int depth = 0; depth <= EXECID_SCRIPT_DEPTH; depth++) {
 		int fd = open(cur, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		struct stat st;
+		ssize_t n;
 		int r;
 
 		if (fd < 0)
@@ -66,12 +61,15 @@ int exec_id_of(const char *path, struct exec_id *out)
 			close(fd);
 			return 0;
 		}
-		r = execid_interpreter(fd, next);
+		/* One read: a script's line, or an ELF program's magic. */
+		n = pread(fd, head, sizeof(head) - 1, 0);
+		head[n > 0 ? n : 0] = '\0';
+		r = n < 0 ? -1 : execid_interpreter(head, n, next);
 		if (r == 0) {
 			/* An ELF program is what /proc/PID/exe will name; any
 			 * other format goes to binfmt_misc, which this does not
 			 * follow. */
-			bool elf = pread(fd, magic, 4, 0) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
+			bool elf = n >= 4 && memcmp(head, "\x7f" "ELF", 4) == 0;
 
 			close(fd);
 			if (elf) {

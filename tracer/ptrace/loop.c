@@ -684,7 +684,10 @@ static void loop_idle(struct session *s, long timeout_ms)
 		if (pfd[0].revents) {
 			struct signalfd_siginfo si[8];
 
-			while (read(s->sigchld_fd, si, sizeof(si)) > 0)
+			/* SIGCHLD alone, a standard signal: one is pending at
+			 * most, and a read that did not fill the buffer took
+			 * all there was, so no second read to see EAGAIN. */
+			while (read(s->sigchld_fd, si, sizeof(si)) == (ssize_t)sizeof(si))
 				;
 			return;
 		}
