@@ -114,12 +114,14 @@ static void doctor_session(int landlock, int ptrace_err)
 	else
 		doctor_line("backend (auto)", "ptrace, authoritative (with the preload shim "
 			    "for host names)");
-	if (probe_notify_sync())
-		doctor_line("engine (auto)", "notify (seccomp user notification with the sync "
-			    "wake-up)");
+	if (probe_notify_preferred())
+		doctor_line("engine (auto)", "notify (seccomp user notification%s)",
+			    probe_notify_sync() ? " with the sync wake-up" :
+			    "; no sync wake-up: a call costs about a ptrace stop");
 	else
 		doctor_line("engine (auto)", "ptrace (seccomp stops)%s",
-			    probe_notify() ? "; --engine notify works, without the sync wake-up" :
+			    probe_notify() ? "; --engine notify works, but cannot make a racing "
+					     "caller's calls itself on this kernel" :
 			    "; --engine notify exits 125");
 	if (landlock >= 2) {
 		snprintf(buf, sizeof(buf), "%d", landlock);

@@ -524,7 +524,7 @@ static int session_pick_engine(struct session *s)
 		s->engine = SESSION_ENGINE_PTRACE;
 		break;
 	default:
-		s->engine = probe_notify_sync() ? SESSION_ENGINE_NOTIFY : SESSION_ENGINE_PTRACE;
+		s->engine = probe_notify_preferred() ? SESSION_ENGINE_NOTIFY : SESSION_ENGINE_PTRACE;
 		break;
 	}
 	return AT_GO_ON;

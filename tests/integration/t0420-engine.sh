@@ -19,9 +19,18 @@ AGENTTRACE_TEST_NOTIFY=0 at_q --engine notify -- true
 assert_eq "--engine notify where the kernel lacks it: exit 125" 125 $?
 assert_match "--engine notify where the kernel lacks it: says why" "no seccomp user notification" "$(cat "$ERR")"
 
-# auto: notify only with the sync wake-up (Linux 6.6).
-AGENTTRACE_TEST_NOTIFY_SYNC=0 at_q -- true
-assert_rec "auto without the sync wake-up: the ptrace engine" "event == 'summary' and engine == 'ptrace'"
+# auto: notify where it can make a racing caller's calls itself (ADDFD,
+# Linux 5.14) and no signal ends one it is making (the killable wait,
+# 5.19); the sync wake-up (6.6) only makes it cheaper.
+if at_q --engine notify -- true; then
+	AGENTTRACE_TEST_NOTIFY_SYNC=0 at_q -v -- true
+	assert_rec "auto without the sync wake-up: the notify engine" "event == 'summary' and engine == 'notify'"
+	assert_match "auto without the sync wake-up: -v says so" "engine notify: .*no sync wake-up" "$(cat "$ERR")"
+fi
+AGENTTRACE_TEST_NOTIFY_KILLABLE=0 at_q -- true
+assert_rec "auto without the killable wait: the ptrace engine" "event == 'summary' and engine == 'ptrace'"
+AGENTTRACE_TEST_NOTIFY_ADDFD=0 at_q -- true
+assert_rec "auto without ADDFD: the ptrace engine" "event == 'summary' and engine == 'ptrace'"
 AGENTTRACE_TEST_NOTIFY=0 at_q -- true
 assert_rec "auto without user notification: the ptrace engine" "event == 'summary' and engine == 'ptrace'"
 

@@ -33,7 +33,10 @@ fi
 
 # The knobs that pretend a kernel lacks a feature.
 AGENTTRACE_TEST_NOTIFY_SYNC=0 doctor
-assert_match "no sync wake-up: auto picks ptrace" 'engine \(auto\) +ptrace \(seccomp stops\)' "$(cat "$OUT")"
+assert_match "no sync wake-up: auto picks notify all the same" 'engine \(auto\) +notify \(seccomp user notification; no sync wake-up' "$(cat "$OUT")"
+AGENTTRACE_TEST_NOTIFY_KILLABLE=0 doctor
+assert_match "no killable wait: said" 'wait-killable +no ' "$(cat "$OUT")"
+assert_match "no killable wait: auto picks ptrace" 'engine \(auto\) +ptrace \(seccomp stops\); --engine notify works' "$(cat "$OUT")"
 AGENTTRACE_TEST_NOTIFY=0 doctor
 assert_match "no user notification: said" 'seccomp user notification +no ' "$(cat "$OUT")"
 assert_match "no user notification: --engine notify exits 125" 'engine \(auto\) +ptrace .*--engine notify exits 125' "$(cat "$OUT")"

@@ -56,6 +56,7 @@
 #include "rules/rules.h"
 #include "tracer/syscall/arch.h"
 #include "tracer/syscall/call.h"
+#include "tracer/syscall/probe.h"
 #include "tracer/syscall/table.h"
 
 #define OFF_NR offsetof(struct seccomp_data, nr)
@@ -331,12 +332,13 @@ int filter_install(const struct filter_spec *f)
 		 * waits for its answer unless the caller is killed
 		 * (WAIT_KILLABLE_RECV, Linux 5.19): a signal then does not end
 		 * the call with EINTR, which many calls never return natively.
-		 * Older kernels take the filter without it. */
-		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			    SECCOMP_FILTER_FLAG_NEW_LISTENER | FILTER_FLAG_WAIT_KILLABLE_RECV, &fprog);
-		if (r < 0 && errno == EINVAL)
-			r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-				    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
+		 * Older kernels take the filter without it, as the engine
+		 * expects (probe_notify_wait_killable()). */
+		unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+
+		if (probe_notify_wait_killable())
+			flags |= FILTER_FLAG_WAIT_KILLABLE_RECV;
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fprog);
 		return r < 0 ? -errno : (int)r;
 	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) == 0)

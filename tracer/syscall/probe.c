@@ -106,9 +106,15 @@ bool probe_notify_addfd(void)
 	       probe_release() >= 5014;
 }
 
+bool probe_notify_preferred(void)
+{
+	return probe_notify_addfd() && probe_notify_wait_killable();
+}
+
 bool probe_notify_wait_killable(void)
 {
-	return probe_notify() && probe_release() >= 5019;
+	return probe_notify() && test_knob("NOTIFY_KILLABLE", 1, 0, 1) == 1 &&
+	       probe_release() >= 5019;
 }
 
 bool probe_procmap_query(void)

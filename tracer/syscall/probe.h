@@ -39,13 +39,22 @@ bool probe_notify_sync(void);
 
 /* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor
  * has received a notification, a signal does not end the caller's wait
- * (and its call, with EINTR). */
+ * (and its call, with EINTR).  Test knob NOTIFY_KILLABLE=0: not
+ * available. */
 bool probe_notify_wait_killable(void);
 
 /* SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14): the
  * notify engine can make an open itself and hand the caller the
- * descriptor as the call's result. */
+ * descriptor as the call's result.  Test knob NOTIFY_ADDFD=0: not
+ * available. */
 bool probe_notify_addfd(void);
+
+/* Whether --engine auto takes the notify engine: it can make a racing
+ * caller's calls itself (ADDFD) and no signal can end a call it is making
+ * (the killable wait), so that its decisions hold against such a caller,
+ * which the ptrace engine's do not (doc/THREAT-MODEL.md).  The sync
+ * wake-up only makes it cheaper. */
+bool probe_notify_preferred(void);
 
 /* The PROCMAP_QUERY ioctl of /proc/PID/maps (Linux 6.11): the mapping
  * that holds an address, in one call, else a read of the maps text
