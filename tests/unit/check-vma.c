@@ -93,74 +93,6 @@ START_TEST(region_end)
 }
 END_TEST
 
-/* Where the kernel lacks PROCMAP_QUERY, a present page of the process's
- * own anonymous memory, mapped once, is told by its pagemap entry alone
- * (the answer ends with that page); a page of shared memory, a file's
- * page not written, a page not there yet and one still shared with a
- * forked child are looked up in the maps text.  A written page of a file
- * mapped private is the process's own copy. */
-START_TEST(pagemap_pages)
-{
-	struct vma_reader r;
-	static char name[PATH_MAX];
-	struct vma_region v;
-	long page = sysconf(_SC_PAGESIZE);
-	char *a = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *shared = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	int mfd = memfd_create("vma-pagemap", MFD_CLOEXEC);
-	char *copy;
-
-	if (!way(_i))
-		return;
-	ck_assert_ptr_ne(a, MAP_FAILED);
-	ck_assert_ptr_ne(shared, MAP_FAILED);
-	ck_assert_int_ge(mfd, 0);
-	ck_assert_int_eq(ftruncate(mfd, 2 * page), 0);
-	copy = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE, mfd, 0);
-	ck_assert_ptr_ne(copy, MAP_FAILED);
-	a[0] = a[page] = 1; /* the third page never touched */
-	shared[0] = 1;
-	copy[0] = 1;        /* the second page only read */
-	ck_assert_int_eq(copy[page], 0);
-	vma_reader_init(&r);
-
-	ck_assert_int_eq(vma_at(&r, getpid(), (unsigned long)a + 10, &v, name, sizeof(name)), 0);
-	ck_assert_int_eq(v.kind, VMA_PRIVATE);
-	ck_assert_uint_eq(v.end, (unsigned long)a + (_i ? 3 * page : page));
-	ck_assert_int_eq(vma_at(&r, getpid(), (unsigned long)a + 2 * page, &v, name, sizeof(name)), 0);
-	ck_assert_int_eq(v.kind, VMA_PRIVATE);
-	ck_assert_uint_eq(v.end, (unsigned long)a + 3 * page);
-
-	ck_assert_int_eq(kind_at(&r, getpid(), shared, name), VMA_SHARED);
-	ck_assert_int_eq(kind_at(&r, getpid(), copy + page, name), VMA_SHARED);
-	ck_assert_int_eq(kind_at(&r, getpid(), copy, name), _i ? VMA_SHARED : VMA_PRIVATE);
-
-	/* A forked child maps the same pages until either writes them. */
-	{
-		int st;
-		pid_t child = fork();
-
-		ck_assert_int_ge(child, 0);
-		if (child == 0) {
-			pause();
-			_exit(0);
-		}
-		ck_assert_int_eq(vma_at(&r, getpid(), (unsigned long)a + 10, &v, name, sizeof(name)), 0);
-		ck_assert_int_eq(v.kind, VMA_PRIVATE);
-		ck_assert_uint_eq(v.end, (unsigned long)a + 3 * page);
-		kill(child, SIGKILL);
-		ck_assert_int_eq(waitpid(child, &st, 0), child);
-		ck_assert_int_eq(vma_at(&r, getpid(), (unsigned long)a + 10, &v, name, sizeof(name)), 0);
-		ck_assert_uint_eq(v.end, (unsigned long)a + (_i ? 3 * page : page));
-	}
-	vma_reader_close(&r);
-	munmap(a, 3 * page);
-	munmap(shared, page);
-	munmap(copy, 2 * page);
-	close(mfd);
-}
-END_TEST
-
 /* A process asked before and after its exec: the descriptor kept from
  * before names memory that is gone, and the answer is the new memory's,
  * never "nothing there" for want of a look. */
@@ -254,7 +186,6 @@ int main(void)
 
 	tcase_add_loop_test(tc, kinds_of_mappings, 0, 2);
 	tcase_add_loop_test(tc, region_end, 0, 2);
-	tcase_add_loop_test(tc, pagemap_pages, 0, 2);
 	tcase_add_loop_test(tc, answers_after_an_exec, 0, 2);
 	tcase_add_loop_test(tc, a_process_gone, 0, 2);
 	suite_add_tcase(s, tc);

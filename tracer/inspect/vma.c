@@ -12,53 +12,34 @@
 #include "tracer/inspect/vma.h"
 #include "tracer/syscall/probe.h"
 
-/* Bits of a /proc/PID/pagemap entry (the kernel's
- * Documentation/admin-guide/mm/pagemap.rst). */
-#define VMA_PM_PRESENT (1ULL << 63)
-#define VMA_PM_FILE (1ULL << 61)      /* a file's page, or shared anonymous memory */
-#define VMA_PM_EXCLUSIVE (1ULL << 56) /* mapped once (Linux 4.2) */
-
 void vma_reader_init(struct vma_reader *r)
 {
 	r->pid = 0;
 	r->fd = -1;
-	r->pagemap_fd = -1;
 }
 
 void vma_reader_close(struct vma_reader *r)
 {
 	if (r->fd >= 0)
 		close(r->fd);
-	if (r->pagemap_fd >= 0)
-		close(r->pagemap_fd);
 	vma_reader_init(r);
 }
 
-/* R's descriptor of PID's FILE ("maps" or "pagemap", kept in *FD), opened
- * anew when AFRESH or when another process was asked last.  0 or
- * -errno. */
-static int vma_open_file(struct vma_reader *r, pid_t pid, bool afresh, const char *file, int *fd)
+/* R's descriptor of PID's maps, opened anew when AFRESH or when another
+ * process was asked last.  0 or -errno. */
+static int vma_open(struct vma_reader *r, pid_t pid, bool afresh)
 {
 	char path[64];
 
-	if (r->pid != pid) {
-		vma_reader_close(r);
-		r->pid = pid;
-	}
-	if (*fd >= 0 && !afresh)
+	if (r->fd >= 0 && r->pid == pid && !afresh)
 		return 0;
-	if (*fd >= 0)
-		close(*fd);
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
+	vma_reader_close(r);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
+	r->pid = pid;
 	return 0;
-}
-
-static int vma_open(struct vma_reader *r, pid_t pid, bool afresh)
-{
-	return vma_open_file(r, pid, afresh, "maps", &r->fd);
 }
 
 /* A file's pages need a name to be judged by.  The kernel names a
@@ -196,56 +177,11 @@ static int vma_scan(struct vma_reader *r, pid_t pid, unsigned long addr, struct 
 	return -ESRCH;
 }
 
-/* Whether the page of ADDR is present in PID's memory and its own
- * anonymous memory, by its pagemap entry: true with OUT filled; false
- * when the entry says otherwise or cannot be read (the maps text then
- * tells).  Mapped once, too: the kernel says so only of a page it keeps
- * a count of, so a device's or another special mapping's pages (which
- * pagemap does not call a file's) and the zero page go to the maps text,
- * as do pages still shared with a forked child until either writes them.
- * A descriptor kept from before an exec reads nothing (its memory is
- * gone): once more, anew. */
-static bool vma_page_own(struct vma_reader *r, pid_t pid, unsigned long addr,
-			 struct vma_region *out)
-{
-	/* An entry per page of the kernel's base size. */
-	static unsigned long page;
-	uint64_t e;
-
-	if (!page)
-		page = (unsigned long)sysconf(_SC_PAGESIZE);
-	for (int tries = 0; tries < 2; tries++) {
-		ssize_t n;
-
-		if (vma_open_file(r, pid, tries > 0, "pagemap", &r->pagemap_fd) < 0)
-			return false;
-		n = pread(r->pagemap_fd, &e, sizeof(e), (off_t)(addr / page * sizeof(e)));
-		if (n == (ssize_t)sizeof(e)) {
-			if ((e & (VMA_PM_PRESENT | VMA_PM_FILE | VMA_PM_EXCLUSIVE)) !=
-			    (VMA_PM_PRESENT | VMA_PM_EXCLUSIVE))
-				return false;
-			out->kind = VMA_PRIVATE;
-			out->end = (addr / page + 1) * page;
-			out->dev = 0;
-			out->ino = 0;
-			return true;
-		}
-		if (n < 0 && errno != ESRCH)
-			return false;
-	}
-	return false;
-}
-
 int vma_at(struct vma_reader *r, pid_t pid, unsigned long addr, struct vma_region *out,
 	   char *name, size_t size)
 {
 	if (size == 0)
 		return -EINVAL;
-	if (probe_procmap_query())
-		return vma_query(r, pid, addr, out, name, size);
-	if (vma_page_own(r, pid, addr, out)) {
-		name[0] = '\0';
-		return 0;
-	}
-	return vma_scan(r, pid, addr, out, name, size);
+	return probe_procmap_query() ? vma_query(r, pid, addr, out, name, size)
+				     : vma_scan(r, pid, addr, out, name, size);
 }

@@ -11,13 +11,8 @@
  * write(2) to the file by any other process changes them.
  *
  * Answered by the PROCMAP_QUERY ioctl where the kernel has it (Linux
- * 6.11, tracer/syscall/probe.h).  Elsewhere the page's entry in
- * /proc/PID/pagemap tells first: present, mapped once and neither a
- * file's page nor shared (PM_FILE), it is the process's own anonymous
- * memory, whichever mapping holds it; any other page is looked up in
- * /proc/PID/maps, whose text is written line by line up to the address
- * (tens of µs in a big process, where a pagemap entry costs one small
- * read). */
+ * 6.11, tracer/syscall/probe.h), else by reading /proc/PID/maps up to the
+ * address. */
 #ifndef AGENTTRACE_VMA_H
 #define AGENTTRACE_VMA_H
 
@@ -57,19 +52,17 @@ enum vma_kind {
 
 struct vma_region {
 	enum vma_kind kind;
-	unsigned long end;   /* the first address past the mapping (or, told by
-			      * the page's pagemap entry, past that page) */
+	unsigned long end;   /* the first address past the mapping */
 	dev_t dev;           /* VMA_FILE: the file's device and inode */
 	uint64_t ino;
 };
 
-/* One process's maps and pagemap, kept open across questions: the
- * descriptors of the last process asked stay open until another is asked
- * (a process's calls come in runs). */
+/* One process's maps, kept open across questions: the descriptor of the
+ * last process asked stays open until another is asked (a process's
+ * calls come in runs). */
 struct vma_reader {
 	pid_t pid;
-	int fd;              /* its maps; -1: none open */
-	int pagemap_fd;      /* its pagemap; -1: none open */
+	int fd;              /* -1: none open */
 };
 
 void vma_reader_init(struct vma_reader *r);
