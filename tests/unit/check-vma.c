@@ -93,6 +93,43 @@ START_TEST(region_end)
 }
 END_TEST
 
+/* A written page of a file mapped private is a copy of the process's own,
+ * but not for good: truncating the file takes such copies away (the
+ * kernel unmaps private copies beyond the new end too), and the next
+ * read faults in whatever the file then holds.  So it is the file's page
+ * to the answer, written or not, under both ways of asking: a page's
+ * pagemap entry (anonymous, mapped once) cannot tell it from the heap. */
+START_TEST(written_file_page_is_the_files)
+{
+	struct vma_reader r;
+	static char name[PATH_MAX];
+	long page = sysconf(_SC_PAGESIZE);
+	char path[] = "/tmp/check-vma-XXXXXX";
+	int fd = mkstemp(path);
+	char *copy;
+
+	if (!way(_i))
+		return;
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(ftruncate(fd, 2 * page), 0);
+	copy = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ck_assert_ptr_ne(copy, MAP_FAILED);
+	strcpy(copy + page, "./a/.bashrc");
+	vma_reader_init(&r);
+	/* The file has no name left: whoever holds it writes it. */
+	ck_assert_int_eq(kind_at(&r, getpid(), copy + page, name), VMA_SHARED);
+	/* Truncated and grown again, the file's bytes show through. */
+	ck_assert_int_eq(ftruncate(fd, page), 0);
+	ck_assert_int_eq(ftruncate(fd, 2 * page), 0);
+	ck_assert_int_eq(pwrite(fd, "./b/.bashrc", 12, page), 12);
+	ck_assert_str_eq(copy + page, "./b/.bashrc");
+	vma_reader_close(&r);
+	munmap(copy, 2 * page);
+	close(fd);
+}
+END_TEST
+
 /* A process asked before and after its exec: the descriptor kept from
  * before names memory that is gone, and the answer is the new memory's,
  * never "nothing there" for want of a look. */
@@ -186,6 +223,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, kinds_of_mappings, 0, 2);
 	tcase_add_loop_test(tc, region_end, 0, 2);
+	tcase_add_loop_test(tc, written_file_page_is_the_files, 0, 2);
 	tcase_add_loop_test(tc, answers_after_an_exec, 0, 2);
 	tcase_add_loop_test(tc, a_process_gone, 0, 2);
 	suite_add_tcase(s, tc);
