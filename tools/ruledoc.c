@@ -87,6 +87,10 @@ static const struct ruledoc_entry ruledoc_table[] = {
 	{ "syscall.io_uring", "supervisor-escape", "9.0", "very-high",
 	  "io_uring performs file and network I/O in the kernel, out of sight of the supervisor",
 	  ALLOW_NEVER_SYSCALL, NULL },
+	{ "syscall.aio", "supervisor-escape", "9.0", "very-high",
+	  "Linux AIO writes what it reads into the caller's memory while its calls are judged, "
+	  "as a second thread would",
+	  ALLOW_NEVER_SYSCALL, NULL },
 	{ "syscall.userfaultfd", "supervisor-escape", "9.0", "very-high",
 	  "userfaultfd lets a process hold the supervisor's read of its memory and show it one "
 	  "value and the kernel another",

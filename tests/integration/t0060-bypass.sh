@@ -35,7 +35,7 @@ expect_bypass() {
 i386_native=$?
 rm -f "$SANDBOX/i386-probe"
 declare -A native_st
-for op in x32-getpid io_uring_setup userfaultfd clone-untraced unshare-mount unshare-net clone3; do
+for op in x32-getpid io_uring_setup io_setup userfaultfd clone-untraced unshare-mount unshare-net clone3; do
 	native_st[$op]=$(native "$TRY" "$op")
 done
 native_st[ptrace-child]=$(native "$TRY" ptrace-attach child)
@@ -179,6 +179,9 @@ for B in auto preload; do
 
 	# --- syscalls that would blind the supervisor ------------------------------------
 	bypass "io_uring_setup" "$EPERM" syscall.io_uring "${native_st[io_uring_setup]}" -- "$TRY" io_uring_setup
+	# Linux AIO: a read submitted before a call lands in the memory that
+	# holds its path while the supervisor judges it.
+	bypass "io_setup" "$EPERM" syscall.aio "${native_st[io_setup]}" -- "$TRY" io_setup
 	# userfaultfd would let a process stall the supervisor's reads of its
 	# memory and show it one value and the kernel another.
 	bypass "userfaultfd" "$EPERM" syscall.userfaultfd "${native_st[userfaultfd]}" -- "$TRY" userfaultfd

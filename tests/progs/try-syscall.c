@@ -405,6 +405,18 @@ static int op_io_uring_setup(char **argv)
 	return 0;
 }
 
+/* A Linux AIO context: what io_submit needs. */
+static int op_io_setup(char **argv)
+{
+	unsigned long ctx = 0;
+
+	(void)argv;
+	if (syscall(SYS_io_setup, 1, &ctx) < 0)
+		return errno;
+	syscall(SYS_io_destroy, ctx);
+	return 0;
+}
+
 /* A child that waits to be acted on: the "sibling" in the same session. */
 static pid_t try_spawn_sleeper(void)
 {
@@ -1204,6 +1216,7 @@ static const struct try_op {
 	{ "i386-open", 1, op_i386_open },
 	{ "x32-getpid", 0, op_x32_getpid },
 	{ "io_uring_setup", 0, op_io_uring_setup },
+	{ "io_setup", 0, op_io_setup },
 	{ "userfaultfd", 0, op_userfaultfd },
 	{ "uffd-ioctl", 1, op_uffd_ioctl },
 	{ "ptrace-attach", 1, op_ptrace_attach },

@@ -64,6 +64,7 @@ _Static_assert(__NR_file_setattr < SYSCALL_TABLE_SIZE, "table too small");
 
 /* Bypass reasons, one place. */
 #define WHY_IO_URING "io_uring performs file and network I/O in the kernel, out of sight of the supervisor"
+#define WHY_AIO "Linux AIO writes what it reads into the caller's memory while its calls are judged"
 #define WHY_PTRACE "a tracee tracing another process could change its calls after the supervisor's checks"
 #define WHY_VM_WRITEV "writing another process's memory changes its calls' arguments after the checks"
 #define WHY_BPF "BPF programs run in the kernel and can observe or change what the supervisor relies on"
@@ -284,6 +285,10 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	BYPASS(io_uring_setup, "syscall.io_uring", WHY_IO_URING),
 	BYPASS(io_uring_enter, "syscall.io_uring", WHY_IO_URING),
 	BYPASS(io_uring_register, "syscall.io_uring", WHY_IO_URING),
+	/* Without a context no submission is taken; the contexts die with
+	 * the memory they belong to (fork does not copy them, exec drops
+	 * them), and the command starts with none. */
+	BYPASS(io_setup, "syscall.aio", WHY_AIO),
 	BYPASS(ptrace, "syscall.ptrace", WHY_PTRACE),
 	BYPASS(process_vm_writev, "syscall.process_vm_writev", WHY_VM_WRITEV),
 	BYPASS(bpf, "syscall.bpf", WHY_BPF),
