@@ -104,20 +104,18 @@ START_TEST(written_file_page_is_the_files)
 	struct vma_reader r;
 	static char name[PATH_MAX];
 	long page = sysconf(_SC_PAGESIZE);
-	char path[] = "/tmp/check-vma-XXXXXX";
-	int fd = mkstemp(path);
+	int fd = memfd_create("vma-written", MFD_CLOEXEC);
 	char *copy;
 
 	if (!way(_i))
 		return;
 	ck_assert_int_ge(fd, 0);
-	unlink(path);
 	ck_assert_int_eq(ftruncate(fd, 2 * page), 0);
 	copy = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	ck_assert_ptr_ne(copy, MAP_FAILED);
 	strcpy(copy + page, "./a/.bashrc");
 	vma_reader_init(&r);
-	/* The file has no name left: whoever holds it writes it. */
+	/* A file with no name: whoever holds it writes it. */
 	ck_assert_int_eq(kind_at(&r, getpid(), copy + page, name), VMA_SHARED);
 	/* Truncated and grown again, the file's bytes show through. */
 	ck_assert_int_eq(ftruncate(fd, page), 0);
