@@ -1,7 +1,7 @@
 /* floor-tracer: the cheapest possible ptrace + seccomp supervisor, as the
  * floor that agenttrace's overhead is compared against in bench/run.
  *
- *     floor-tracer [-c] [-u] [-s] [-n] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]
+ *     floor-tracer [-c] [-u] [-s] [-n] [-x] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]
  *
  * It forks COMMAND with a seccomp filter that returns SECCOMP_RET_TRACE for
  * the given syscalls (names from the table below, or numbers) and ALLOW for
@@ -22,7 +22,11 @@
  * the answering CPU (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6), as
  * agenttrace's notify engine does; with -n (implies -u) nothing is traced
  * at all: the filter alone follows every process, which is the floor of a
- * supervisor that needs no ptrace.
+ * supervisor that needs no ptrace.  With -x (implies -u) ptrace follows
+ * the execs alone: an exec notification seizes its caller, whose exec
+ * event is the only stop, and the task is let go there; forks are not
+ * followed at all.  That is the floor of a supervisor that checks at
+ * each exec event which file the kernel loaded.
  *
  * clone3 answers ENOSYS, as under agenttrace, so that libc falls back to
  * clone and thread creation costs the same stop in both.
@@ -47,6 +51,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -195,9 +200,14 @@ struct floor_notify {
 static void __attribute__((noreturn)) floor_child(char **argv, const int *nrs, int n,
 						   struct floor_notify *un, bool seized)
 {
+	sigset_t chld;
 	int err;
 	char b;
 
+	/* -x blocks SIGCHLD in the tracer; the command gets its own mask. */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_UNBLOCK, &chld, NULL);
 	/* Stop until the tracer has seized us, so that the very first exec is
 	 * already traced (strace's startup_child does the same). */
 	if (seized && kill(getpid(), SIGSTOP) < 0)
@@ -332,6 +342,97 @@ static void *floor_notify_loop(void *arg)
 	return NULL;
 }
 
+/* -x: the processes are followed only where an exec must be: each exec
+ * notification seizes its caller (PTRACE_O_TRACEEXEC alone, no stop
+ * until the exec event, the one moment a supervisor has to compare the
+ * loaded file with the judged one), which is let go again at that event.
+ * Forks are not followed.  One thread does it all: ptrace requests come
+ * from the thread that seized.  SIGCHLD (blocked) is read from a signalfd
+ * beside the listener. */
+static int floor_exec_follow(struct floor_notify *un, pid_t child, bool count)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	unsigned long execs = 0;
+	bool child_done = false, hup = false;
+	int result = AT_EXIT_FAILURE;
+	sigset_t chld;
+	int sfd;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		die_errno("signalfd");
+	un->child = child;
+	floor_notify_take(un);
+	while (!child_done || !hup) {
+		struct pollfd pfd[2] = {
+			{ .fd = hup ? -1 : un->listener, .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		struct signalfd_siginfo si[8];
+		int status;
+		pid_t pid;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die_errno("poll");
+		}
+		if (pfd[0].revents & POLLIN) {
+			memset(&req, 0, sizeof(req));
+			if (ioctl(un->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
+				un->stops++;
+				/* EPERM: seized already, by an exec that failed. */
+				if ((req.data.nr == __NR_execve || req.data.nr == __NR_execveat) &&
+				    ptrace(PTRACE_SEIZE, req.pid, 0, (void *)(long)(PTRACE_O_TRACEEXEC |
+					   PTRACE_O_EXITKILL)) < 0 && errno != EPERM)
+					warn_errno("PTRACE_SEIZE %d", (int)req.pid);
+				memset(&resp, 0, sizeof(resp));
+				resp.id = req.id;
+				resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+				if (ioctl(un->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 &&
+				    errno != ENOENT)
+					warn_errno("SECCOMP_IOCTL_NOTIF_SEND");
+			}
+		} else if (pfd[0].revents & (POLLHUP | POLLERR)) {
+			hup = true;
+		}
+		if (!(pfd[1].revents & POLLIN))
+			continue;
+		while (read(sfd, si, sizeof(si)) > 0)
+			;
+		while ((pid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+			if (WIFEXITED(status) || WIFSIGNALED(status)) {
+				if (pid == child) {
+					child_done = true;
+					result = WIFEXITED(status) ? WEXITSTATUS(status)
+						 : AT_EXIT_SIGNAL_BASE + WTERMSIG(status);
+				}
+				continue;
+			}
+			if (!WIFSTOPPED(status))
+				continue;
+			if (status >> 16 == PTRACE_EVENT_EXEC) {
+				execs++;
+				if (ptrace(PTRACE_DETACH, pid, 0, 0) < 0 && errno != ESRCH)
+					warn_errno("PTRACE_DETACH %d", (int)pid);
+				continue;
+			}
+			/* A seized task whose exec failed: its signals and
+			 * group-stops pass as in floor_loop(). */
+			if (ptrace(PTRACE_CONT, pid, 0,
+				   (void *)(long)((status >> 16) ? 0 : WSTOPSIG(status))) < 0 &&
+			    errno != ESRCH)
+				warn_errno("PTRACE_CONT %d", (int)pid);
+		}
+	}
+	if (count)
+		fprintf(stderr, "floor-tracer: %lu seccomp stops, %lu exec events\n", un->stops, execs);
+	return result;
+}
+
 /* -n: no tracer; the listener thread answers while the main one waits
  * for the command.  Processes are not counted: nothing follows them. */
 static int floor_notify_only(struct floor_notify *un, pid_t child, bool count)
@@ -356,12 +457,13 @@ static int floor_notify_only(struct floor_notify *un, pid_t child, bool count)
 static void __attribute__((noreturn)) floor_usage(int code)
 {
 	fprintf(code ? stderr : stdout,
-		"usage: floor-tracer [-c] [-u] [-s] [-n] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]\n"
+		"usage: floor-tracer [-c] [-u] [-s] [-n] [-x] [-e SYSCALL[,SYSCALL...]] [--] COMMAND [ARG...]\n"
 		"Runs COMMAND under a ptrace + seccomp supervisor that stops on the\n"
 		"given syscalls (default: %s)\nand only resumes.  -c: print the number of stops at the end.\n"
 		"-u: seccomp user notification instead of ptrace stops for the syscalls.\n"
 		"-s: -u with the caller woken on the answering CPU (Linux 6.6).\n"
-		"-n: -u without ptrace: only the filter follows the processes.\n",
+		"-n: -u without ptrace: only the filter follows the processes.\n"
+		"-x: -u with ptrace at each exec alone (seized at the exec, let go at its event).\n",
 		floor_default_set);
 	exit(code);
 }
@@ -374,7 +476,7 @@ int main(int argc, char **argv)
 	};
 	const char *set = floor_default_set;
 	struct floor_counts counts = {0, 1};
-	bool count = false, notify = false, no_ptrace = false;
+	bool count = false, notify = false, no_ptrace = false, exec_only = false;
 	struct floor_notify un = { .listener = -1 };
 	pthread_t thread;
 	int nrs[FLOOR_MAX_NRS];
@@ -382,7 +484,7 @@ int main(int argc, char **argv)
 	pid_t child;
 
 	log_set_program("floor-tracer");
-	while ((opt = getopt_long(argc, argv, "+cusne:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+cusnxe:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			count = true;
@@ -399,6 +501,9 @@ int main(int argc, char **argv)
 		case 'n':
 			notify = no_ptrace = true;
 			break;
+		case 'x':
+			notify = no_ptrace = exec_only = true;
+			break;
 		case 'h':
 			floor_usage(0);
 		default:
@@ -411,6 +516,14 @@ int main(int argc, char **argv)
 	if (n < 0)
 		return AT_EXIT_FAILURE;
 
+	if (exec_only) {
+		sigset_t chld;
+
+		/* Before the fork: a SIGCHLD before the signalfd exists waits. */
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, NULL);
+	}
 	if (notify && (pipe2(un.fd_pipe, O_CLOEXEC) < 0 || pipe2(un.go_pipe, O_CLOEXEC) < 0))
 		die_errno("pipe");
 	child = fork();
@@ -419,6 +532,8 @@ int main(int argc, char **argv)
 	if (child == 0)
 		floor_child(argv + optind, nrs, n, notify ? &un : NULL, !no_ptrace);
 
+	if (exec_only)
+		return floor_exec_follow(&un, child, count);
 	if (no_ptrace)
 		return floor_notify_only(&un, child, count);
 	if (waitpid(child, &status, WSTOPPED) < 0)
