@@ -39,6 +39,54 @@ if [ -u /bin/su ] || [ -u /usr/bin/su ]; then
 	assert_match "--user: su cannot raise privileges" "rc=[1-9]" "$(cat "$OUT")"
 fi
 
+# A root supervisor with supplementary groups of its own (as sudo leaves
+# root's): the calls it makes for a caller that can race (a second
+# thread) are made with the caller's groups, not its own, and its own are
+# back afterwards.  Group 4242 may write in g/; nobody is not in it.
+if have setpriv && have python3; then
+	cat >"$SANDBOX/at-grouped" <<EOF
+#!/bin/sh
+exec setpriv --groups 4242 "$AGENTTRACE" "\$@"
+EOF
+	chmod 755 "$SANDBOX/at-grouped"
+	mkdir -p "$ROOT/g"
+	chown root:4242 "$ROOT/g"
+	chmod 775 "$ROOT/g"
+	cat >"$ROOT/bin/grouped.py" <<'PYEOF'
+import os, socket, sys, threading, time
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+what = sys.argv[1]
+try:
+    if what == "bind":
+        s = socket.socket(socket.AF_UNIX)
+        s.bind("g/s.sock")
+        print("bound")
+    else:
+        os.close(os.open("made-threaded", os.O_WRONLY | os.O_CREAT, 0o644))
+        with open("/proc/%d/status" % os.getppid()) as f:
+            print([l.split()[1:] for l in f if l.startswith("Groups:")][0])
+except OSError as e:
+    print(e.strerror)
+PYEOF
+	chmod 644 "$ROOT/bin/grouped.py"
+	native_bind=$(cd "$ROOT" && setpriv --reuid "$NOBODY_UID" --regid "$NOBODY_GID" --clear-groups \
+		/usr/bin/python3 bin/grouped.py bind 2>&1)
+	rm -f "$ROOT/g/s.sock"
+	saved_at=$AGENTTRACE
+	AGENTTRACE=$SANDBOX/at-grouped
+	at_q --user nobody -- /usr/bin/python3 bin/grouped.py open
+	assert_eq "supervisor with groups: a threaded caller's open is made" 0 $?
+	assert_eq "supervisor with groups: its own groups are back after a call made as nobody" \
+		"['4242']" "$(cat "$OUT")"
+	at_q --user nobody -- /usr/bin/python3 bin/grouped.py bind
+	assert_eq "supervisor with groups: a threaded nobody's bind in a group-4242 directory" \
+		"$native_bind" "$(cat "$OUT")"
+	assert_file_absent "supervisor with groups: no socket made" "$ROOT/g/s.sock"
+	AGENTTRACE=$saved_at
+else
+	skip "supervisor with groups" "no setpriv or python3"
+fi
+
 at_q --user no-such-user-here -- true
 assert_eq "--user with an unknown user: 125" 125 $?
 at_q --user nobody:no-such-group -- true

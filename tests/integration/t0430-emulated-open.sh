@@ -287,3 +287,39 @@ assert_match "notify, a descriptor swapped under its /proc link: HOME/.bashrc ne
 	" bad=0 " "$(cat "$OUT")"
 assert_eq "notify, a descriptor swapped under its /proc link: HOME/.bashrc as it was" theirs \
 	"$(cat "$HOME/.bashrc")"
+
+# The descriptor handed over holds its caller on the supervisor's CPU
+# while the caller takes it (doc/INTERNALS.md, "What it costs"): a second
+# thread watching the caller's CPU mask sees the hold, and the caller,
+# its mask narrowed or not, finds its own mask after every open.
+cat >"$ROOT/affinity.py" <<'PY'
+import os, sys, threading
+me = threading.get_native_id()
+seen, stop = set(), threading.Event()
+def watch():
+    while not stop.is_set():
+        seen.add(frozenset(os.sched_getaffinity(me)))
+threading.Thread(target=watch, daemon=True).start()
+masks = [os.sched_getaffinity(0)]
+if len(masks[0]) > 2:
+    masks.append(set(sorted(masks[0])[:2]))
+changed = 0
+for mask in masks:
+    os.sched_setaffinity(0, mask)
+    for _ in range(int(sys.argv[1])):
+        os.close(os.open("aff.txt", os.O_WRONLY | os.O_CREAT, 0o644))
+        changed += os.sched_getaffinity(0) != mask
+stop.set()
+held = any(len(m) == 1 and m <= masks[0] for m in seen)
+print("changed=%d held=%d" % (changed, held))
+PY
+at_q --engine notify -- python3 "$ROOT/affinity.py" 2000
+assert_eq "notify, CPU hold: the helper ran" 0 $?
+assert_match "notify, CPU hold: the caller's mask is its own after every open" \
+	"^changed=0 " "$(cat "$OUT")"
+if [ "$(nproc)" -ge 2 ]; then
+	assert_match "notify, CPU hold: a second thread saw the caller held on one CPU" \
+		" held=1$" "$(cat "$OUT")"
+else
+	skip "notify, CPU hold: a second thread saw the caller held on one CPU" "one CPU"
+fi

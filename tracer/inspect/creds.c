@@ -1,6 +1,7 @@
 /* A task's file-system identity, and taking it (tracer/inspect/creds.h). */
 #include <errno.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,44 +77,97 @@ static bool creds_caps_get(struct __user_cap_data_struct d[2])
 	return syscall(SYS_capget, &h, d) == 0;
 }
 
-/* This thread's effective set made EFF (within what it permits). */
-static void creds_caps_effective(uint64_t eff)
+/* This thread's capability sets made D. */
+static void creds_caps_set(struct __user_cap_data_struct d[2])
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
 
-	if (!creds_caps_get(d))
-		return;
-	d[0].effective = (uint32_t)eff & d[0].permitted;
-	d[1].effective = (uint32_t)(eff >> 32) & d[1].permitted;
 	syscall(SYS_capset, &h, d);
+}
+
+static uint64_t creds_caps_effective_of(const struct __user_cap_data_struct d[2])
+{
+	return d[0].effective | (uint64_t)d[1].effective << 32;
+}
+
+/* The supervisor's own identity, as every thread of it has it between
+ * two calls made for a caller. */
+static struct {
+	pthread_once_t once;
+	struct creds ids;
+	struct __user_cap_data_struct caps[2];
+	bool caps_known;
+	bool root;
+} creds_own = { .once = PTHREAD_ONCE_INIT };
+
+static void creds_own_read(void)
+{
+	struct creds *o = &creds_own.ids;
+
+	o->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
+	o->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
+	o->n_groups = getgroups(CREDS_GROUPS, o->groups);
+	if (o->n_groups < 0)
+		o->n_groups = 0;
+	creds_own.caps_known = creds_caps_get(creds_own.caps);
+	o->cap_eff = creds_own.caps_known ? creds_caps_effective_of(creds_own.caps) : 0;
+	creds_own.root = geteuid() == 0;
+}
+
+static bool creds_same_groups(const struct creds *a, const struct creds *b)
+{
+	return a->n_groups == b->n_groups &&
+	       memcmp(a->groups, b->groups, (size_t)a->n_groups * sizeof(a->groups[0])) == 0;
 }
 
 void creds_become(const struct creds *cr, struct creds *saved)
 {
+	const struct creds *own = &creds_own.ids;
 	struct __user_cap_data_struct d[2];
+	bool have;
 
-	saved->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
-	saved->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
-	saved->n_groups = getgroups(CREDS_GROUPS, saved->groups);
-	if (saved->n_groups < 0)
-		saved->n_groups = 0;
-	saved->cap_eff = creds_caps_get(d) ? d[0].effective | (uint64_t)d[1].effective << 32 : 0;
-	if (geteuid() == 0)
+	pthread_once(&creds_own.once, creds_own_read);
+	*saved = *own;
+	saved->changed = 0;
+	if (creds_own.root && !creds_same_groups(cr, own)) {
 		syscall(SYS_setgroups, (size_t)cr->n_groups, cr->groups);
-	syscall(SYS_setfsgid, cr->fsgid);
-	syscall(SYS_setfsuid, cr->fsuid);
-	/* After the fs uid: a change from 0 clears the file capabilities
-	 * itself; what is left is cut to the caller's. */
-	if (creds_caps_get(d) && ((d[0].effective | (uint64_t)d[1].effective << 32) & ~cr->cap_eff))
-		creds_caps_effective((d[0].effective | (uint64_t)d[1].effective << 32) & cr->cap_eff);
+		saved->changed |= CREDS_CHANGED_GROUPS;
+	}
+	if (cr->fsgid != own->fsgid) {
+		syscall(SYS_setfsgid, cr->fsgid);
+		saved->changed |= CREDS_CHANGED_FSGID;
+	}
+	if (cr->fsuid != own->fsuid) {
+		syscall(SYS_setfsuid, cr->fsuid);
+		saved->changed |= CREDS_CHANGED_FSUID;
+		/* A change from 0 clears the file capabilities itself: what
+		 * is left is read again. */
+		have = creds_caps_get(d);
+	} else {
+		memcpy(d, creds_own.caps, sizeof(d));
+		have = creds_own.caps_known;
+	}
+	/* What is left is cut to the caller's. */
+	if (have && (creds_caps_effective_of(d) & ~cr->cap_eff)) {
+		d[0].effective &= (uint32_t)cr->cap_eff;
+		d[1].effective &= (uint32_t)(cr->cap_eff >> 32);
+		creds_caps_set(d);
+		saved->changed |= CREDS_CHANGED_CAPS;
+	}
 }
 
 void creds_restore(const struct creds *saved)
 {
-	syscall(SYS_setfsuid, saved->fsuid);
-	syscall(SYS_setfsgid, saved->fsgid);
-	if (geteuid() == 0)
+	if (saved->changed & CREDS_CHANGED_FSUID)
+		syscall(SYS_setfsuid, saved->fsuid);
+	if (saved->changed & CREDS_CHANGED_FSGID)
+		syscall(SYS_setfsgid, saved->fsgid);
+	/* The capabilities before the groups, which need CAP_SETGID back;
+	 * after the fs uid, whose change back to 0 raises the file
+	 * capabilities, maybe more of them than the supervisor had in
+	 * effect. */
+	if ((saved->changed & (CREDS_CHANGED_CAPS | CREDS_CHANGED_FSUID)) && creds_own.caps_known)
+		creds_caps_set(creds_own.caps);
+	if (saved->changed & CREDS_CHANGED_GROUPS)
 		syscall(SYS_setgroups, (size_t)saved->n_groups, saved->groups);
-	creds_caps_effective(saved->cap_eff);
 }

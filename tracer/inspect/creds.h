@@ -27,7 +27,15 @@ struct creds {
 	 * CAP_DAC_OVERRIDE or CAP_FOWNER is refused what root without them
 	 * is refused. */
 	uint64_t cap_eff;
+	/* In what creds_become() saved: what it changed (CREDS_CHANGED_*),
+	 * which is all creds_restore() puts back. */
+	unsigned changed;
 };
+
+#define CREDS_CHANGED_GROUPS 1u
+#define CREDS_CHANGED_FSGID 2u
+#define CREDS_CHANGED_FSUID 4u
+#define CREDS_CHANGED_CAPS 8u
 
 /* Task TID's ids (real, effective, saved, fs), supplementary groups,
  * umask and effective capabilities, from
@@ -38,7 +46,10 @@ int creds_of_task(pid_t tid, struct creds *cr);
  * would change every thread of the supervisor) takes CR's file-system
  * identity; SAVED holds its own to go back to with creds_restore().  The
  * groups change only where the supervisor may change them (root), and
- * its effective capabilities are cut to the caller's. */
+ * its effective capabilities are cut to the caller's.  What the caller
+ * shares with the supervisor (a root command's ids and groups) is left
+ * alone: the supervisor's own identity, which nothing changes once the
+ * command runs, is read once, at the first call. */
 void creds_become(const struct creds *cr, struct creds *saved);
 void creds_restore(const struct creds *saved);
 

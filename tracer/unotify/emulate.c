@@ -229,20 +229,6 @@ int emulate_reopen(int fd0, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The descriptor into the caller, as the call's result. */
-static int emulate_hand_over(struct session *s, uint64_t id, int fd, int flags)
-{
-	struct seccomp_notif_addfd add = {
-		.id = id,
-		.flags = SECCOMP_ADDFD_FLAG_SEND,
-		.srcfd = (uint32_t)fd,
-		.newfd_flags = (uint32_t)(flags & O_CLOEXEC),
-	};
-	int r = ioctl(s->listener_fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
-
-	return r < 0 ? -errno : 0;
-}
-
 /* An open that waits (a FIFO's other end, the break of another process's
  * lease on the file), and a truncate that opens such a file: made by a
  * thread of its own, so that the one that answers everyone never waits
@@ -269,15 +255,10 @@ static void *emulate_wait_thread(void *arg)
 	creds_restore(&saved);
 	close(j->fd0);
 	if (fd >= 0 && !j->truncate) {
-		struct seccomp_notif_addfd add = {
-			.id = j->id,
-			.flags = SECCOMP_ADDFD_FLAG_SEND,
-			.srcfd = (uint32_t)fd,
-			.newfd_flags = (uint32_t)(j->flags & O_CLOEXEC),
-		};
+		int r = unotify_answer_fd(j->listener, 0, j->id, fd, j->flags);
 
-		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
-			debug_msg("ADDFD of an open that waited: %s", strerror(errno));
+		if (r < 0 && r != -ENOENT)
+			debug_msg("ADDFD of an open that waited: %s", strerror(-r));
 		close(fd);
 	} else {
 		if (fd < 0)
@@ -576,7 +557,8 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		a->ret = r;
 		return 0;
 	}
-	r = emulate_hand_over(s, u->id, fd, flags);
+	/* The descriptor into the caller, as the call's result. */
+	r = unotify_answer_fd(s->listener_fd, s->notify_killable ? u->tid : 0, u->id, fd, flags);
 	close(fd);
 	if (r < 0 && r != -ENOENT) {
 		a->how = STOP_RETURN;
@@ -691,8 +673,11 @@ static void *emulate_name_thread(void *arg)
 	const char *what;
 
 	/* The caller's ids, for good: the thread ends with the call.  The
-	 * groups first, while it may still set them. */
-	if (syscall(SYS_setresgid, j->creds.gid[0], j->creds.gid[1], j->creds.gid[2]) < 0 ||
+	 * groups first, while it may still set them (a root supervisor's own
+	 * supplementary groups, as sudo leaves them, are not the caller's). */
+	if ((geteuid() == 0 &&
+	     syscall(SYS_setgroups, (size_t)j->creds.n_groups, j->creds.groups) < 0) ||
+	    syscall(SYS_setresgid, j->creds.gid[0], j->creds.gid[1], j->creds.gid[2]) < 0 ||
 	    syscall(SYS_setresuid, j->creds.uid[0], j->creds.uid[1], j->creds.uid[2]) < 0)
 		r = -EPERM;
 	if (r == 0 && j->dir >= 0) {

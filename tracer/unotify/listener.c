@@ -1,6 +1,8 @@
 /* The notify engine's listener (tracer/unotify/listener.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -143,6 +145,54 @@ int unotify_answer(struct session *s, const struct unotify_call *u, const struct
 	if (ioctl(s->listener_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
 		return -errno;
 	return 0;
+}
+
+/* Holds task TID on the CPU this thread runs on, when its mask has that
+ * CPU and another: HELD gets the mask to put back.  Whatever fails (the
+ * task's mask leaves this CPU out, a set-uid caller the supervisor may
+ * not move, a cpuset) leaves the task as it was. */
+static bool unotify_hold(pid_t tid, cpu_set_t *held)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0 || sched_getaffinity(tid, sizeof(*held), held) < 0 ||
+	    !CPU_ISSET(cpu, held) || CPU_COUNT(held) < 2)
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(tid, sizeof(one), &one) == 0;
+}
+
+int unotify_answer_fd(int listener, pid_t hold_tid, uint64_t id, int fd, int fd_flags)
+{
+	struct seccomp_notif_addfd add = {
+		.id = id,
+		.flags = hold_tid > 0 ? 0 : SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (uint32_t)fd,
+		.newfd_flags = (uint32_t)(fd_flags & O_CLOEXEC),
+	};
+	struct seccomp_notif_resp resp = { .id = id };
+	bool held = false;
+	cpu_set_t mask;
+	int r;
+
+	if (hold_tid > 0)
+		held = unotify_hold(hold_tid, &mask);
+	r = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	if (r < 0)
+		r = -errno;
+	/* The caller took the descriptor and waits again for the answer:
+	 * its mask is put back before it can run on. */
+	if (held && sched_setaffinity(hold_tid, sizeof(mask), &mask) < 0 && errno != ESRCH)
+		debug_msg("cannot give task %d its CPU mask back: %s", (int)hold_tid,
+			  strerror(errno));
+	if (r < 0 || add.flags & SECCOMP_ADDFD_FLAG_SEND)
+		return r;
+	resp.val = r;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
+		return -errno;
+	return r;
 }
 
 void unotify_close(struct session *s)

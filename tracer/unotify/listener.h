@@ -48,6 +48,20 @@ int unotify_next(struct session *s, struct unotify_call *u);
  * signal ended the wait), or -errno. */
 int unotify_answer(struct session *s, const struct unotify_call *u, const struct stop_answer *a);
 
+/* Answer notification ID with descriptor FD (the supervisor's), given to
+ * the caller (SECCOMP_IOCTL_NOTIF_ADDFD) with O_CLOEXEC as FD_FLAGS has
+ * it.  The hand-over wakes the caller without the sync wake-up: on a
+ * machine with an idle CPU the caller is woken there, and the supervisor
+ * again when the caller has taken the descriptor, two wake-ups across
+ * CPUs that cost more than the rest of the call.  With HOLD_TID (the
+ * caller, whose wait for the answer no signal but a fatal one ends:
+ * WAIT_KILLABLE_RECV) the caller is held on this thread's CPU while it
+ * takes the descriptor, the descriptor is added without the answer, its
+ * CPU mask is put back, and the answer follows, so that the caller never
+ * runs with the held mask.  Returns the caller's descriptor number,
+ * -ENOENT when the caller is gone, or -errno. */
+int unotify_answer_fd(int listener, pid_t hold_tid, uint64_t id, int fd, int fd_flags);
+
 void unotify_close(struct session *s);
 
 #endif
