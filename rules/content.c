@@ -16,9 +16,11 @@ const char *rules_content_name(enum rules_content c)
 }
 
 /* The components of GLOB from START on, as one path that they match,
- * appended to OUT (N bytes used of MATCH_PATH_MAX): "**" as no component,
- * "*" as nothing (an empty component as "x"), "?" as "x", "\c" as c.
- * False when it does not fit or holds a character class. */
+ * appended to OUT (N bytes used of MATCH_PATH_MAX): "**" as no component
+ * (a last one as "x": the tail names something beneath what comes
+ * before it, never that directory itself, which a rule may except), "*"
+ * as nothing (an empty component as "x"), "?" as "x", "\c" as c.  False
+ * when it does not fit or holds a character class. */
 static bool content_tail(const char *start, char *out, size_t *n)
 {
 	const char *g = start;
@@ -27,8 +29,14 @@ static bool content_tail(const char *start, char *out, size_t *n)
 		const char *end = strchr(g, '/');
 		size_t len = end ? (size_t)(end - g) : strlen(g);
 		size_t before = *n;
+		bool ss = len == 2 && g[0] == '*' && g[1] == '*';
 
-		if (!(len == 2 && g[0] == '*' && g[1] == '*')) {
+		if (ss && !end) {
+			if (*n + 2 >= MATCH_PATH_MAX)
+				return false;
+			out[(*n)++] = '/';
+			out[(*n)++] = 'x';
+		} else if (!ss) {
 			if (*n + 1 >= MATCH_PATH_MAX)
 				return false;
 			out[(*n)++] = '/';
@@ -177,6 +185,11 @@ const struct rules_rule *rules_content_reach(const struct rules_policy *p, const
 const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path)
 {
 	return content_find(p, path, CONTENT_REACH, true);
+}
+
+const struct rules_rule *rules_deny_on_the_way(const struct rules_policy *p, const char *path)
+{
+	return content_find(p, path, CONTENT_NAMED, true);
 }
 
 /* Whether read rule R could name something beneath PATH (N bytes): its

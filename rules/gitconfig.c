@@ -95,6 +95,8 @@ const struct gitconfig_key gitconfig_keys[] = {
 	{ "imap", "tunnel", "imap.tunnel", GITCONFIG_ANY, "git imap-send runs it" },
 	{ "instaweb", "httpd", "instaweb.httpd", GITCONFIG_ANY, "git instaweb runs it" },
 	{ "hook", "command", "hook.*.command", GITCONFIG_ANY, "git runs it as a hook" },
+	{ "tar", "command", "tar.*.command", GITCONFIG_ANY,
+	  "git archive pipes its output through it" },
 	{ NULL, NULL, NULL, GITCONFIG_ANY, NULL },
 };
 

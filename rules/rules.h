@@ -409,6 +409,14 @@ const struct rules_rule *rules_content_reach(const struct rules_policy *p, const
  * directory of ${ROOT} but node_modules).  NULL: none. */
 const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const char *path);
 
+/* The write deny rule of P whose pattern names PATH's last component
+ * literally, on the way to what it refuses: ${ROOT}/.claude for
+ * ${ROOT}/.claude/settings.json, any .git/hooks under ${ROOT} for
+ * .git/hooks/ *.  A symbolic link made there would take every write by
+ * those names to where it leads, out of the rule's sight.  NULL: none.
+ * Allocation-free. */
+const struct rules_rule *rules_deny_on_the_way(const struct rules_policy *p, const char *path);
+
 /* Whether a write rule that admits (allow or alert, or an admitting write
  * fallback) matches PATH, the deny rules set aside: a name some session
  * may have been let make, under this policy's exceptions or another's

@@ -33,13 +33,26 @@ creds=(
 	".m2/settings.xml read.maven-settings"
 	".gradle/gradle.properties read.gradle-properties"
 	".terraformrc read.terraformrc"
+	".config/git/credentials read.git-credentials-xdg"
+	".config/containers/auth.json read.containers-auth"
+	".gem/credentials read.gem-credentials"
+	".boto read.boto"
+	".pulumi/credentials.json read.pulumi"
+	".config/glab-cli/config.yml read.glab"
+	".ssh/github_deploy read.ssh-keys-named"
+	".ssh/deploy.pem read.ssh-keys-named"
 )
+# Not secrets: what ssh and git read beside the keys.
+not_secrets=(.ssh/known_hosts .ssh/config .ssh/github_deploy.pub .ssh/allowed_signers)
 for c in "${creds[@]}"; do
 	f=$HOME/${c% *}
 	mkdir -p "$(dirname "$f")"
 	printf 'SECRET' >"$f"
 done
 printf '{"theme": "dark"}' >"$HOME/.gemini/settings.json"
+for f in "${not_secrets[@]}"; do
+	printf 'public\n' >"$HOME/$f"
+done
 
 # Project files that run code later: each write is denied.
 steering=(
@@ -54,6 +67,36 @@ steering=(
 	".cursor/rules/x.mdc write.agent-config.cursor"
 	".cursor/mcp.json write.agent-config.cursor"
 	".gemini/settings.json write.agent-config.gemini"
+	"lefthook.toml write.hooks.lefthook"
+	".lefthook.yaml write.hooks.lefthook-dot"
+	".overcommit.yml write.hooks.overcommit"
+	".roo/mcp.json write.agent-config.roo"
+	".roomodes write.agent-config.roomodes"
+	".kiro/settings/mcp.json write.agent-config.kiro"
+	".amazonq/mcp.json write.agent-config.amazonq"
+	"opencode.json write.agent-config.opencode"
+	".continue/config.yaml write.agent-config.continue"
+	".windsurf/rules/x.md write.agent-config.windsurf"
+	".qwen/settings.json write.agent-config.qwen"
+	".aider.conf.yml write.agent-config.aider"
+	".tekton/pipeline.yaml write.ci-definitions.tekton"
+	".semaphore/semaphore.yml write.ci-definitions.semaphore"
+	"appveyor.yml write.ci-definitions.appveyor"
+	".cirrus.yml write.ci-definitions.cirrus"
+	"cloudbuild.yaml write.ci-definitions.cloudbuild"
+	"buildspec.yml write.ci-definitions.codebuild"
+	".builds/alpine.yml write.ci-definitions.sourcehut"
+	"bitrise.yml write.ci-definitions.bitrise"
+	"codemagic.yaml write.ci-definitions.codemagic"
+	"action.yml write.ci-definitions.github-action"
+)
+# Python's user site: what it imports at every start, under any form.
+site=.local/lib/python3.11/site-packages
+mkdir -p "$HOME/$site/usercustomize"
+user_site=(
+	"$site/usercustomize/__init__.py write.python-user-site.usercustomize-package"
+	"$site/usercustomize.cpython-311-x86_64-linux-gnu.so write.python-user-site.usercustomize"
+	"$site/sitecustomize.pyc write.python-user-site.sitecustomize"
 )
 # Agent instruction files: allowed, with an alert.
 instructions=(
@@ -71,6 +114,16 @@ for B in auto preload; do
 		bk_denied "read ${c% *}" "$EACCES" read "${c#* }" "$f" -- "$TRY" open-read "$f"
 	done
 	bk_allowed "read HOME/.gemini/settings.json (not a secret)" -- "$TRY" open-read "$HOME/.gemini/settings.json"
+	for f in "${not_secrets[@]}"; do
+		bk_allowed "read HOME/$f (not a secret)" -- "$TRY" open-read "$HOME/$f"
+	done
+	for c in "${user_site[@]}"; do
+		f=$HOME/${c% *}
+		bk_denied "write HOME/${c% *}" "$EACCES" write "${c#* }" "$f" -- "$TRY" open-write "$f"
+		assert_file_absent "${BK}write HOME/${c% *}: nothing written" "$f"
+	done
+	bk_status "${BK}mkdir of the user site's sitecustomize package: refused" 1 -- mkdir "$HOME/$site/sitecustomize"
+	assert_file_absent "${BK}mkdir of the user site's sitecustomize package: not made" "$HOME/$site/sitecustomize"
 
 	for c in "${steering[@]}"; do
 		f=$ROOT/${c% *}
@@ -222,3 +275,45 @@ bk_allowed "an ordinary tree renamed" -- mv "$ROOT/staged" "$ROOT/moved"
 assert_file_present "an ordinary tree renamed: there" "$ROOT/moved/sub/f"
 bk_allowed "a package's tree renamed into node_modules" -- \
 	mv "$ROOT/node_modules/.staging/pkg" "$ROOT/node_modules/pkg"
+
+# A symbolic link at a name on the way to what a deny rule refuses leads
+# the writes by those names elsewhere, where no rule looks: made there,
+# moved there, or brought in inside a directory, it is refused (the
+# supervisor's backends).  Links elsewhere stay ordinary.
+backend_use auto
+mkdir -p "$ROOT/.claude-real" "$ROOT/.github-real" "$ROOT/hk" "$ROOT/src"
+links=(
+	".claude .claude-real write.agent-config.claude-"
+	".github .github-real write.ci-definitions.github-"
+	"sub/.codex ../.claude-real write.agent-config.codex"
+)
+for l in "${links[@]}"; do
+	set -- $l
+	mkdir -p "$(dirname "$ROOT/$1")"
+	at_q -- ln -s "$2" "$1"
+	assert_ne "symlink at $1: refused" 0 $?
+	check "symlink at $1: no link made" test ! -L "$ROOT/$1"
+	assert_rec "symlink at $1: a deny record ($3...)" "$(deny_expr write "$3" "$ROOT/$1")"
+done
+at_q -- sh -c 'ln -s .claude-real lnk && mv -T lnk .claude'
+assert_ne "a symlink renamed to .claude: refused" 0 $?
+check "a symlink renamed to .claude: no link at .claude" test ! -L "$ROOT/.claude"
+assert_rec "a symlink renamed to .claude: a deny record" \
+	"$(deny_expr write write.agent-config.claude- "$ROOT/.claude")"
+rm -f "$ROOT/lnk"
+if have git; then
+	at_q -- sh -c 'git init -q --template= sub2 && ln -s ../../hk sub2/.git/hooks'
+	assert_ne "symlink at a new repository's .git/hooks: refused" 0 $?
+	check "symlink at a new repository's .git/hooks: no link made" test ! -L "$ROOT/sub2/.git/hooks"
+	assert_rec "symlink at a new repository's .git/hooks: a deny record" \
+		"$(deny_expr write write.git-hooks "$ROOT/sub2/.git/hooks")"
+fi
+mkdir -p "$TMPDIR/brought"
+ln -s "$ROOT/.claude-real" "$TMPDIR/brought/.claude"
+at_q -- mv "$TMPDIR/brought" "$ROOT/brought"
+assert_ne "a directory holding a .claude link moved in: refused" 0 $?
+check "a directory holding a .claude link moved in: not moved" test ! -e "$ROOT/brought"
+at_q -- sh -c 'ln -s src lib && mkdir -p pkg && ln -s ../src pkg/shared &&
+	mkdir -p node_modules/pkg && ln -s ../../src node_modules/pkg/.github && ln -s .claude-real cl'
+assert_eq "ordinary symlinks to directories: allowed" 0 $?
+assert_no_rec "ordinary symlinks to directories: no denial" "action == 'deny'"

@@ -52,6 +52,9 @@ static const struct judge_case judge_cases[] = {
 	{ "[alias]\n\tx = \"  !sh\"\n", NULL, GITCONFIG_RUNS, "alias.x", 2 },
 	{ "[alias.sub]\n\tx = !sh\n", NULL, GITCONFIG_RUNS, "alias.sub.x", 2 },
 	{ "[alias]\n\tlg = log --oneline --graph\n", NULL, GITCONFIG_CLEAN, NULL, 0 },
+	{ "[tar \"tgz\"]\n\tcommand = touch pwned; gzip -cn\n", NULL, GITCONFIG_RUNS,
+	  "tar.tgz.command", 2 },
+	{ "[tar \"tar.xz\"]\n\tremote = true\n", NULL, GITCONFIG_CLEAN, NULL, 0 },
 	/* git reads an alias's leading options as its own (git.c,
 	 * handle_alias): "-c alias.y=!sh y" runs a shell command too, and
 	 * a quote or a backslash may spell the dash */

@@ -199,6 +199,12 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 				w->rule = v.rule;
 				break;
 			}
+			/* A link at a name on the way to what a deny rule
+			 * refuses leads the writes by those names elsewhere. */
+			if (type == DT_LNK && (r = rules_deny_on_the_way(w->p, w->path))) {
+				w->rule = r;
+				break;
+			}
 			r = type == DT_LNK ? NULL : content_hidden(w->p, w->from, w->path);
 			if (r && r->action == RULES_ACTION_DENY) {
 				w->rule = r;
@@ -424,6 +430,27 @@ static bool content_imports(struct session *s, struct tracee *t, const struct ca
  * name: it would move judged files from under the check of their content.
  * Moving such a directory from one such place to another keeps them
  * judged (git mv of a submodule's worktree, say). */
+/* A symbolic link made, or moved, at a name on the way to what a write
+ * deny rule refuses (rules_deny_on_the_way()): .claude -> .claude-real,
+ * then .claude/settings.json written as .claude-real/settings.json, which
+ * no rule names.  Event I of C is where the link would stand. */
+static bool content_link_on_the_way(struct session *s, struct tracee *t, const struct call *c,
+				    struct judge_call *jc, struct judge_verdict *v,
+				    struct stop_answer *a, size_t i)
+{
+	const struct rules_rule *r;
+
+	if (i >= c->n_events || c->events[i].kind != RULES_KIND_WRITE || !c->events[i].path ||
+	    !(r = rules_deny_on_the_way(s->policy, c->events[i].path)))
+		return false;
+	snprintf(content_why, sizeof(content_why),
+		 "%s is on the way to what %s refuses: a symbolic link there would take "
+		 "writes by those names to where it leads, which no rule protects",
+		 c->events[i].path, rules_string(s->policy, r->id));
+	content_verdict(s, t, c, jc, v, a, r, i, content_why, CONTENT_FRAMES | CONTENT_NO_SUGGEST);
+	return true;
+}
+
 static bool content_on_the_way(struct session *s, struct tracee *t, const struct call *c,
 			       struct judge_call *jc, struct judge_verdict *v,
 			       struct stop_answer *a)
@@ -437,10 +464,15 @@ static bool content_on_the_way(struct session *s, struct tracee *t, const struct
 		if (c->n_events < 1 || c->events[0].path != c->path[0])
 			return false;
 		r0 = content_way_of(s, c, 0, 'l');
+		if (!r0)
+			return content_link_on_the_way(s, t, c, jc, v, a, 0);
 	} else if (content_is_rename(c->name) && c->n_events >= 2) {
 		t0 = content_type(c->events[0].path);
 		/* RENAME_EXCHANGE moves the destination to the source's name too. */
 		t1 = syscall_exchanges(c->name, c->flags) ? content_type(c->events[1].path) : 0;
+		if ((t0 == 'l' && content_link_on_the_way(s, t, c, jc, v, a, 1)) ||
+		    (t1 == 'l' && content_link_on_the_way(s, t, c, jc, v, a, 0)))
+			return true;
 		if (t0 == 'd' || t0 == 'l' || t1 == 'd' || t1 == 'l') {
 			char type = t0 == 'd' || t1 == 'd' ? 'd' : 'l';
 
