@@ -308,6 +308,28 @@ if have git; then
 	assert_rec "symlink at a new repository's .git/hooks: a deny record" \
 		"$(deny_expr write write.git-hooks "$ROOT/sub2/.git/hooks")"
 fi
+# A second name for a link (ln -P: linkat without AT_SYMLINK_FOLLOW), made
+# at a harmless name first, is one made there.
+at_q -- sh -c 'ln -s .claude-real L && ln -P L .claude'
+assert_ne "a hard link of a symlink at .claude: refused" 0 $?
+check "a hard link of a symlink at .claude: no link at .claude" test ! -L "$ROOT/.claude"
+assert_rec "a hard link of a symlink at .claude: a deny record" \
+	"$(deny_expr write write.agent-config.claude- "$ROOT/.claude")"
+rm -f "$ROOT/L"
+if have git; then
+	# A worktree's private directory (hooks and a config no rule judges
+	# there) moved to be a repository's .git.
+	at_q -- sh -c 'mkdir -p stage/.git/worktrees && git init -q --bare stage/.git/worktrees/w &&
+		printf "#!/bin/sh\necho ran\n" >stage/.git/worktrees/w/hooks/pre-commit &&
+		mkdir -p wtsub && mv stage/.git/worktrees/w wtsub/.git'
+	assert_ne "a worktree's directory moved to be a .git: refused" 0 $?
+	check "a worktree's directory moved to be a .git: no hook there" \
+		test ! -e "$ROOT/wtsub/.git/hooks/pre-commit"
+	# A fresh repository's .git moved to another directory within the
+	# project: its config was judged where it was, its hooks are samples.
+	at_q -- sh -c 'git init -q r1 && mkdir r2 && mv r1/.git r2/.git'
+	assert_eq "a fresh repository's .git moved within the project: allowed" 0 $?
+fi
 mkdir -p "$TMPDIR/brought"
 ln -s "$ROOT/.claude-real" "$TMPDIR/brought/.claude"
 at_q -- mv "$TMPDIR/brought" "$ROOT/brought"

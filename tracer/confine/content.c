@@ -142,6 +142,15 @@ static const struct rules_rule *content_hidden(const struct rules_policy *p, con
 	return wv.rule;
 }
 
+/* Whether a content rule judges a write of PATH. */
+static bool content_judged_at(const struct rules_policy *p, const char *path)
+{
+	struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = path };
+	struct rules_verdict v;
+
+	return rules_decide(p, &ev, &v) == 0 && v.rule && v.rule->content;
+}
+
 /* "/" NAME (LEN bytes) after the *N bytes of PATH (PATH_MAX): false when
  * it does not fit. */
 static bool content_join(char *path, size_t *n, const char *name, size_t len)
@@ -192,10 +201,13 @@ static void content_walk_dir(struct content_walk *w, int dfd, unsigned depth)
 			const struct rules_rule *r;
 			struct rules_verdict v;
 
-			/* A content rule's files are the walk below's (and a
-			 * repository moved within the project stays judged). */
+			/* A content rule's files are the walk below's, or stay
+			 * judged where the same rule judged them (a repository
+			 * moved within the project); one that arrives from a
+			 * name no content rule judges is refused: its content
+			 * was never looked at. */
 			if (rules_decide(w->p, &ev, &v) == 0 && v.rule && v.action == RULES_ACTION_DENY &&
-			    !v.rule->content) {
+			    (!v.rule->content || !content_judged_at(w->p, w->from))) {
 				w->rule = v.rule;
 				break;
 			}
@@ -466,6 +478,11 @@ static bool content_on_the_way(struct session *s, struct tracee *t, const struct
 		r0 = content_way_of(s, c, 0, 'l');
 		if (!r0)
 			return content_link_on_the_way(s, t, c, jc, v, a, 0);
+	} else if (content_is(c->name, "link", "linkat", NULL)) {
+		/* A second name for a symbolic link (linkat() without
+		 * AT_SYMLINK_FOLLOW) is one made there; no other file has a
+		 * reason to stand at such a name. */
+		return c->n_events >= 2 && content_link_on_the_way(s, t, c, jc, v, a, 1);
 	} else if (content_is_rename(c->name) && c->n_events >= 2) {
 		t0 = content_type(c->events[0].path);
 		/* RENAME_EXCHANGE moves the destination to the source's name too. */
@@ -478,8 +495,12 @@ static bool content_on_the_way(struct session *s, struct tracee *t, const struct
 
 			r0 = content_way_of(s, c, 0, type);
 			r1 = content_way_of(s, c, 1, type);
+			/* From one such place to another the judged files stay
+			 * judged; what else it holds is looked at as for any
+			 * directory moved (a worktree's private directory made
+			 * a repository's .git brings its hooks and config). */
 			if (r0 && r1)
-				return false;
+				return content_imports(s, t, c, jc, v, a, t0, t1);
 			if (r1)
 				at = 1;
 			if (!r0 && !r1 && content_imports(s, t, c, jc, v, a, t0, t1))
