@@ -61,6 +61,13 @@ try:
         s = socket.socket(socket.AF_UNIX)
         s.bind("g/s.sock")
         print("bound")
+    elif what == "bind-then-open":
+        s = socket.socket(socket.AF_UNIX)
+        s.bind("own.sock")
+        os.unlink("own.sock")
+        os.close(os.open("made-threaded", os.O_WRONLY | os.O_CREAT, 0o644))
+        with open("/proc/%d/status" % os.getppid()) as f:
+            print([l.split()[1:] for l in f if l.startswith(("Uid:", "Groups:"))])
     else:
         os.close(os.open("made-threaded", os.O_WRONLY | os.O_CREAT, 0o644))
         with open("/proc/%d/status" % os.getppid()) as f:
@@ -82,6 +89,12 @@ PYEOF
 	assert_eq "supervisor with groups: a threaded nobody's bind in a group-4242 directory" \
 		"$native_bind" "$(cat "$OUT")"
 	assert_file_absent "supervisor with groups: no socket made" "$ROOT/g/s.sock"
+	# The first call made for the caller is a bind, by a thread that
+	# gives up root for it: the supervisor's own identity is not read
+	# there.
+	at_q --user nobody -- /usr/bin/python3 bin/grouped.py bind-then-open
+	assert_eq "supervisor with groups: its ids and groups after a bind, then an open, made as nobody" \
+		"[['0', '0', '0', '0'], ['4242']]" "$(cat "$OUT")"
 	AGENTTRACE=$saved_at
 else
 	skip "supervisor with groups" "no setpriv or python3"

@@ -437,11 +437,6 @@ static bool content_imports(struct session *s, struct tracee *t, const struct ca
 	return false;
 }
 
-/* A rename that moves a directory (or a symbolic link) from or to a place
- * on the way to what a content rule names, or a symlink made at such a
- * name: it would move judged files from under the check of their content.
- * Moving such a directory from one such place to another keeps them
- * judged (git mv of a submodule's worktree, say). */
 /* A symbolic link made, or moved, at a name on the way to what a write
  * deny rule refuses (rules_deny_on_the_way()): .claude -> .claude-real,
  * then .claude/settings.json written as .claude-real/settings.json, which
@@ -463,6 +458,12 @@ static bool content_link_on_the_way(struct session *s, struct tracee *t, const s
 	return true;
 }
 
+/* A rename that moves a directory (or a symbolic link) from or to a place
+ * on the way to what a content rule names, or a symlink made at such a
+ * name: it would move judged files from under the check of their content.
+ * Moving such a directory from one such place to another keeps them
+ * judged (git mv of a submodule's worktree, say); what else it holds is
+ * looked at as in any directory moved. */
 static bool content_on_the_way(struct session *s, struct tracee *t, const struct call *c,
 			       struct judge_call *jc, struct judge_verdict *v,
 			       struct stop_answer *a)

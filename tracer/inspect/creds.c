@@ -114,6 +114,11 @@ static void creds_own_read(void)
 	creds_own.root = geteuid() == 0;
 }
 
+void creds_init(void)
+{
+	pthread_once(&creds_own.once, creds_own_read);
+}
+
 static bool creds_same_groups(const struct creds *a, const struct creds *b)
 {
 	return a->n_groups == b->n_groups &&
@@ -126,7 +131,7 @@ void creds_become(const struct creds *cr, struct creds *saved)
 	struct __user_cap_data_struct d[2];
 	bool have;
 
-	pthread_once(&creds_own.once, creds_own_read);
+	creds_init();
 	*saved = *own;
 	saved->changed = 0;
 	if (creds_own.root && !creds_same_groups(cr, own)) {

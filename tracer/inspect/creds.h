@@ -51,6 +51,11 @@ int creds_of_task(pid_t tid, struct creds *cr);
  * alone: the supervisor's own identity, which nothing changes once the
  * command runs, is read once, at the first call. */
 void creds_become(const struct creds *cr, struct creds *saved);
+/* Reads the supervisor's own identity, from the thread that calls it:
+ * the main thread, before any thread of the supervisor takes another
+ * (a thread that connects a UNIX socket for a caller gives up root for
+ * good, and must not be the one it is read from). */
+void creds_init(void);
 void creds_restore(const struct creds *saved);
 
 #endif

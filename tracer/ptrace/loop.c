@@ -51,6 +51,7 @@
 #include "tracer/shim/channel.h"
 #include "tracer/shim/hosts.h"
 #include "tracer/shim/resolver.h"
+#include "tracer/inspect/creds.h"
 #include "tracer/inspect/proc.h"
 #include "tracer/inspect/pyframes.h"
 #include "tracer/record/record.h"
@@ -778,6 +779,8 @@ void loop_run(struct session *s, pid_t **left, size_t *n_left)
 		if (s->emulate_opens)
 			exposed_note_inherited(s);
 	}
+	/* Before any call is made for a caller (tracer/inspect/creds.h). */
+	creds_init();
 	/* The walk of the denied trees ran beside the start; its findings
 	 * are needed from the first call judged on. */
 	linked_finish(&s->linked);
