@@ -144,6 +144,22 @@ for B in auto preload; do
 			bk -v --max-memory 200M -- true >"$OUT" 2>"$ERR"
 			assert_file_absent "${BK}a stale session cgroup (pid gone) is removed" "$stale"
 			rmdir "$stale" 2>/dev/null
+			stale="$(dirname "$cg")/agenttrace.4194305.5eed"
+			mkdir "$stale" 2>/dev/null
+			bk -v --max-memory 200M -- true >"$OUT" 2>"$ERR"
+			assert_file_absent "${BK}a stale session cgroup with a tag (pid gone) is removed" "$stale"
+			rmdir "$stale" 2>/dev/null
+			# One a killed session left under the pid this one gets
+			# (pids are reused) is not taken over: a third session
+			# that saw that pid gone would sweep it away under it.
+			(cd "$ROOT" && exec sh -c 'echo $$ >"$4"; mkdir "$1/agenttrace.$$" &&
+				exec "$2" -v --log "$3" --max-memory 200M -- true' \
+				sh "$(dirname "$cg")" "$AGENTTRACE" "$LOG" "$SANDBOX/cg-pid") >"$OUT" 2>"$ERR"
+			assert_eq "${BK}a cgroup left under this session's pid: the session runs" 0 $?
+			own=$(cgroup_dir)
+			assert_match "${BK}a cgroup left under this session's pid: the session makes its own" \
+				'/agenttrace\.[0-9]+\.[0-9a-f]+$' "$own"
+			rmdir "$(dirname "$cg")/agenttrace.$(cat "$SANDBOX/cg-pid")" 2>/dev/null
 		fi
 	fi
 

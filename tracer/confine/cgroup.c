@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sched.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -197,8 +198,9 @@ static bool cgroup_exists(const char *dir, const char *file)
 	return access(path, F_OK) == 0;
 }
 
-/* Removes what killed sessions left in BASE: empty agenttrace.<pid> of
- * pids that are gone. */
+/* Removes what killed sessions left in BASE: empty agenttrace.<pid>.<tag>
+ * (and agenttrace.<pid>, as older versions named them) of pids that are
+ * gone. */
 static void cgroup_sweep(const char *base)
 {
 	DIR *d = opendir(base);
@@ -213,28 +215,46 @@ static void cgroup_sweep(const char *base)
 		if (strncmp(e->d_name, CGROUP_PREFIX, strlen(CGROUP_PREFIX)) != 0)
 			continue;
 		pid = strtol(e->d_name + strlen(CGROUP_PREFIX), &end, 10);
-		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if ((*end && *end != '.') || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
 	}
 	closedir(d);
 }
 
-/* Makes BASE/agenttrace.<pid>; its path in *OUT. */
+/* A tag no other session's cgroup has. */
+static unsigned long long cgroup_tag(void)
+{
+	unsigned long long tag;
+	struct timespec ts;
+
+	if (getrandom(&tag, sizeof(tag), GRND_NONBLOCK) == (ssize_t)sizeof(tag))
+		return tag;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* Makes BASE/agenttrace.<pid>.<tag>, a directory of this session's own;
+ * its path in *OUT.  The pid alone is not enough: a killed session's
+ * cgroup under a pid that is reused would be taken over, and swept away
+ * under the new session by a third one that saw the pid gone a moment
+ * before (the new session's command then fails to enter it). */
 static int cgroup_make(const char *base, char **out)
 {
-	char *dir;
-
 	cgroup_sweep(base);
-	dir = xasprintf("%s/" CGROUP_PREFIX "%d", base, (int)getpid());
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		int e = errno;
+	for (int tries = 0; tries < 8; tries++) {
+		char *dir = xasprintf("%s/" CGROUP_PREFIX "%d.%llx", base, (int)getpid(),
+				      cgroup_tag());
 
+		if (mkdir(dir, 0755) == 0) {
+			*out = dir;
+			return 0;
+		}
 		free(dir);
-		return -e;
+		if (errno != EEXIST)
+			return -errno;
 	}
-	*out = dir;
-	return 0;
+	return -EEXIST;
 }
 
 /* The task ceiling in DIR, where the pids controller is there (v2: made
@@ -304,23 +324,39 @@ out:
 	return r;
 }
 
+/* The session's directory in BASE, a v1 hierarchy: the one made for an
+ * earlier controller when that hierarchy holds both (co-mounted), else a
+ * new one.  0 or -errno. */
+static int cgroup_make_v1(const char *base, char *const made_base[2], char *const made_dir[2],
+			  char **out)
+{
+	for (int i = 0; i < 2; i++)
+		if (made_base[i] && made_dir[i] && strcmp(made_base[i], base) == 0) {
+			*out = xstrdup(made_dir[i]);
+			return 0;
+		}
+	return cgroup_make(base, out);
+}
+
 static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int want_cpu,
 			  uint64_t max_tasks)
 {
+	char *bases[2] = { NULL, NULL }, *dirs[2] = { NULL, NULL };
 	char *base;
-	int r;
+	int r = 0;
 
 	if (max_memory) {
 		base = cgroup_own_dir("memory");
 		if (!base)
 			return -ENOENT;
 		r = cgroup_make(base, &cg->mem_dir);
-		free(base);
+		bases[0] = base;
+		dirs[0] = cg->mem_dir;
 		if (r < 0)
-			return r;
+			goto out;
 		r = cgroup_write(cg->mem_dir, "memory.limit_in_bytes", "%" PRIu64, max_memory);
 		if (r < 0)
-			return r;
+			goto out;
 		/* Present with swap accounting only; must not stay above. */
 		if (cgroup_exists(cg->mem_dir, "memory.memsw.limit_in_bytes"))
 			cgroup_write(cg->mem_dir, "memory.memsw.limit_in_bytes", "%" PRIu64,
@@ -328,30 +364,43 @@ static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int wa
 	}
 	if (want_cpu) {
 		base = cgroup_own_dir("cpuacct");
-		if (!base)
-			return -ENOENT;
-		r = cgroup_make(base, &cg->cpu_dir);
-		free(base);
+		if (!base) {
+			r = -ENOENT;
+			goto out;
+		}
+		r = cgroup_make_v1(base, bases, dirs, &cg->cpu_dir);
+		bases[1] = base;
+		dirs[1] = cg->cpu_dir;
 		if (r < 0)
-			return r;
-		if (!cgroup_exists(cg->cpu_dir, "cpuacct.usage"))
-			return -ENOTSUP;
+			goto out;
+		if (!cgroup_exists(cg->cpu_dir, "cpuacct.usage")) {
+			r = -ENOTSUP;
+			goto out;
+		}
 	}
 	if (max_tasks && (base = cgroup_own_dir("pids"))) {
 		char *dir = NULL;
+		bool shared = false;
 
-		if (cgroup_make(base, &dir) == 0) {
+		for (int i = 0; i < 2; i++)
+			shared |= bases[i] && strcmp(bases[i], base) == 0;
+		if (cgroup_make_v1(base, bases, dirs, &dir) == 0) {
 			cgroup_limit_tasks(cg, NULL, dir, max_tasks);
-			if (!cg->pids_dir)
+			if (!cg->pids_dir && !shared)
 				rmdir(dir);
 		}
 		free(dir);
 		free(base);
 	}
+	r = 0;
 	if (!cg->mem_dir && !cg->cpu_dir && !cg->pids_dir)
-		return -ENOTSUP;
-	cg->version = 1;
-	return 0;
+		r = -ENOTSUP;
+	else
+		cg->version = 1;
+out:
+	free(bases[0]);
+	free(bases[1]);
+	return r;
 }
 
 int cgroup_open(struct cgroup_session *cg, uint64_t max_memory, int want_cpu, uint64_t max_tasks)
