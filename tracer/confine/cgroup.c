@@ -325,14 +325,16 @@ out:
 }
 
 /* The session's directory in BASE, a v1 hierarchy: the one made for an
- * earlier controller when that hierarchy holds both (co-mounted), else a
- * new one.  0 or -errno. */
+ * earlier controller when that hierarchy holds both (co-mounted; *reused
+ * set), else a new one.  0 or -errno. */
 static int cgroup_make_v1(const char *base, char *const made_base[2], char *const made_dir[2],
-			  char **out)
+			  char **out, bool *reused)
 {
+	*reused = false;
 	for (int i = 0; i < 2; i++)
 		if (made_base[i] && made_dir[i] && strcmp(made_base[i], base) == 0) {
 			*out = xstrdup(made_dir[i]);
+			*reused = true;
 			return 0;
 		}
 	return cgroup_make(base, out);
@@ -363,12 +365,14 @@ static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int wa
 				     max_memory);
 	}
 	if (want_cpu) {
+		bool reused;
+
 		base = cgroup_own_dir("cpuacct");
 		if (!base) {
 			r = -ENOENT;
 			goto out;
 		}
-		r = cgroup_make_v1(base, bases, dirs, &cg->cpu_dir);
+		r = cgroup_make_v1(base, bases, dirs, &cg->cpu_dir, &reused);
 		bases[1] = base;
 		dirs[1] = cg->cpu_dir;
 		if (r < 0)
@@ -380,11 +384,9 @@ static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int wa
 	}
 	if (max_tasks && (base = cgroup_own_dir("pids"))) {
 		char *dir = NULL;
-		bool shared = false;
+		bool shared;
 
-		for (int i = 0; i < 2; i++)
-			shared |= bases[i] && strcmp(bases[i], base) == 0;
-		if (cgroup_make_v1(base, bases, dirs, &dir) == 0) {
+		if (cgroup_make_v1(base, bases, dirs, &dir, &shared) == 0) {
 			cgroup_limit_tasks(cg, NULL, dir, max_tasks);
 			if (!cg->pids_dir && !shared)
 				rmdir(dir);

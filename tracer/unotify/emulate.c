@@ -419,7 +419,7 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	struct creds cr, saved;
 	const char *path = c->path[0];
 	char proc[PATH_MAX];
-	int flags = c->flags, fd0, fd = -1, r, view, refused = 0;
+	int flags = c->flags, fd0, fd = -1, r, view, refused = 0, st_err = 0;
 	bool create = (flags & (O_CREAT | O_PATH)) == O_CREAT;
 	struct stat st;
 
@@ -463,14 +463,19 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		fd0 = emulate_link_object(u->tid, path);
 	else
 		fd0 = emulate_path_fd(view, u->tid, path, syscall_open_follows(flags) ? 0 : O_NOFOLLOW);
-	if (fd0 >= 0 && !(flags & O_PATH) && fstat(fd0, &st) == 0 && S_ISCHR(st.st_mode) &&
-	    st.st_rdev == makedev(5, 0)) {
-		close(fd0);
-		fd0 = emulate_own_terminal(view, u->tid);
+	if (fd0 >= 0) {
+		st_err = fstat(fd0, &st) < 0 ? -errno : 0;
+		if (!st_err && !(flags & O_PATH) && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == makedev(5, 0)) {
+			close(fd0);
+			fd0 = emulate_own_terminal(view, u->tid);
+			if (fd0 >= 0)
+				st_err = fstat(fd0, &st) < 0 ? -errno : 0;
+		}
 	}
 	if (fd0 >= 0) {
-		if (fstat(fd0, &st) < 0) {
-			r = -errno;
+		if (st_err) {
+			r = st_err;
 		} else if (!(flags & O_PATH) && (reached = emulate_reached(s, c, &st)) &&
 			   (refused = stop_reached_linked(s, c, reached, &reached_v))) {
 			r = -refused;
