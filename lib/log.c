@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/exitcode.h"
@@ -74,4 +76,29 @@ void die_errno(const char *fmt, ...)
 	vmsg("", saved, fmt, ap);
 	va_end(ap);
 	exit(AT_EXIT_FAILURE);
+}
+
+int log_own_stderr(void)
+{
+	struct stat st;
+	int own, orig, fl;
+
+	if (fstat(STDERR_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || isatty(STDERR_FILENO)))
+		return -1;
+	/* O_NONBLOCK: a FIFO's open for writing would wait for a reader;
+	 * O_NOCTTY: a terminal must not become this process's. */
+	own = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (own < 0)
+		return -1;
+	fl = fcntl(own, F_GETFL);
+	orig = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fl < 0 || fcntl(own, F_SETFL, fl & ~O_NONBLOCK) < 0 || orig < 0 ||
+	    dup2(own, STDERR_FILENO) < 0) {
+		close(own);
+		if (orig >= 0)
+			close(orig);
+		return -1;
+	}
+	close(own);
+	return orig;
 }

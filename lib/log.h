@@ -26,4 +26,12 @@ void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretu
 /* A second line starting "Hint: ", printed after an error. */
 void hint_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Gives this process a stderr of its own when stderr is a pipe, a FIFO or
+ * a terminal: the same one, reopened, so that a child sharing the
+ * original cannot make these lines fail by setting O_NONBLOCK on it.
+ * Returns a close-on-exec duplicate of the original, which the child
+ * puts back at 2 (dup2()) before it runs its program, or -1 when stderr
+ * was left as it was. */
+int log_own_stderr(void);
+
 #endif

@@ -143,6 +143,7 @@ struct session {
 	bool main_done;
 	int main_status;          /* wait status of the main process */
 	int child_pipe;           /* read end of the setup-failure pipe, -1 */
+	int stderr_orig;          /* the command's stderr when agenttrace has its own, -1 */
 	struct tracee_info *main_info; /* what the main process ran last */
 	bool root_warned;
 	bool command_refused;     /* the command's own exec was denied: nothing ran */

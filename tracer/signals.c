@@ -18,7 +18,8 @@
  * SA_RESTART keeps every other system call of the supervisor unaware of
  * them.  Until the command runs they stay blocked (and pending).
  * SIGTSTP keeps its default action, so that Ctrl-Z stops agenttrace along
- * with the command and the shell sees the job stop.
+ * with the command and the shell sees the job stop.  SIGTTOU stays
+ * blocked: agenttrace's lines reach the terminal whoever holds it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -54,6 +55,11 @@ void signals_setup(void)
 	block = signals_forwarded;
 	sigaddset(&block, SIGCHLD);
 	sigaddset(&block, SIGPIPE);
+	/* A command that takes the terminal's foreground and sets TOSTOP
+	 * would stop agenttrace at its next line on the terminal (or, in an
+	 * orphaned group, have the line fail): blocked, the kernel lets the
+	 * write through (tty_check_change()). */
+	sigaddset(&block, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &block, &signals_orig);
 }
 

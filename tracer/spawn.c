@@ -209,6 +209,8 @@ static void spawn_child(struct session *s, int sync_fd, int report_fd, int liste
 	int r, e;
 
 	signals_child_reset();
+	if (s->stderr_orig >= 0 && dup2(s->stderr_orig, STDERR_FILENO) < 0)
+		spawn_child_fail(report_fd, SESSION_CHILD_SYNC, errno, AT_EXIT_FAILURE);
 	/* Before the seize, so that the supervisor waits on an untraced
 	 * child, and before the filter, which refuses mount and unshare. */
 	mask_child_apply(s);
@@ -445,6 +447,16 @@ int spawn_command(struct session *s)
 		s->main_info = tracee_info_ref(info);
 	tracee_info_unref(info);
 	s->processes_seen = 1;
+	/* Without --user the command runs as agenttrace's own user, whose
+	 * processes may read a dumpable process's memory (/proc/PID/mem,
+	 * process_vm_readv) and make it dump core: agenttrace holds what the
+	 * command was not given (the environment the policy withheld).  Not
+	 * dumpable from here on, once the child (which inherited it
+	 * dumpable, to be seized by a supervisor that is not root) is traced
+	 * and before it runs anything of the command's; its exec makes it
+	 * dumpable as any program. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		warn_errno("PR_SET_DUMPABLE");
 
 	if (write(sync_fds[1], &b, 1) != 1) {
 		error_msg("cannot start the command: %s", strerror(errno));

@@ -544,6 +544,7 @@ int session_start(struct session *s, struct options *opt)
 	s->opt = opt;
 	s->log_fd = -1;
 	s->child_pipe = -1;
+	s->stderr_orig = log_own_stderr();
 	s->channel_fd = -1;
 	s->endpoint_copy = -1;
 	s->listener_fd = s->listener_sock = s->sigchld_fd = -1;
@@ -778,6 +779,8 @@ void session_end(struct session *s)
 		close(s->log_fd);
 	if (s->child_pipe >= 0)
 		close(s->child_pipe);
+	if (s->stderr_orig >= 0)
+		close(s->stderr_orig);
 	unotify_close(s);
 	privtmp_remove(s->privtmp);
 	free(s->private_tmp);

@@ -35,7 +35,7 @@ expect_bypass() {
 i386_native=$?
 rm -f "$SANDBOX/i386-probe"
 declare -A native_st
-for op in x32-getpid io_uring_setup io_setup userfaultfd clone-untraced unshare-mount unshare-net clone3; do
+for op in x32-getpid io_uring_setup io_setup userfaultfd memfd_secret clone-untraced unshare-mount unshare-net clone3; do
 	native_st[$op]=$(native "$TRY" "$op")
 done
 native_st[ptrace-child]=$(native "$TRY" ptrace-attach child)
@@ -185,6 +185,9 @@ for B in auto preload; do
 	# userfaultfd would let a process stall the supervisor's reads of its
 	# memory and show it one value and the kernel another.
 	bypass "userfaultfd" "$EPERM" syscall.userfaultfd "${native_st[userfaultfd]}" -- "$TRY" userfaultfd
+	# Memory no other process can read: the supervisor could not read
+	# the paths and addresses of calls that name it (EFAULT, no record).
+	bypass "memfd_secret" "$ENOSYS" syscall.memfd_secret "${native_st[memfd_secret]}" -- "$TRY" memfd_secret
 	if [ -e /dev/userfaultfd ]; then
 		native_st[uffd-dev]=$(native "$TRY" open-read /dev/userfaultfd)
 		bypass "open /dev/userfaultfd" "$EPERM" syscall.userfaultfd "${native_st[uffd-dev]}" -- \
@@ -205,9 +208,11 @@ for B in auto preload; do
 		skip "${BK}open /dev/userfaultfd" "no /dev/userfaultfd on this machine"
 	fi
 	# A path in memory only the caller and the kernel can read
-	# (memfd_secret(2)): the supervisor cannot judge it, so the call fails
-	# as one with a bad pointer (EFAULT); the shim reads it in-process and
-	# judges it.  Landlock off, so that only the decision stands in the way.
+	# (memfd_secret(2)): the supervisor could not judge it (the call failed
+	# as one with a bad pointer, with no record), so such memory is
+	# refused when it is asked for (ENOSYS, recorded); the shim reads it
+	# in-process and judges it.  Landlock off, so that only the decision
+	# stands in the way.
 	native_st[secret]=$(native "$TRY" secret-open "$SANDBOX/secret-native")
 	if [ "${native_st[secret]}" = 0 ]; then
 		rm -f "$bashrc"
@@ -216,12 +221,14 @@ for B in auto preload; do
 		if [ "$B" = preload ]; then
 			assert_eq "${BK}path in secret memory: refused (EACCES)" 13 "$st"
 		else
-			assert_eq "path in secret memory: EFAULT, as for a pointer nothing can read" 14 "$st"
+			assert_eq "path in secret memory: no such memory is given (ENOSYS)" "$ENOSYS" "$st"
+			assert_rec "path in secret memory: recorded" \
+				"event == 'alert' and action == 'deny' and rule_id == 'syscall.memfd_secret'"
 		fi
 		assert_file_absent "${BK}path in secret memory: HOME/.bashrc not created" "$bashrc"
 		bk_q -- "$TRY" secret-open "$ROOT/secret-allowed"
 		st=$?
-		[ "$B" = preload ] && want=0 || want=14
+		[ "$B" = preload ] && want=0 || want=$ENOSYS
 		assert_eq "${BK}path in secret memory, an allowed file: status $want" "$want" "$st"
 	else
 		skip "${BK}path in secret memory" "no memfd_secret here (status ${native_st[secret]})"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Signals stay in the session (doc/SYSCALLS.md "Signals"): kill, tkill,
 # tgkill, rt_sigqueueinfo, pidfd_send_signal, pidfd_open and pidfd_getfd
-# reach only the session's own processes; the supervisor can be neither
+# reach only the session's own processes, and so do prlimit with new
+# limits and process_vm_readv; the supervisor can be neither
 # signalled nor stolen from; kill(-1) reaches the session only, and a
 # process group's outside members are spared, and a child that has
 # exited but is not yet reaped is still the session's.  The processes "outside"
@@ -59,6 +60,27 @@ refused "pidfd_open of a process outside" "$pidfd_expr and syscall == 'pidfd_ope
 refused "kill of the supervisor (the command's parent)" "$out_expr" -- sh -c 'exec kill -9 $PPID'
 assert_rec "kill of the supervisor: the session still ends with its summary" "event == 'summary'"
 refused "pidfd_getfd from the supervisor (its log)" "$pidfd_expr and syscall == 'pidfd_open'" -- "$TRY" pidfd-getfd parent 3
+
+# Resource limits and memory: a command running as agenttrace's user may,
+# by the kernel's rules, set agenttrace's CPU or file-size limit (killing
+# it before its records and end-of-session work) and read its memory.
+prl_expr="event == 'alert' and action == 'deny' and kind == 'syscall' and rule_id == 'syscall.prlimit-outside'"
+vmr_expr="event == 'alert' and action == 'deny' and kind == 'syscall' and rule_id == 'syscall.vm-read-outside'"
+refused "prlimit of the supervisor (new limits)" "$prl_expr and syscall == 'prlimit64'" -- "$TRY" prlimit-same parent
+refused "prlimit of a process outside" "$prl_expr" -- "$TRY" prlimit-same "$OUTSIDER"
+at -q -- sh -c 'prlimit --pid $PPID --cpu=1:1; st=$?; cat /proc/$PPID/limits; exit $st' >"$OUT" 2>"$ERR"
+assert_ne "prlimit(1) --cpu=1:1 of the supervisor: fails" 0 $?
+assert_match "prlimit(1) --cpu=1:1 of the supervisor: its CPU limit stays unlimited" \
+	"^Max cpu time +unlimited +unlimited" "$(cat "$OUT")"
+assert_rec "prlimit(1) of the supervisor: recorded" "$prl_expr"
+assert_rec "prlimit(1) of the supervisor: the session ends with its summary" "event == 'summary'"
+allowed "prlimit of the supervisor, reading only" 0 -- "$TRY" prlimit-get parent
+allowed "prlimit of its own process, by its pid" 0 -- "$TRY" prlimit-same self
+allowed "prlimit of a child of its own" 0 -- "$TRY" prlimit-same child
+refused "process_vm_readv of the supervisor" "$vmr_expr and syscall == 'process_vm_readv'" -- \
+	"$TRY" process_vm_readv parent
+refused "process_vm_readv of a process outside" "$vmr_expr" -- "$TRY" process_vm_readv "$OUTSIDER"
+allowed "process_vm_readv of a child of its own" 0 -- "$TRY" process_vm_readv child
 allowed "kill -0 of a process outside (a probe)" 0 -- "$TRY" signal kill "$OUTSIDER" 0
 dead=$(sh -c 'echo $$')
 allowed "kill of a pid that no longer exists: ESRCH, no record" "$ESRCH" -- "$TRY" signal kill "$dead" 9

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -470,6 +471,87 @@ static int op_process_vm_writev(char **argv)
 	if (own)
 		try_reap(pid);
 	return err;
+}
+
+/* The process an argument names: "child" (a sleeper of our own, *own
+ * set), "parent", "self", or a number. */
+static pid_t try_target_pid(const char *arg, bool *own)
+{
+	*own = strcmp(arg, "child") == 0;
+	if (*own)
+		return try_spawn_sleeper();
+	if (strcmp(arg, "parent") == 0)
+		return getppid();
+	if (strcmp(arg, "self") == 0)
+		return getpid();
+	return (pid_t)atoi(arg);
+}
+
+/* process_vm_readv PID|child|parent|self: a read of try_target there
+ * (the same address in a forked child and in this process). */
+static int op_process_vm_readv(char **argv)
+{
+	bool own;
+	pid_t pid = try_target_pid(argv[0], &own);
+	int val = 0;
+	struct iovec local = { .iov_base = &val, .iov_len = sizeof(val) };
+	struct iovec remote = { .iov_base = (void *)&try_target, .iov_len = sizeof(val) };
+	int err;
+
+	if (pid < 0)
+		return errno;
+	err = try_errno_of(process_vm_readv(pid, &local, 1, &remote, 1, 0));
+	if (own)
+		try_reap(pid);
+	/* Another program's memory may have nothing there: the call ran. */
+	return err == EFAULT ? 0 : err;
+}
+
+/* prlimit-same PID|child|parent|self: the core limit of PID set to what
+ * it is (a change the kernel judges as any other). */
+static int op_prlimit_same(char **argv)
+{
+	bool own;
+	pid_t pid = try_target_pid(argv[0], &own);
+	struct rlimit r;
+	int err;
+
+	if (pid < 0)
+		return errno;
+	err = try_errno_of(prlimit(pid, RLIMIT_CORE, NULL, &r));
+	if (!err)
+		err = try_errno_of(prlimit(pid, RLIMIT_CORE, &r, NULL));
+	if (own)
+		try_reap(pid);
+	return err;
+}
+
+/* prlimit-get PID|parent|self: PID's limits read, none set. */
+static int op_prlimit_get(char **argv)
+{
+	bool own;
+	pid_t pid = try_target_pid(argv[0], &own);
+	struct rlimit r;
+	int err;
+
+	if (pid < 0)
+		return errno;
+	err = try_errno_of(prlimit(pid, RLIMIT_CPU, NULL, &r));
+	if (own)
+		try_reap(pid);
+	return err;
+}
+
+static int op_memfd_secret(char **argv)
+{
+	long fd;
+
+	(void)argv;
+	fd = syscall(SYS_memfd_secret, 0);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
 }
 
 static int op_unshare_mount(char **argv)
@@ -1221,6 +1303,10 @@ static const struct try_op {
 	{ "uffd-ioctl", 1, op_uffd_ioctl },
 	{ "ptrace-attach", 1, op_ptrace_attach },
 	{ "process_vm_writev", 1, op_process_vm_writev },
+	{ "process_vm_readv", 1, op_process_vm_readv },
+	{ "prlimit-same", 1, op_prlimit_same },
+	{ "prlimit-get", 1, op_prlimit_get },
+	{ "memfd_secret", 0, op_memfd_secret },
 	{ "unshare-mount", 0, op_unshare_mount },
 	{ "unshare-net", 0, op_unshare_net },
 	{ "mount", 1, op_mount },

@@ -65,6 +65,15 @@ static bool unchanged(const struct depsnap *prev, const char *rel, enum depfile_
 	return false;
 }
 
+/* A look that failed for want of a resource (descriptors, memory), or
+ * was refused: what was not seen is not "removed", the snapshot is
+ * incomplete.  A name that is gone or is no directory is an answer. */
+static void snap_failed(struct walk *w)
+{
+	if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+		w->s->truncated = true;
+}
+
 static void snap_file(struct walk *w, int dir, const char *name, const char *rel,
 		      enum depfile_format f)
 {
@@ -75,8 +84,10 @@ static void snap_file(struct walk *w, int dir, const char *name, const char *rel
 	size_t len;
 	int rc;
 
-	if (fd < 0)
+	if (fd < 0) {
+		snap_failed(w);
 		return;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return;
@@ -131,6 +142,7 @@ static void walk_dir(struct walk *w, int dir, const char *prefix, unsigned depth
 	struct dirent *e;
 
 	if (!d) {
+		snap_failed(w);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -164,16 +176,20 @@ static void walk_dir(struct walk *w, int dir, const char *prefix, unsigned depth
 			int sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			char hidden[4096 + 32];
 
-			if (sub < 0)
+			if (sub < 0) {
+				snap_failed(w);
 				continue;
+			}
 			snprintf(hidden, sizeof(hidden), "%s/.package-lock.json", rel);
 			snap_file(w, sub, ".package-lock.json", hidden, DEPFILE_NPM_HIDDEN);
 			close(sub);
 		} else if (type == DT_DIR && depth < DEPSNAP_DEPTH && !skipped_dir(name)) {
 			int sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			if (sub < 0)
+			if (sub < 0) {
+				snap_failed(w);
 				continue;
+			}
 			if (!marked_dir(sub))
 				walk_dir(w, sub, rel, depth + 1);
 			close(sub);
@@ -194,8 +210,10 @@ void depsnap_take(struct depsnap *s, const char *root, const struct depsnap *pre
 
 	memset(s, 0, sizeof(*s));
 	fd = root ? open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (fd < 0)
+	if (fd < 0) {
+		s->truncated = root && errno != ENOENT && errno != ENOTDIR;
 		return;
+	}
 	s->root = xstrdup(root);
 	walk_dir(&w, fd, "", 0);
 	close(fd);
@@ -310,7 +328,12 @@ void depsnap_compare(const struct depsnap *before, const struct depsnap *after,
 			continue;
 		}
 		if (cmp < 0) {
-			change_push(c, &cap, &before->v[i++], NULL);
+			/* What an incomplete walk did not see at the end is
+			 * not known to be gone. */
+			if (after->truncated)
+				i++;
+			else
+				change_push(c, &cap, &before->v[i++], NULL);
 		} else if (cmp > 0) {
 			change_push(c, &cap, NULL, &after->v[j++]);
 		} else {

@@ -47,7 +47,7 @@ struct depsnap {
 	char *root;                 /* the top looked at; NULL when none */
 	struct depsnap_file *v;     /* sorted by rel */
 	size_t n;
-	bool truncated;             /* a bound stopped the walk */
+	bool truncated;             /* a bound stopped the walk, or a look failed */
 };
 
 /* A snapshot of the files beneath ROOT (empty if it cannot be opened).

@@ -1,7 +1,10 @@
 /* Signals and pidfds stay in the session: kill, tkill, tgkill,
  * rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, pidfd_open and
  * pidfd_getfd reach only the session's own tasks (call_ctx.in_session),
- * never the supervisor, its helpers or anything else on the machine.
+ * never the supervisor, its helpers or anything else on the machine; so
+ * do prlimit64 with new limits and process_vm_readv, which would set the
+ * supervisor's CPU or file-size limit (killing it before its records and
+ * end-of-session work) or read what its memory holds.
  *
  * A target named by number is looked up in the session's task table,
  * which holds a task from its creator's fork/clone event (before the
@@ -97,12 +100,16 @@ static int signal_pidfd_target(pid_t pid, int fd, pid_t *out)
 /* Refuse C: TARGET is outside the session. */
 static void signal_refuse(struct call *c, const struct syscall_bypass *b, pid_t target, int sig)
 {
+	const char *what = b == &syscall_bypass_pidfd_outside ? "a pidfd of" :
+			   b == &syscall_bypass_prlimit_outside ? "new resource limits for" :
+			   b == &syscall_bypass_vm_read_outside ? "a read of the memory of" : NULL;
+
 	decode_set_bypass(c, b, EPERM);
-	if (b == &syscall_bypass_signal_outside)
+	if (!what)
 		snprintf(c->why_buf, sizeof(c->why_buf),
 			 "signal %d to pid %d, outside the session: %s", sig, (int)target, b->why);
 	else
-		snprintf(c->why_buf, sizeof(c->why_buf), "a pidfd of pid %d, outside the session: %s",
+		snprintf(c->why_buf, sizeof(c->why_buf), "%s pid %d, outside the session: %s", what,
 			 (int)target, b->why);
 	c->bypass_why = c->why_buf;
 }
@@ -179,6 +186,13 @@ int decode_signal(pid_t pid, const struct call_ctx *ctx, const struct syscall_en
 		if (rc < 0 || target <= 0)
 			return 0;
 		return signal_one(pid, ctx, c, target, -1, -1, fd_b);
+	case SYSCALL_SIGNAL_PRLIMIT:
+		/* Reading another's limits is what /proc/PID/limits shows. */
+		if (c->args[2] == 0)
+			return 0;
+		return signal_one(pid, ctx, c, a0, 0, -1, &syscall_bypass_prlimit_outside);
+	case SYSCALL_SIGNAL_VM_READ:
+		return signal_one(pid, ctx, c, a0, 0, -1, &syscall_bypass_vm_read_outside);
 	default:
 		return 0;
 	}

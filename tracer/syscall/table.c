@@ -87,6 +87,7 @@ _Static_assert(__NR_file_setattr < SYSCALL_TABLE_SIZE, "table too small");
 #define WHY_CLOCK "the system clock is the machine's"
 #define WHY_ACCT "process accounting is the machine's"
 #define WHY_IOPORT "I/O port access reaches the hardware directly"
+#define WHY_MEMFD_SECRET "memory no other process can read: the supervisor could not read the paths and addresses the calls name"
 
 /* Tests of one argument (table.h): bits, or one of N values, of args[a] & m. */
 #define TEST_BITS(a, m) { A(a), SYSCALL_TEST_BITS, 0, (m), { 0 } }
@@ -375,6 +376,12 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	BYPASS(acct, "syscall.acct", WHY_ACCT),
 	BYPASS(iopl, "syscall.ioport", WHY_IOPORT),
 	BYPASS(ioperm, "syscall.ioport", WHY_IOPORT),
+	/* ENOSYS, as where the kernel has no secret memory (secretmem
+	 * disabled): programs fall back on ordinary memory. */
+	[__NR_memfd_secret] = { .name = "memfd_secret", .cls = SYSCALL_BYPASS,
+				.bpf = SYSCALL_BPF_TRACE,
+				.bypass = { { .id = "syscall.memfd_secret", .why = WHY_MEMFD_SECRET,
+					      .err = ENOSYS } } },
 
 	/* signals and reaching into a process: the session's own only */
 	SIGNAL(kill, KILL),
@@ -385,6 +392,12 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 	SIGNAL(pidfd_send_signal, PIDFD_SEND),
 	SIGNAL(pidfd_open, PIDFD_OPEN),
 	SIGNAL(pidfd_getfd, PIDFD_GETFD),
+	/* A process's own limits (pid 0, glibc's getrlimit and setrlimit)
+	 * are no other's: only a pid stops. */
+	[__NR_prlimit64] = { .name = "prlimit64", .cls = SYSCALL_SIGNAL,
+			     .bpf = SYSCALL_BPF_ARG_NONZERO, .bpf_arg = A(0),
+			     .signal = SYSCALL_SIGNAL_PRLIMIT },
+	SIGNAL(process_vm_readv, VM_READ),
 };
 
 const struct syscall_bypass syscall_bypass_abi = {
@@ -427,6 +440,16 @@ const struct syscall_bypass syscall_bypass_signal_outside = {
 const struct syscall_bypass syscall_bypass_pidfd_outside = {
 	.id = "syscall.pidfd-outside",
 	.why = "pidfds reach only the session's own processes",
+};
+
+const struct syscall_bypass syscall_bypass_prlimit_outside = {
+	.id = "syscall.prlimit-outside",
+	.why = "limits can kill a process or have it dump its memory: only the session's own are set",
+};
+
+const struct syscall_bypass syscall_bypass_vm_read_outside = {
+	.id = "syscall.vm-read-outside",
+	.why = "memory holds what the session was not given: only the session's own is read",
 };
 
 const struct syscall_entry *syscall_lookup(long nr)

@@ -148,6 +148,8 @@ enum syscall_signal {
 	SYSCALL_SIGNAL_PIDFD_SEND,  /* pidfd_send_signal(pidfd, sig, info, flags) */
 	SYSCALL_SIGNAL_PIDFD_OPEN,  /* pidfd_open(pid, flags) */
 	SYSCALL_SIGNAL_PIDFD_GETFD, /* pidfd_getfd(pidfd, fd, flags) */
+	SYSCALL_SIGNAL_PRLIMIT,     /* prlimit64(pid, resource, new, old): a pid and new limits */
+	SYSCALL_SIGNAL_VM_READ,     /* process_vm_readv(pid, ...) */
 };
 
 struct syscall_entry {
@@ -194,9 +196,12 @@ extern const struct syscall_bypass syscall_bypass_userfaultfd_dev;
  * routing header), or holds more than the decoder reads. */
 extern const struct syscall_bypass syscall_bypass_routing_header;
 extern const struct syscall_bypass syscall_bypass_control_size;
-/* A signal, or a pidfd, to a process outside the session. */
+/* A signal, a pidfd, new resource limits or a read of memory, of a
+ * process outside the session. */
 extern const struct syscall_bypass syscall_bypass_signal_outside;
 extern const struct syscall_bypass syscall_bypass_pidfd_outside;
+extern const struct syscall_bypass syscall_bypass_prlimit_outside;
+extern const struct syscall_bypass syscall_bypass_vm_read_outside;
 
 /* ---- generated from this table (filter.c) ---- */
 
