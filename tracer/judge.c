@@ -11,14 +11,17 @@
 
 #include "lib/alternatives.h"
 #include "lib/syscall-open.h"
+#include "lib/xalloc.h"
 #include "rules/suggest.h"
 #include "tracer/confine/endpoints.h"
 #include "tracer/inspect/elfinfo.h"
+#include "tracer/inspect/execid.h"
 #include "tracer/inspect/pyframes.h"
 #include "tracer/inspect/script.h"
 #include "tracer/judge.h"
 #include "tracer/record/record.h"
 #include "tracer/session.h"
+#include "tracer/syscall/path.h"
 #include "tracer/syscall/table.h"
 #include "tracer/shim/hosts.h"
 
@@ -167,6 +170,94 @@ static void judge_identity(struct judge_call *c)
 	c->id_ready = true;
 }
 
+/* The interpreters an exec of a "#!" script runs (fs/binfmt_script.c):
+ * the kernel runs each level's interpreter with the line's argument and
+ * the file's name before the arguments that file got.  Each is judged as
+ * an exec of its own, after the exec as called, so that a project script
+ * whose line names a temp program (or the loader, or an interpreter,
+ * given one) does not run what an exec of it would be refused: C's events
+ * become a copy of its own with them added.  Deeper lines than the events
+ * can hold: DEEP is set, the exec is refused.  The storage is the
+ * supervisor's, one call at a time. */
+#define JUDGE_SCRIPT_LEVELS (RULES_CALL_EVENTS - 1)
+
+static void judge_script_levels(struct judge_call *c, bool by_backend, bool *deep)
+{
+	static struct rules_event events[RULES_CALL_EVENTS];
+	static bool explicit_deny_only[RULES_CALL_EVENTS];
+	static struct identity id[JUDGE_SCRIPT_LEVELS];
+	static char interp[JUDGE_SCRIPT_LEVELS][PATH_MAX], arg[JUDGE_SCRIPT_LEVELS][PATH_MAX];
+	static char file[JUDGE_SCRIPT_LEVELS][PATH_MAX];
+	static const char **argv[JUDGE_SCRIPT_LEVELS];
+	static size_t cap[JUDGE_SCRIPT_LEVELS];
+	const struct rules_event *prev = &c->events[0];
+	const char *prev_file = prev->exe;
+	char next[PATH_MAX], next_arg[PATH_MAX];
+	int r;
+
+	*deep = false;
+	if (!c->id || by_backend || c->n_events != 1 || prev->kind != RULES_KIND_EXEC || !prev_file)
+		return;
+	events[0] = c->events[0];
+	explicit_deny_only[0] = c->explicit_deny_only && c->explicit_deny_only[0];
+	for (size_t k = 0; (r = exec_script_line(prev_file, next, next_arg)) > 0; k++) {
+		struct rules_event *ev;
+		size_t n = 0, argc = prev->argc > 0 ? prev->argc - 1 : 0;
+
+		if (k == JUDGE_SCRIPT_LEVELS) {
+			*deep = true;
+			return;
+		}
+		strcpy(interp[k], next);
+		if (r == 2)
+			strcpy(arg[k], next_arg);
+		/* The kernel opens the name as the caller would: relative to
+		 * its working directory, in its view. */
+		if (path_resolve(c->view_pid, AT_FDCWD, interp[k], 0, file[k], PATH_MAX) != 0)
+			return; /* no such interpreter: the exec fails (ENOENT) */
+		if (cap[k] < argc + 4) {
+			cap[k] = argc + 4;
+			argv[k] = xrealloc(argv[k], cap[k] * sizeof(*argv[k]));
+		}
+		argv[k][n++] = interp[k];
+		if (r == 2)
+			argv[k][n++] = arg[k];
+		argv[k][n++] = prev_file;
+		for (size_t i = 0; i < argc; i++)
+			argv[k][n++] = prev->argv[i + 1];
+		argv[k][n] = NULL;
+		if (c->events != events) {
+			c->events = events;
+			if (c->explicit_deny_only)
+				c->explicit_deny_only = explicit_deny_only;
+		}
+		ev = &events[c->n_events];
+		explicit_deny_only[c->n_events++] = false;
+		*ev = events[0];
+		identity_of_exec(&id[k], c->view_pid, file[k], argv[k], n, NULL);
+		identity_apply(&id[k], ev);
+		c->n_script_levels++;
+		prev = ev;
+		prev_file = file[k];
+	}
+}
+
+/* V, decided by an interpreter a "#!" line runs: the why says whose
+ * line. */
+static void judge_script_why(const struct session *s, const struct judge_call *c,
+			     struct judge_verdict *v)
+{
+	static char why[2 * PATH_MAX + 512];
+	const char *rule_why = v->rule ? rules_string(s->policy, v->rule->why) : NULL;
+
+	const struct rules_event *ev = &c->events[v->event];
+
+	snprintf(why, sizeof(why), "%s runs %s by its \"#!\" line%s%s", c->events[0].exe,
+		 ev->script ? ev->script : ev->exe, rule_why && rule_why[0] ? ": " : "",
+		 rule_why ? rule_why : "");
+	v->why = why;
+}
+
 /* The Debian alternative an exec's program was called by, when the link
  * leads to that very program (lib/alternatives.h): "/etc/alternatives/vi"
  * in LINK (PATH_MAX bytes) for /usr/bin/vim.basic run as vi; NULL for
@@ -233,17 +324,25 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 	const struct rules_event *evs;
 	struct rules_call_verdict cv;
 	char link[PATH_MAX];
+	bool deep, by_backend = c->id_ready;
 
 	memset(v, 0, sizeof(*v));
 	judge_names(s, c);
 	judge_identity(c);
+	judge_script_levels(c, by_backend, &deep);
+	if (deep) {
+		judge_own(v, RULES_KIND_EXEC, 0, RULES_ACTION_DENY, JUDGE_SCRIPT_LEVELS_RULE,
+			  "more \"#!\" levels than agenttrace judges: the last interpreter would run "
+			  "unjudged", ELOOP);
+		return;
+	}
 	evs = judge_events(s, c, judged, linked);
 	if (c->content_aside)
 		rules_decide_call_beside_content(s->policy, evs, c->n_events, c->explicit_deny_only,
 						 &cv);
 	else
 		rules_decide_call(s->policy, evs, c->n_events, c->explicit_deny_only, &cv);
-	if (c->n_events == 1 && cv.rule &&
+	if (c->n_events - c->n_script_levels == 1 && cv.event == 0 && cv.rule &&
 	    cv.rule == rules_rule_at(s->policy, s->policy->fallback[RULES_KIND_EXEC]))
 		rules_decide_exec_alias(s->policy, &evs[0], judge_exec_alias(&evs[0], link), &cv);
 	if (judge_on_the_way(s->policy, c, &cv)) {
@@ -286,6 +385,8 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 	judge_verdict_of(v, c, &cv);
 	if (cv.effective == RULES_ACTION_DENY)
 		v->err = c->deny_errno;
+	if (cv.event > 0 && cv.event >= c->n_events - c->n_script_levels && cv.action != RULES_ACTION_ALLOW)
+		judge_script_why(s, c, v);
 	if (c->n_events && linked[cv.event] && cv.action != RULES_ACTION_ALLOW)
 		judge_linked_why(s, c, v, linked[cv.event]);
 }
@@ -453,13 +554,19 @@ static void judge_object(struct record *r, const struct judge_call *c, size_t i,
 	case RULES_KIND_EXEC:
 		/* The program judged; the argv as it was exec'ed (the loader's
 		 * options are evidence too). */
-		r->target = c->id && c->id_ready ? c->id->exe : ev->exe;
+		r->target = i == 0 && c->id && c->id_ready ? c->id->exe : ev->exe;
 		r->target_argv = ev->argv;
 		r->target_argc = ev->argc;
-		if (c->id && c->id_ready) {
+		if (i == 0 && c->id && c->id_ready) {
 			r->loader = c->id->loader;
 			r->script_path = c->id->script;
 			r->program_name = c->id->script ? c->id->script_name : c->id->exe_name;
+		} else if (i > 0) {
+			/* An interpreter a "#!" line runs: its event holds its
+			 * identity (judge_script_levels()). */
+			r->loader = ev->loader;
+			r->script_path = ev->script;
+			r->program_name = ev->script ? ev->script_name : ev->exe_name;
 		}
 		break;
 	default:
@@ -607,7 +714,7 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 		}
 	}
 	if (ev && ev->kind == RULES_KIND_EXEC) {
-		const struct identity *id = c->id && c->id_ready ? c->id : NULL;
+		const struct identity *id = v->event == 0 && c->id && c->id_ready ? c->id : NULL;
 		const char *exe = id ? id->exe : ev->exe;
 
 		r.script_len = id ? script_text(id->exe, id->argv, id->argc, id->script, script,

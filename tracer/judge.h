@@ -88,7 +88,13 @@ struct judge_call {
 	/* Decide with the deny rules that judge content set aside: what the
 	 * rest of the policy says (tracer/confine/content.h). */
 	bool content_aside;
+	/* An exec of a "#!" script: the events judge_decide() added after
+	 * the exec as called, one per interpreter the kernel runs. */
+	size_t n_script_levels;
 };
+
+/* An exec of a "#!" script with more levels than judge_decide() judges. */
+#define JUDGE_SCRIPT_LEVELS_RULE "exec.script-levels"
 
 /* Record kinds beyond the policy's four (enum session_kind). */
 struct judge_verdict {

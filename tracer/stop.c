@@ -336,8 +336,13 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		 * file it is to load (checked at the exec event).  A name that
 		 * does not resolve now is answered as the kernel would answer
 		 * it: the caller's memory could hold another by the time the
-		 * kernel reads it. */
-		int r = exec_id_of(ev->exe, &t->pending_exec_id);
+		 * kernel reads it.  The exec as called: the events after it
+		 * are the interpreters its "#!" lines run (judge.c), which
+		 * exec_id_of() follows itself. */
+		int r;
+
+		ev = &c->events[0];
+		r = exec_id_of(ev->exe, &t->pending_exec_id);
 
 		if (r < 0) {
 			stop_fail(a, -r);

@@ -142,3 +142,68 @@ for B in auto preload; do
 		skip "${BK}npm install raises exec.install.npm" "no npm and node"
 	fi
 done
+
+# --- what a "#!" line runs (the supervisor, both engines) -----------------
+# The kernel runs a script's interpreter with the line's argument and the
+# script's name: a project script whose line names a temp program, or the
+# loader or an interpreter given one, ran it with no record.  Each
+# interpreter is judged as an exec of its own.  The shim does not follow
+# "#!" lines (agenttrace(1), BACKENDS).
+backend_use auto
+sandbox_reset
+cp "$TRY" "$TMPDIR/evil"
+printf 'open("%s/ran", "w").write("ran")\n' "$ROOT" >"$TMPDIR/x.py"
+mkdir -p "$ROOT/t"
+printf '#!%s\n' "$TMPDIR/evil" >"$ROOT/t/direct"
+printf '#!%s %s\n' "${loader:-/lib64/ld-linux-x86-64.so.2}" "$TMPDIR/evil" >"$ROOT/t/loader"
+printf '#!%s %s\n' "$PYTHON" "$TMPDIR/x.py" >"$ROOT/t/interp"
+printf '#!%s\n' "$ROOT/t/direct" >"$ROOT/t/nested"
+printf '#!/bin/sh\necho "ok $1" >"%s/ok"\n' "$ROOT" >"$ROOT/t/ok.sh"
+printf '#!/usr/bin/env sh\necho "ok $1" >"%s/ok"\n' "$ROOT" >"$ROOT/t/ok-env.sh"
+printf '#!%s\n' "$ROOT/t/l2" >"$ROOT/t/l1"
+printf '#!%s\n' "$ROOT/t/l3" >"$ROOT/t/l2"
+printf '#!%s\n' "$ROOT/t/l4" >"$ROOT/t/l3"
+printf '#!/bin/true\n' >"$ROOT/t/l4"
+chmod +x "$ROOT"/t/*
+line_deny() { # DESC TARGET [KEY VALUE]: the deny record says whose "#!" line
+	local extra=
+	[ $# -ge 4 ] && extra=" and r.get('$3') == '$4'"
+	assert_rec "$E: $1: deny record" \
+		"event == 'alert' and action == 'deny' and kind == 'exec' and rule_id == 'exec.temp-program.tmpdir' and target == '$2' and '\"#!\" line' in why$extra"
+}
+for E in notify ptrace; do
+	rm -f "$ROOT/ran" "$ROOT/ok"
+	at_q --engine "$E" -- "$TRY" exec "$ROOT/t/direct"
+	assert_eq "$E: a script whose #! line is a temp program: EACCES" "$EACCES" $?
+	line_deny "a script whose #! line is a temp program" "$TMPDIR/evil"
+	if [ -n "$loader" ]; then
+		at_q --engine "$E" -- "$TRY" exec "$ROOT/t/loader"
+		assert_eq "$E: #!ld.so TEMP-PROGRAM: EACCES" "$EACCES" $?
+		line_deny "#!ld.so TEMP-PROGRAM" "$TMPDIR/evil" loader "$(readlink -f "$loader")"
+	fi
+	at_q --engine "$E" -- "$TRY" exec "$ROOT/t/interp"
+	assert_eq "$E: #!python3 TEMP-SCRIPT: EACCES" "$EACCES" $?
+	assert_rec "$E: #!python3 TEMP-SCRIPT: deny record naming the script" \
+		"event == 'alert' and action == 'deny' and rule_id == 'exec.temp-program.tmpdir' and script_path == '$TMPDIR/x.py'"
+	assert_file_absent "$E: #!python3 TEMP-SCRIPT: the script did not run" "$ROOT/ran"
+	at_q --engine "$E" -- "$TRY" exec "$ROOT/t/nested"
+	assert_eq "$E: a script whose #! line is such a script: EACCES" "$EACCES" $?
+	line_deny "a script whose #! line is such a script" "$TMPDIR/evil"
+	# Ordinary scripts: as natively, no record.
+	at_q --engine "$E" -- "$ROOT/t/ok.sh" one
+	assert_eq "$E: #!/bin/sh script: runs" 0 $?
+	assert_file_present "$E: #!/bin/sh script: ran" "$ROOT/ok"
+	assert_no_alert "$E: #!/bin/sh script: no record"
+	at_q --engine "$E" -- "$ROOT/t/ok-env.sh" two
+	assert_eq "$E: #!/usr/bin/env sh script: runs" 0 $?
+	assert_no_alert "$E: #!/usr/bin/env sh script: no record"
+	at_q --engine "$E" -- "$ROOT/t/l2"
+	assert_eq "$E: three #! levels: run" 0 $?
+	assert_no_alert "$E: three #! levels: no record"
+	# More levels than the supervisor judges: refused, as the kernel
+	# refuses more than it follows.
+	at_q --engine "$E" -- "$TRY" exec "$ROOT/t/l1"
+	assert_eq "$E: four #! levels: ELOOP" 40 $?
+	assert_rec "$E: four #! levels: deny record" \
+		"event == 'alert' and action == 'deny' and rule_id == 'exec.script-levels'"
+done

@@ -11,16 +11,15 @@
 #include "lib/xalloc.h"
 #include "tracer/inspect/execid.h"
 
-/* The kernel follows at most this many "#!" levels (fs/exec.c). */
-#define EXECID_SCRIPT_DEPTH 4
-
 /* The interpreter of the "#!" script whose first N bytes are HEAD
- * (NUL-terminated) into OUT (PATH_MAX); 1 when there is one, 2 when its
- * line gives it an argument too (the rest of the line, one argument), 0
- * when it is no script, -1 when its line names none that fits. */
-static int execid_interpreter(const char *head, ssize_t n, char *out)
+ * (NUL-terminated) into OUT (PATH_MAX), and its argument into ARG
+ * (PATH_MAX; NULL: not wanted): the rest of the line, blanks around it
+ * taken off, one argument (fs/binfmt_script.c).  1 when there is an
+ * interpreter, 2 when the line gives it an argument too, 0 when it is no
+ * script, -1 when its line names none that fits. */
+static int execid_interpreter(const char *head, ssize_t n, char *out, char *arg)
 {
-	const char *p, *e;
+	const char *p, *e, *a, *ae;
 
 	if (n < 2 || head[0] != '#' || head[1] != '!')
 		return 0;
@@ -34,14 +33,43 @@ static int execid_interpreter(const char *head, ssize_t n, char *out)
 		return -1;
 	memcpy(out, p, (size_t)(e - p));
 	out[e - p] = '\0';
-	while (*e == ' ' || *e == '\t')
-		e++;
-	return *e && *e != '\n' ? 2 : 1;
+	a = e;
+	while (*a == ' ' || *a == '\t')
+		a++;
+	if (!*a || *a == '\n')
+		return 1;
+	ae = a + strcspn(a, "\n");
+	while (ae > a && (ae[-1] == ' ' || ae[-1] == '\t'))
+		ae--;
+	if (arg) {
+		memcpy(arg, a, (size_t)(ae - a));
+		arg[ae - a] = '\0';
+	}
+	return 2;
+}
+
+int exec_script_line(const char *path, char *interp, char *arg)
+{
+	char head[EXECID_LINE_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = pread(fd, head, sizeof(head) - 1, 0);
+	close(fd);
+	head[n > 0 ? n : 0] = '\0';
+	return n < 0 ? 0 : execid_interpreter(head, n, interp, arg);
 }
 
 int exec_id_of(const char *path, struct exec_id *out)
 {
-	char cur[PATH_MAX], next[PATH_MAX], head[256];
+	char cur[PATH_MAX], next[PATH_MAX], head[EXECID_LINE_MAX];
 
 	out->known = false;
 	out->direct = false;
@@ -64,7 +92,7 @@ int exec_id_of(const char *path, struct exec_id *out)
 		/* One read: a script's line, or an ELF program's magic. */
 		n = pread(fd, head, sizeof(head) - 1, 0);
 		head[n > 0 ? n : 0] = '\0';
-		r = n < 0 ? -1 : execid_interpreter(head, n, next);
+		r = n < 0 ? -1 : execid_interpreter(head, n, next, NULL);
 		if (r == 0) {
 			/* An ELF program is what /proc/PID/exe will name; any
 			 * other format goes to binfmt_misc, which this does not

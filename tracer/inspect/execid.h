@@ -10,6 +10,17 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* The kernel follows at most this many "#!" levels (fs/exec.c), and
+ * reads that much of a file to find its line (BINPRM_BUF_SIZE). */
+#define EXECID_SCRIPT_DEPTH 4
+#define EXECID_LINE_MAX 256
+
+/* The "#!" line of the file at PATH, as the kernel reads it: its
+ * interpreter into INTERP and the line's argument into ARG (PATH_MAX
+ * each).  1: an interpreter, 2: with an argument, 0: no script (or no
+ * regular file that can be read), -1: a line that names none that fits. */
+int exec_script_line(const char *path, char *interp, char *arg);
+
 struct exec_id {
 	bool known;  /* false: a format this cannot follow (binfmt_misc, ...) */
 	bool direct; /* the path itself is the ELF program: no interpreter
