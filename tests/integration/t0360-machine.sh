@@ -121,6 +121,10 @@ if have unshare && unshare -n true 2>/dev/null; then
 	refused_net "AF_ALG socket" "$EAFNOSUPPORT" syscall.socket-family -- "$TRY" socket 38 5 0
 	refused_net "AF_BLUETOOTH socket" "$EAFNOSUPPORT" syscall.socket-family -- "$TRY" socket 31 3 0
 	refused_net "AF_XDP socket" "$EAFNOSUPPORT" syscall.socket-family -- "$TRY" socket 44 3 0
+	# Netlink's user protocol carries messages to any process that bound
+	# it, outside the session too (an attacker helper's reached one).
+	refused_net "AF_NETLINK NETLINK_USERSOCK socket" 93 syscall.socket-family -- "$TRY" socket 16 3 2
+	refused_net "AF_NETLINK NETLINK_USERSOCK datagram socket" 93 syscall.socket-family -- "$TRY" socket 16 2 2
 else
 	skip "sockets" "unshare -n unavailable"
 fi

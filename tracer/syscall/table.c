@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <linux/netlink.h>
 #include <linux/userfaultfd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -77,6 +78,7 @@ _Static_assert(__NR_file_setattr < SYSCALL_TABLE_SIZE, "table too small");
 #define WHY_TTY "TIOCSTI and TIOCLINUX type into a terminal: the user's shell would run the text after the session"
 #define WHY_ROUTING_HEADER "an IPv6 routing header sends a packet to its segments, not to the address the net rules judged"
 #define WHY_SOCKET_RAW "a packet or raw IP socket writes its own headers: its packets go past every net rule"
+#define WHY_NETLINK_USERSOCK "netlink's NETLINK_USERSOCK carries messages between processes, to any outside the session, past every net rule"
 #define WHY_SOCKET_FAMILY "a socket of a family the policy cannot judge (only unix, inet, inet6 and netlink are)"
 #define WHY_DEVICE "a device node reaches the hardware or the file system underneath, past every path rule"
 #define WHY_USERFAULTFD "userfaultfd lets a process hold the supervisor's read of its memory, and show it one value and the kernel another"
@@ -351,7 +353,10 @@ static const struct syscall_entry syscall_table[SYSCALL_TABLE_SIZE] = {
 				      TEST_IN(1, 0xf, 2, SOCK_RAW, SOCK_PACKET) }, 0 },
 				  { "syscall.socket-family", WHY_SOCKET_FAMILY,
 				    { TEST_NOT_IN(0, ALL_BITS, 4, AF_UNIX, AF_INET, AF_INET6,
-						  AF_NETLINK) }, EAFNOSUPPORT } } },
+						  AF_NETLINK) }, EAFNOSUPPORT },
+				  { "syscall.socket-family", WHY_NETLINK_USERSOCK,
+				    { TEST_IN(0, ALL_BITS, 1, AF_NETLINK),
+				      TEST_IN(2, ALL_BITS, 1, NETLINK_USERSOCK) }, EPROTONOSUPPORT } } },
 	BYPASS(userfaultfd, "syscall.userfaultfd", WHY_USERFAULTFD),
 	BYPASS(sethostname, "syscall.hostname", WHY_HOSTNAME),
 	BYPASS(setdomainname, "syscall.hostname", WHY_HOSTNAME),

@@ -166,7 +166,7 @@ struct syscall_entry {
 	uint8_t net;      /* enum syscall_net */
 	uint8_t addr, addrlen; /* SYSCALL_ARG */
 	uint8_t signal;   /* enum syscall_signal (class SYSCALL_SIGNAL) */
-	struct syscall_bypass bypass[3];
+	struct syscall_bypass bypass[4];
 };
 
 /* One past the highest native syscall number in the table. */
