@@ -706,9 +706,18 @@ void judge_record(struct session *s, const struct judge_who *w, const struct jud
 	if (v->rule && ev) {
 		struct rules_event judged[RULES_CALL_EVENTS];
 		const struct rules_event *evs = judge_events(s, c, judged, NULL);
+		const bool *edo = c->explicit_deny_only;
+		size_t n = c->n_events;
 
-		if (rules_suggest(s->policy, &s->anchors, s->suggest_base, evs, c->n_events,
-				  c->explicit_deny_only, v->action, &sg) == 0) {
+		/* A script's exec: what admits the exec that decided, the
+		 * script or an interpreter its line runs, alone. */
+		if (c->n_script_levels) {
+			evs += v->event;
+			edo = edo ? edo + v->event : NULL;
+			n = 1;
+		}
+		if (rules_suggest(s->policy, &s->anchors, s->suggest_base, evs, n, edo, v->action,
+				  &sg) == 0) {
 			r.suggest = sg.layer;
 			r.suggest_option = sg.option;
 		}

@@ -176,6 +176,12 @@ for E in notify ptrace; do
 	at_q --engine "$E" -- "$TRY" exec "$ROOT/t/direct"
 	assert_eq "$E: a script whose #! line is a temp program: EACCES" "$EACCES" $?
 	line_deny "a script whose #! line is a temp program" "$TMPDIR/evil"
+	# Its suggested layer admits the program the line runs, and so the
+	# script.
+	rec_field "event == 'alert' and action == 'deny'" suggest >"$SANDBOX/suggested.json"
+	at_q --engine "$E" --policy "$SANDBOX/suggested.json" -- "$TRY" exec "$ROOT/t/direct"
+	assert_no_rec "$E: a script whose #! line is a temp program: its suggest admits it" \
+		"event == 'alert' and action == 'deny'"
 	if [ -n "$loader" ]; then
 		at_q --engine "$E" -- "$TRY" exec "$ROOT/t/loader"
 		assert_eq "$E: #!ld.so TEMP-PROGRAM: EACCES" "$EACCES" $?
