@@ -249,7 +249,6 @@ static void judge_script_why(const struct session *s, const struct judge_call *c
 {
 	static char why[2 * PATH_MAX + 512];
 	const char *rule_why = v->rule ? rules_string(s->policy, v->rule->why) : NULL;
-
 	const struct rules_event *ev = &c->events[v->event];
 
 	snprintf(why, sizeof(why), "%s runs %s by its \"#!\" line%s%s", c->events[0].exe,
@@ -385,7 +384,7 @@ void judge_decide(struct session *s, struct judge_call *c, struct judge_verdict 
 	judge_verdict_of(v, c, &cv);
 	if (cv.effective == RULES_ACTION_DENY)
 		v->err = c->deny_errno;
-	if (cv.event > 0 && cv.event >= c->n_events - c->n_script_levels && cv.action != RULES_ACTION_ALLOW)
+	if (c->n_script_levels && cv.event > 0 && cv.action != RULES_ACTION_ALLOW)
 		judge_script_why(s, c, v);
 	if (c->n_events && linked[cv.event] && cv.action != RULES_ACTION_ALLOW)
 		judge_linked_why(s, c, v, linked[cv.event]);
