@@ -192,7 +192,9 @@ static void judge_script_levels(struct judge_call *c, bool by_backend, bool *dee
 	static size_t cap[JUDGE_SCRIPT_LEVELS];
 	const struct rules_event *prev = &c->events[0];
 	const char *prev_file = prev->exe;
+	const char *lines[2 * JUDGE_SCRIPT_LEVELS];
 	char next[PATH_MAX], next_arg[PATH_MAX];
+	bool has_arg[JUDGE_SCRIPT_LEVELS] = { false };
 	int r;
 
 	*deep = false;
@@ -239,7 +241,17 @@ static void judge_script_levels(struct judge_call *c, bool by_backend, bool *dee
 		c->n_script_levels++;
 		prev = ev;
 		prev_file = file[k];
+		has_arg[k] = r == 2;
 	}
+	/* The lines' entries in the kernel's order, the deepest first: the
+	 * exec event finds them on the command line (execid.h). */
+	for (size_t k = c->n_script_levels; k-- > 0;) {
+		lines[c->script_lines++] = interp[k];
+		if (has_arg[k])
+			lines[c->script_lines++] = arg[k];
+	}
+	if (c->script_lines)
+		exec_lines_digest(lines, c->script_lines, c->script_lines_sha);
 }
 
 /* V, decided by an interpreter a "#!" line runs: the why says whose

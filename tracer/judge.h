@@ -89,8 +89,12 @@ struct judge_call {
 	 * rest of the policy says (tracer/confine/content.h). */
 	bool content_aside;
 	/* An exec of a "#!" script: the events judge_decide() added after
-	 * the exec as called, one per interpreter the kernel runs. */
+	 * the exec as called, one per interpreter the kernel runs, and the
+	 * entries of their lines as the kernel puts them before the
+	 * script's name (struct exec_id lines), by digest. */
 	size_t n_script_levels;
+	unsigned script_lines;
+	char script_lines_sha[65];
 };
 
 /* An exec of a "#!" script with more levels than judge_decide() judges. */

@@ -343,6 +343,11 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 
 		ev = &c->events[0];
 		r = exec_id_of(ev->exe, &t->pending_exec_id);
+		if (r == 0 && jc.script_lines) {
+			t->pending_exec_id.lines = jc.script_lines;
+			memcpy(t->pending_exec_id.lines_sha, jc.script_lines_sha,
+			       sizeof(jc.script_lines_sha));
+		}
 
 		if (r < 0) {
 			stop_fail(a, -r);

@@ -164,6 +164,45 @@ printf '#!%s\n' "$ROOT/t/l2" >"$ROOT/t/l1"
 printf '#!%s\n' "$ROOT/t/l3" >"$ROOT/t/l2"
 printf '#!%s\n' "$ROOT/t/l4" >"$ROOT/t/l3"
 printf '#!/bin/true\n' >"$ROOT/t/l4"
+cp "$PYTHON" "$TMPDIR/py"
+cat >"$ROOT/t/swap.py" <<'PY'
+import os, subprocess, sys
+script, n = sys.argv[1], int(sys.argv[2])
+d = os.path.dirname(script)
+good = b"#!/bin/sh" + b" " * 200 + b"\n"
+bad = os.environ["TMPDIR"].encode() + b"/py"
+bad = b"#!" + bad + b" " * (len(good) - 3 - len(bad)) + b"\n"
+body = b'open("%s/marker" % __import__("os").environ["ROOT"], "a").write("x")\n'
+for name, line in (("good", good), ("bad", bad)):
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(line + body)
+    os.chmod(os.path.join(d, name), 0o755)
+for name in (script, os.path.join(d, "t.tmp")):
+    try:
+        os.unlink(name)
+    except FileNotFoundError:
+        pass
+os.link(os.path.join(d, "good"), script)
+pid = os.fork()
+if pid == 0:
+    t = os.path.join(d, "t.tmp")
+    while True:
+        for name in ("good", "bad"):
+            try:
+                os.unlink(t)
+            except FileNotFoundError:
+                pass
+            os.link(os.path.join(d, name), t)
+            os.rename(t, script)
+for _ in range(n):
+    try:
+        subprocess.run([script], stderr=subprocess.DEVNULL)
+    except OSError:
+        pass
+os.kill(pid, 9)
+os.waitpid(pid, 0)
+print("ran" if os.path.exists(os.path.join(os.environ["ROOT"], "marker")) else "clean")
+PY
 chmod +x "$ROOT"/t/*
 line_deny() { # DESC TARGET [KEY VALUE]: the deny record says whose "#!" line
 	local extra=
@@ -206,6 +245,14 @@ for E in notify ptrace; do
 	at_q --engine "$E" -- "$ROOT/t/l2"
 	assert_eq "$E: three #! levels: run" 0 $?
 	assert_no_alert "$E: three #! levels: no record"
+	# A second process swaps the script between a benign line and one
+	# that names a temp program (renames: the kernel runs no file open
+	# for writing): the program never runs, whichever line the check
+	# read (the exec event holds the kernel to the lines judged).
+	rm -f "$ROOT/marker"
+	at_q --engine "$E" -q -- "$PYTHON" "$ROOT/t/swap.py" "$ROOT/t/swapped" 300
+	assert_eq "$E: a #! line swapped by a second process: the temp program never ran" \
+		"clean" "$(cat "$OUT")"
 	# More levels than the supervisor judges: refused, as the kernel
 	# refuses more than it follows.
 	at_q --engine "$E" -- "$TRY" exec "$ROOT/t/l1"

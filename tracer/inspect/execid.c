@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/sha256.h"
 #include "lib/xalloc.h"
 #include "tracer/inspect/execid.h"
 
@@ -74,6 +75,7 @@ int exec_id_of(const char *path, struct exec_id *out)
 	out->known = false;
 	out->direct = false;
 	out->before_args = 1; /* argv[0], or a script's path */
+	out->lines = 0;
 	if (!path || strlen(path) >= sizeof(cur))
 		return -ENAMETOOLONG;
 	strcpy(cur, path);
@@ -115,6 +117,16 @@ int exec_id_of(const char *path, struct exec_id *out)
 		strcpy(cur, next);
 	}
 	return 0;
+}
+
+void exec_lines_digest(const char *const *entries, size_t n, char out[65])
+{
+	struct sha256 h;
+
+	sha256_init(&h);
+	for (size_t i = 0; i < n; i++)
+		sha256_update(&h, entries[i], strlen(entries[i]) + 1);
+	sha256_hex(&h, out);
 }
 
 bool exec_id_matches(pid_t pid, const struct exec_id *id)
@@ -194,10 +206,24 @@ bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *a
 		/* Interpreters first, as many entries as their "#!" lines
 		 * give (unknown for binfmt_misc): the judged arguments after
 		 * argv[0] end the line. */
-		ok = n > argc && (!id->known || n == argc - 1 + id->before_args);
+		size_t before = id->lines ? id->lines + 1 : id->before_args;
+		const char *lines[2 * EXECID_SCRIPT_DEPTH];
+		char sha[65];
+
+		ok = n > argc && ((!id->known && !id->lines) || n == argc - 1 + before) &&
+		     id->lines <= 2 * EXECID_SCRIPT_DEPTH;
 		p = buf;
-		for (size_t i = 0; ok && i < n - (argc - 1); i++)
+		for (size_t i = 0; ok && i < n - (argc - 1); i++) {
+			if (i < id->lines)
+				lines[i] = p;
 			p = exec_next(p, end);
+		}
+		/* The interpreters the kernel ran are those judged: a line
+		 * rewritten after the check names others. */
+		if (ok && id->lines) {
+			exec_lines_digest(lines, id->lines, sha);
+			ok = strcmp(sha, id->lines_sha) == 0;
+		}
 		for (size_t i = 1; ok && i < argc; i++, p = exec_next(p, end))
 			ok = strcmp(p, argv[i]) == 0;
 	}

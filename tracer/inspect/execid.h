@@ -31,7 +31,17 @@ struct exec_id {
 			       * script's path */
 	dev_t dev;
 	ino_t ino;
+	/* The "#!" lines the policy judged (tracer/judge.c): the entries the
+	 * kernel puts before the script's name (each level's interpreter
+	 * and its argument, the deepest first), how many and their digest
+	 * (exec_lines_digest()); 0: none judged. */
+	unsigned lines;
+	char lines_sha[65];
 };
+
+/* The digest of N entries at ENTRIES, each with its NUL, as
+ * exec_argv_matches() reads them from the exec's command line. */
+void exec_lines_digest(const char *const *entries, size_t n, char out[65]);
 
 /* The file an execve of PATH (resolved, absolute) loads.  OUT->known is
  * false when that cannot be told (a format binfmt_misc runs).  Returns 0,
@@ -51,7 +61,8 @@ bool exec_id_matches(pid_t pid, const struct exec_id *id);
  * interpreters the kernel put first replaced argv[0]: the judged
  * argv[1..] end the line, after exactly as many entries as the "#!"
  * lines give (ID->before_args); before them, for a binfmt_misc format,
- * any number.  True when PID is gone. */
+ * any number; with ID->lines, exactly those entries, which must be the
+ * lines judged.  True when PID is gone. */
 bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *argv, size_t argc);
 
 #endif
