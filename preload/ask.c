@@ -705,7 +705,6 @@ int ask_decide(const struct ask_call *call)
 	for (int i = 0; i < n; i++) {
 		ev[i].kind = c->kind;
 		ev[i].path = i ? c->path2 : c->path;
-		ev[i].removal = c->removal;
 		ev[i].exe = c->target;
 		ev[i].argv = c->target_argv ? (const char *const *)c->target_argv + c->target_arg0 :
 					      NULL;

@@ -33,9 +33,6 @@ struct ask_call {
 	/* a write that changes the file's bytes (an open, a truncate), not
 	 * only names: another name of a denied file is then that file */
 	bool changes_file;
-	/* a write that removes its name and makes nothing (unlink,
-	 * unlinkat): struct rules_event removal */
-	bool removal;
 	int family;              /* net */
 	uint8_t addr[16];
 	uint16_t port;

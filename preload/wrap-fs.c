@@ -69,7 +69,6 @@ static int fs_open_check(int dirfd, const char *path, int flags, const char *nam
 static int fs_write_check(int dirfd, const char *path, bool follow, int dirfd2, const char *path2,
 			  uint8_t reads, const char *name)
 {
-	bool removal = !strcmp(name, "unlink") || !strcmp(name, "unlinkat");
 	char abs[PATH_MAX], abs2[PATH_MAX];
 	struct ask_call c = { 0 };
 	int saved = errno, r;
@@ -96,7 +95,6 @@ static int fs_write_check(int dirfd, const char *path, bool follow, int dirfd2, 
 	c.reads = reads;
 	/* Of the calls checked here only truncate follows its one name. */
 	c.changes_file = follow && !path2;
-	c.removal = removal;
 	return ask_decide(&c);
 }
 

@@ -38,7 +38,6 @@ struct cpat {
 struct crule {
 	uint8_t kind, action;
 	uint8_t content; /* write deny: enum rules_content */
-	bool removal_allowed; /* write deny: "removal": "allow" */
 	bool from_extra; /* a command-line rule (struct rules_extra) */
 	bool twin;       /* comp_twins() made it (rules_rule.twin) */
 	char *id, *why, *source, *origin;
@@ -638,7 +637,6 @@ struct rule_in {
 	bool implicit_args;              /* exec string rule: any arguments */
 	uint8_t script;                  /* exec: enum rules_script of "script" */
 	uint8_t content;                 /* write deny: enum rules_content of "content" */
-	bool removal_allowed;            /* write deny: "removal": "allow" */
 	const json_t *unless;
 	const json_t *under;             /* deny, alert: program globs or argv patterns */
 	const json_t *overrides;         /* allow rules: ids to exempt the pattern from */
@@ -1269,7 +1267,6 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 		r->pat = pats[i];
 		r->pat.script = in->script;
 		r->content = in->content;
-		r->removal_allowed = in->removal_allowed;
 		r->twin = i >= n_own;
 		memset(&pats[i], 0, sizeof(pats[i]));
 		c->n_rules++;
@@ -1411,10 +1408,6 @@ static bool rule_shape_ok(enum rules_kind k, enum rules_action a, const json_t *
 	    (k != RULES_KIND_WRITE || a != RULES_ACTION_DENY ||
 	     schema_content(json_string_value(v)) == RULES_CONTENT_NONE))
 		return false;
-	if ((v = json_object_get(rule, "removal")) &&
-	    (k != RULES_KIND_WRITE || a != RULES_ACTION_DENY || !json_is_string(v) ||
-	     strcmp(json_string_value(v), "allow") != 0))
-		return false;
 	return true;
 }
 
@@ -1462,7 +1455,6 @@ static void comp_layer_rules(struct comp *c, const struct load_layer *layer, siz
 						json_string_value(json_object_get(rule, "script")));
 					in.content = (uint8_t)schema_content(
 						json_string_value(json_object_get(rule, "content")));
-					in.removal_allowed = json_object_get(rule, "removal") != NULL;
 					in.overrides = json_object_get(rule, "overrides");
 					if (!json_is_array(in.overrides))
 						in.overrides = NULL;
@@ -1906,7 +1898,6 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 				d->kind = s->kind;
 				d->action = s->action;
 				d->content = s->content;
-				d->removal_allowed = s->removal_allowed;
 				d->twin = s->twin;
 				build_pattern(&b, &s->pat, &d->pat);
 				d->unless_first = (uint32_t)b.n_pats;

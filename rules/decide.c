@@ -269,7 +269,7 @@ static int decide_one(const struct rules_policy *p, const struct rules_event *ev
 		for (uint32_t i = 0; i < sp->count; i++) {
 			r = rules_rule_at(p, sp->first + i);
 			if ((file && !match_path_may(&r->pat, m.comps)) ||
-			    (beside_content && r->content) || (ev->removal && r->removal_allowed))
+			    (beside_content && r->content))
 				continue;
 			if (match_rule(p, k, r, &m)) {
 				out->action = order[o];

@@ -49,8 +49,6 @@ static json_t *explain_rule(const struct rules_policy *p, const struct rules_rul
 	if (r->content != RULES_CONTENT_NONE)
 		json_object_set_new(o, "content",
 				    json_string(rules_content_name((enum rules_content)r->content)));
-	if (r->removal_allowed)
-		json_object_set_new(o, "removal", json_string("allow"));
 	if (r->why)
 		json_object_set_new(o, "why", json_string(rules_string(p, r->why)));
 	if (r->unless_count) {

@@ -143,10 +143,6 @@ struct rules_rule {
 	uint8_t kind;      /* enum rules_kind */
 	uint8_t action;    /* enum rules_action */
 	uint8_t content;   /* write deny rules: enum rules_content */
-	/* Write deny rules: 1 when a removal of what it names (unlink,
-	 * rmdir: struct rules_event removal) is not its to judge (rule
-	 * object key "removal": "allow"). */
-	uint8_t removal_allowed;
 	/* 1: a twin of the policy's own pattern for where a link of this
 	 * machine leads (a linked ~/.ssh, a ~/.aws/credentials kept
 	 * elsewhere: agenttrace-policy(5), "Path patterns").  The policy's
@@ -239,9 +235,6 @@ struct rules_event {
 
 	/* write, read: the resolved absolute path (no "..", no "//"). */
 	const char *path;
-	/* write: the call removes the name and makes nothing (unlink,
-	 * unlinkat, rmdir): rules with "removal": "allow" let it be. */
-	bool removal;
 
 	/* exec: the program that runs (resolved), and the argv it gets.  The
 	 * backends fill in its identity (agenttrace-policy(5), "Exec

@@ -214,28 +214,6 @@ enum rules_script schema_script(const char *name)
 	return RULES_SCRIPT_NONE;
 }
 
-/* "removal": "allow": a write deny rule that leaves removals of what it
- * names be (agenttrace-policy(5), "Removals"). */
-static void check_removal(struct schema *sch, const char *section, const char *action,
-			  const json_t *v, const char *kp)
-{
-	if (strcmp(section, "write")) {
-		FAIL(sch, kp, true, "\"removal\" is only valid in write rules (it says whether "
-		     "an unlink or rmdir of what the rule names is the rule's)");
-		return;
-	}
-	if (strcmp(action, "deny")) {
-		FAIL(sch, kp, true, "\"removal\" belongs to deny rules: it says which removals "
-		     "of a denied name pass, and %s rules deny nothing", action);
-		return;
-	}
-	if (!want_type(sch, v, kp, JSON_STRING, "a string"))
-		return;
-	if (strcmp(json_string_value(v), "allow"))
-		FAIL(sch, kp, false, "unknown removal \"%s\" (known: \"allow\")",
-		     json_string_value(v));
-}
-
 /* "content": what a write deny rule judges of the replacements of the
  * files it names (agenttrace-policy(5), "Content"). */
 static void check_content(struct schema *sch, const char *section, const char *action,
@@ -365,8 +343,6 @@ static void check_rule(struct schema *sch, const char *section, const char *acti
 			check_under(sch, action, v, ckp);
 		} else if (!strcmp(key, "content")) {
 			check_content(sch, section, action, v, ckp);
-		} else if (!strcmp(key, "removal")) {
-			check_removal(sch, section, action, v, ckp);
 		} else if (!strcmp(key, pkey)) {
 			have_pattern = true;
 			if (!strcmp(pkey, "argv"))

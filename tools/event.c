@@ -186,9 +186,6 @@ static bool log_event_of_kind(const struct logrec *rec, struct log_event *e, int
 		if (!rec->path)
 			return false;
 		e->ev[0].path = rec->path;
-		/* unlink, rmdir: judged as removals, as the session did. */
-		e->ev[0].removal = e->ev[0].kind == RULES_KIND_WRITE &&
-				   log_event_call_is(rec, SYSCALL_OPT_REMOVES);
 		if (rec->path2) {
 			e->ev[1] = e->ev[0];
 			e->ev[1].path = rec->path2;

@@ -208,37 +208,4 @@ for B in auto preload; do
 	assert_eq "${BK}the program goes on after a denial" 0 $?
 	assert_file_present "${BK}the program goes on after a denial: later write done" "$ROOT/after.txt"
 	bashrc_intact "program goes on"
-
-	# Removals of git's own files make nothing run: a clone the session
-	# made, and the half-made one git cleans up after a failed clone,
-	# go with no record (the rules' "removal": "allow").  Other
-	# protected names stay refused, their removal too.
-	if have git; then
-		rm -rf "$SANDBOX/src" "$ROOT/clone" "$ROOT/half"
-		git init -q "$SANDBOX/src" &&
-			git -C "$SANDBOX/src" -c user.name=t -c user.email=t@t commit -q --allow-empty -m x
-		# The shim refuses every write of .git/config, git's own
-		# replacement too (doc/THREAT-MODEL.md): no clone is made there.
-		if [ "$B" = auto ]; then
-			bk -- sh -c 'git clone -q --no-hardlinks "$1" clone && rm -rf clone' sh \
-				"$SANDBOX/src" >"$OUT" 2>"$ERR"
-			assert_eq "git clone, then rm -rf of the clone: runs" 0 $?
-			[ -s "$ERR" ] && diag "stderr:" "$(head -c 2000 "$ERR")"
-			assert_file_absent "rm -rf of a clone: gone" "$ROOT/clone"
-			assert_no_alert "rm -rf of a clone: no record"
-		fi
-		# upload-pack fails once git has made the repository.
-		bk -- git clone -q -u /bin/false "$SANDBOX/src" half >"$OUT" 2>"$ERR"
-		assert_ne "${BK}a failed clone: fails" 0 $?
-		assert_file_absent "${BK}a failed clone: git removes what it made" "$ROOT/half"
-		[ "$B" = auto ] && assert_no_alert "a failed clone: no record"
-		mkdir -p "$ROOT/.github/workflows"
-		echo "on: push" >"$ROOT/.github/workflows/ci.yml"
-		bk_denied "rm of a CI definition" "$EACCES" write write.ci-definitions "$ROOT/.github/workflows/ci.yml" -- \
-			"$TRY" unlink "$ROOT/.github/workflows/ci.yml"
-		assert_file_present "${BK}rm of a CI definition: still there" "$ROOT/.github/workflows/ci.yml"
-		rm -rf "$ROOT/.github"
-	else
-		skip "${BK}removals of git's files" "no git"
-	fi
 done

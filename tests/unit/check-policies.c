@@ -17,8 +17,7 @@
 
 struct row {
 	const char *policy;
-	const char *kind;      /* "write" "remove" (a write that removes the name: unlink,
-				* rmdir) "read" "exec" "connect" "connect-session" (to an
+	const char *kind;      /* "write" "read" "exec" "connect" "connect-session" (to an
 				* endpoint of the session) "bind" */
 	const char *what;      /* path, executable, or connect target */
 	const char *argv[8];   /* exec: argv (argv[0] as the program got it) */
@@ -49,15 +48,6 @@ static const struct row rows[] = {
 	{ "default", "write", R "/.git/index", {0}, "allow", "write.root", 0, 0 },
 	{ "default", "write", R "/.git/objects/ab/cdef", {0}, "allow", "write.root", 0, 0 },
 	{ "default", "write", R "/.git/hooks/pre-commit", {0}, "deny", "write.git-hooks", 0, 0 },
-	/* removing git's configuration makes nothing run (rm -rf of a clone) */
-	{ "default", "remove", R "/sub/.git/config", {0}, "allow", "write.root", 0, 0 },
-	{ "default", "remove", R "/.git/modules/m/config", {0}, "allow", "write.root", 0, 0 },
-	{ "default", "remove", R "/.git/commondir", {0}, "allow", "write.root", 0, 0 },
-	/* other protected names stay refused, removals too: a user's hook */
-	{ "default", "remove", R "/.git/hooks/pre-commit", {0}, "deny", "write.git-hooks", 0, 0 },
-	{ "default", "remove", R "/.github/workflows/ci.yml", {0}, "deny", "write.ci-definitions.github-workflows", 0, 0 },
-	{ "default", "remove", H "/.bashrc", {0}, "deny", "write.home.bashrc", 0, 0 },
-	{ "default", "remove", "/etc/passwd", {0}, "deny", "write.etc", 0, 0 },
 	/* git init makes the hooks dir and its *.sample files: harmless, git
 	 * runs neither */
 	{ "default", "write", R "/.git/hooks", {0}, "allow", "write.root", 0, 0 },
@@ -302,7 +292,7 @@ static void parse_connect(const char *s, struct rules_event *ev, char *host, siz
 
 static enum rules_kind kind_of(const char *k)
 {
-	if (!strcmp(k, "write") || !strcmp(k, "remove"))
+	if (!strcmp(k, "write"))
 		return RULES_KIND_WRITE;
 	if (!strcmp(k, "read"))
 		return RULES_KIND_READ;
@@ -338,7 +328,6 @@ START_TEST(test_row)
 	case RULES_KIND_WRITE:
 	case RULES_KIND_READ:
 		ev.path = r->what;
-		ev.removal = !strcmp(r->kind, "remove");
 		break;
 	case RULES_KIND_EXEC:
 		while (argc < 8 && r->argv[argc])

@@ -529,10 +529,8 @@ static int decode_write(const struct decode *d)
 		ok[i] = rc == 0;
 	}
 	for (unsigned i = 0; i < e->n_paths; i++)
-		if (ok[i]) {
+		if (ok[i])
 			decode_add_path_event(c, RULES_KIND_WRITE, c->path[i]);
-			c->events[c->n_events - 1].removal = (e->opts & SYSCALL_OPT_REMOVES) != 0;
-		}
 	/* A file that gets a new name is read by it: a link of .env read
 	 * as n2 is a read of .env. */
 	if (e->opts & SYSCALL_OPT_NEW_NAME)

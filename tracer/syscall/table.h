@@ -82,8 +82,6 @@ struct syscall_path {
 				 * rename, link, symlink, mkdir, mknod): what
 				 * another name of a denied file is, is then no
 				 * matter (tracer/confine/linked.h) */
-#define SYSCALL_OPT_REMOVES 0x80 /* the call removes the name at paths[0] and makes nothing
-				  * (rules_event removal) */
 
 enum syscall_net {
 	SYSCALL_NET_NONE = 0,
