@@ -98,11 +98,18 @@ echo '#!/bin/sh' >"$deep/.git/hooks/pre-commit"
 # rewriter's did not), and started by a thread that has ended since.
 # fs-exec: the opens made by a program the caller execs, the directory
 # still shared (an exec ends no CLONE_FS sharing).
+# The rewriter wins most tries where the caller is slow (a sanitizer
+# build: 44 to 87 allowed opens of 3,000, once none): a run with none is
+# tried again, up to three runs, each of which must reach no hook.
 for M in fs files vm vm-spawned vm-thread fs-exec; do
-	at_q --engine notify -- "$SHARE" "$M" "$deep/.git/hooks" "$ROOT/safe" pre-commit "$N"
-	diag "shared $M: $(cat "$OUT")"
-	assert_match "a process sharing the caller's $M: no open reached the hooks" " inside=0$" \
-		"$(cat "$OUT")"
+	inside=
+	for run in 1 2 3; do
+		at_q --engine notify -- "$SHARE" "$M" "$deep/.git/hooks" "$ROOT/safe" pre-commit "$N"
+		diag "shared $M, run $run: $(cat "$OUT")"
+		grep -q " inside=0$" "$OUT" || inside="$inside $(cat "$OUT")"
+		grep -q " ok=[1-9]" "$OUT" && break
+	done
+	assert_eq "a process sharing the caller's $M: no open reached the hooks" "" "$inside"
 	assert_match "a process sharing the caller's $M: the allowed opens were made" " ok=[1-9]" \
 		"$(cat "$OUT")"
 done
