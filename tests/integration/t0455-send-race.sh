@@ -44,7 +44,7 @@ print(\"ready\", flush=True)
 # S datagrams it sent are counted, or 30 s pass: a loopback datagram can
 # wait in the backlog of the sending CPU until ksoftirqd runs, which a loaded
 # machine delays past any short quiet spell (10 s fell short once, under
-# a CI run's load of 5 on 2 CPUs: 211 of 2,500 unseen, none dropped).
+# the load of a CI run, 5 on 2 CPUs: 211 of 2,500 unseen, none dropped).
 import os, re, time
 end = None
 while True:
