@@ -200,6 +200,12 @@ static void judge_script_levels(struct judge_call *c, bool by_backend, bool *dee
 	*deep = false;
 	if (!c->id || by_backend || c->n_events != 1 || prev->kind != RULES_KIND_EXEC || !prev_file)
 		return;
+	/* The file the exec loads, once: an ELF program run directly has no
+	 * line to look at. */
+	c->exec_id_rc = exec_id_of(prev_file, &c->exec_id);
+	c->exec_id_ready = true;
+	if (c->exec_id.known && c->exec_id.direct)
+		return;
 	events[0] = c->events[0];
 	explicit_deny_only[0] = c->explicit_deny_only && c->explicit_deny_only[0];
 	for (size_t k = 0; (r = exec_script_line(prev_file, next, next_arg)) > 0; k++) {

@@ -24,6 +24,7 @@
 #include "lib/channel-wire.h"
 #include "rules/rules.h"
 #include "tracer/inspect/backtrace.h"
+#include "tracer/inspect/execid.h"
 #include "tracer/inspect/identity.h"
 
 struct session;
@@ -95,6 +96,12 @@ struct judge_call {
 	size_t n_script_levels;
 	unsigned script_lines;
 	char script_lines_sha[65];
+	/* An exec judged in the supervisor: the file it loads
+	 * (exec_id_of(), read once, here) and its answer; EXEC_ID_READY
+	 * false: not looked at. */
+	bool exec_id_ready;
+	int exec_id_rc;
+	struct exec_id exec_id;
 };
 
 /* An exec of a "#!" script with more levels than judge_decide() judges. */

@@ -342,7 +342,12 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		int r;
 
 		ev = &c->events[0];
-		r = exec_id_of(ev->exe, &t->pending_exec_id);
+		if (jc.exec_id_ready) {
+			t->pending_exec_id = jc.exec_id;
+			r = jc.exec_id_rc;
+		} else {
+			r = exec_id_of(ev->exe, &t->pending_exec_id);
+		}
 		if (r == 0 && jc.script_lines) {
 			t->pending_exec_id.lines = jc.script_lines;
 			memcpy(t->pending_exec_id.lines_sha, jc.script_lines_sha,
