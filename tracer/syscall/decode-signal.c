@@ -100,17 +100,13 @@ static int signal_pidfd_target(pid_t pid, int fd, pid_t *out)
 /* Refuse C: TARGET is outside the session. */
 static void signal_refuse(struct call *c, const struct syscall_bypass *b, pid_t target, int sig)
 {
-	const char *what = b == &syscall_bypass_pidfd_outside ? "a pidfd of" :
-			   b == &syscall_bypass_prlimit_outside ? "new resource limits for" :
-			   b == &syscall_bypass_vm_read_outside ? "a read of the memory of" : NULL;
-
 	decode_set_bypass(c, b, EPERM);
-	if (!what)
+	if (!b->reach)
 		snprintf(c->why_buf, sizeof(c->why_buf),
 			 "signal %d to pid %d, outside the session: %s", sig, (int)target, b->why);
 	else
-		snprintf(c->why_buf, sizeof(c->why_buf), "%s pid %d, outside the session: %s", what,
-			 (int)target, b->why);
+		snprintf(c->why_buf, sizeof(c->why_buf), "%s pid %d, outside the session: %s",
+			 b->reach, (int)target, b->why);
 	c->bypass_why = c->why_buf;
 }
 

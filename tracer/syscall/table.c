@@ -445,16 +445,19 @@ const struct syscall_bypass syscall_bypass_signal_outside = {
 const struct syscall_bypass syscall_bypass_pidfd_outside = {
 	.id = "syscall.pidfd-outside",
 	.why = "pidfds reach only the session's own processes",
+	.reach = "a pidfd of",
 };
 
 const struct syscall_bypass syscall_bypass_prlimit_outside = {
 	.id = "syscall.prlimit-outside",
 	.why = "limits can kill a process or have it dump its memory: only the session's own are set",
+	.reach = "new resource limits for",
 };
 
 const struct syscall_bypass syscall_bypass_vm_read_outside = {
 	.id = "syscall.vm-read-outside",
 	.why = "memory holds what the session was not given: only the session's own is read",
+	.reach = "a read of the memory of",
 };
 
 const struct syscall_entry *syscall_lookup(long nr)

@@ -121,6 +121,10 @@ struct syscall_bypass {
 	const char *why;
 	struct syscall_test test[SYSCALL_BYPASS_TESTS];
 	int err;         /* errno the caller sees; 0: EPERM */
+	/* A refusal of a process outside the session (decode-signal.c):
+	 * what the call would have had of it ("a pidfd of"); NULL: a
+	 * signal. */
+	const char *reach;
 };
 
 /* Whether the low 32 bits of V pass test T (the decoder's half; filter.c
