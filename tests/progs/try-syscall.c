@@ -438,10 +438,24 @@ static void try_reap(pid_t pid)
 }
 
 /* ptrace-attach PID|child */
+/* The process an argument names: "child" (a sleeper of our own, *own
+ * set), "parent", "self", or a number. */
+static pid_t try_target_pid(const char *arg, bool *own)
+{
+	*own = strcmp(arg, "child") == 0;
+	if (*own)
+		return try_spawn_sleeper();
+	if (strcmp(arg, "parent") == 0)
+		return getppid();
+	if (strcmp(arg, "self") == 0)
+		return getpid();
+	return (pid_t)atoi(arg);
+}
+
 static int op_ptrace_attach(char **argv)
 {
-	bool own = strcmp(argv[0], "child") == 0;
-	pid_t pid = own ? try_spawn_sleeper() : (pid_t)atoi(argv[0]);
+	bool own;
+	pid_t pid = try_target_pid(argv[0], &own);
 	int err;
 
 	if (pid < 0)
@@ -458,8 +472,8 @@ static int op_ptrace_attach(char **argv)
  * same in both processes, so the native call succeeds. */
 static int op_process_vm_writev(char **argv)
 {
-	bool own = strcmp(argv[0], "child") == 0;
-	pid_t pid = own ? try_spawn_sleeper() : (pid_t)atoi(argv[0]);
+	bool own;
+	pid_t pid = try_target_pid(argv[0], &own);
 	int val = 2;
 	struct iovec local = { .iov_base = &val, .iov_len = sizeof(val) };
 	struct iovec remote = { .iov_base = (void *)&try_target, .iov_len = sizeof(val) };
@@ -471,20 +485,6 @@ static int op_process_vm_writev(char **argv)
 	if (own)
 		try_reap(pid);
 	return err;
-}
-
-/* The process an argument names: "child" (a sleeper of our own, *own
- * set), "parent", "self", or a number. */
-static pid_t try_target_pid(const char *arg, bool *own)
-{
-	*own = strcmp(arg, "child") == 0;
-	if (*own)
-		return try_spawn_sleeper();
-	if (strcmp(arg, "parent") == 0)
-		return getppid();
-	if (strcmp(arg, "self") == 0)
-		return getpid();
-	return (pid_t)atoi(arg);
 }
 
 /* process_vm_readv PID|child|parent|self: a read of try_target there
