@@ -19,4 +19,12 @@ static inline uint64_t hash_fnv1a(const void *p, size_t n)
 	return h;
 }
 
+/* A string's hash that is never 0, so that 0 can mean "none". */
+static inline uint64_t hash_text(const char *s)
+{
+	uint64_t h = hash_fnv1a(s, __builtin_strlen(s));
+
+	return h ? h : 1;
+}
+
 #endif

@@ -1,5 +1,6 @@
 /* The engine-neutral handling of a call the filter sent (tracer/stop.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,6 +12,7 @@
 #include "tracer/confine/content.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/limits.h"
+#include "tracer/confine/mask.h"
 #include "tracer/confine/signal-scope.h"
 #include "tracer/confine/alerted.h"
 #include "tracer/confine/cachecode.h"
@@ -23,6 +25,7 @@
 #include "tracer/shim/resolver.h"
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
+#include "tracer/syscall/path.h"
 
 /* PID's parent; 0 when it cannot be read. */
 static pid_t stop_parent_of(pid_t pid)
@@ -260,6 +263,98 @@ void stop_record_reached(struct session *s, pid_t tid, const struct call *c,
 	judge_record(s, &w, &jc, v);
 }
 
+/* The files the program T is about to run opens itself by names it was
+ * given (execid.h, struct exec_pin), noted with the files they reach now:
+ * each loader's program, the interpreter's script (ID), and the script of
+ * a "#!" exec, whose name as called the kernel hands its interpreter. */
+static void stop_pin_opens(struct session *s, struct tracee *t, const struct call *c,
+			   const struct identity *id)
+{
+	struct tracee_info *i = t->pending_exec;
+	bool script_exec = !t->pending_exec_id.direct && c->exe_text[0];
+	bool relative = script_exec && c->exe_text[0] != '/';
+	char cwd[PATH_MAX];
+	const char *at = NULL;
+	int view;
+
+	if (!script_exec && !id->n_opens)
+		return;
+	for (unsigned k = 0; k < id->n_opens; k++)
+		relative |= id->opens_text[k][0] != '/';
+	if (relative && path_fd(t->pid, AT_FDCWD, cwd, sizeof(cwd)) == 0)
+		at = cwd;
+	view = mask_view_fd(s, t->pid);
+	if (view < 0 && view != AT_FDCWD)
+		return;
+	if (script_exec &&
+	    exec_pin_make(&i->pins[i->n_pins], view, c->exe_text, at, c->exe, false))
+		i->n_pins++;
+	for (unsigned k = 0; k < id->n_opens && i->n_pins < EXEC_PINS_MAX; k++)
+		if (exec_pin_make(&i->pins[i->n_pins], view, id->opens_text[k], at,
+				  id->opens_path[k], id->script && k + 1 == id->n_opens))
+			i->n_pins++;
+}
+
+struct exec_pin *stop_pinned(const struct tracee *t, const struct call *c)
+{
+	if (!c->is_open || c->n_events < 1 || !t || !t->info || !t->info->n_pins)
+		return NULL;
+	return (struct exec_pin *)exec_pin_find(t->info->pins, t->info->n_pins, c->text_hash);
+}
+
+int stop_pin_reached(struct session *s, pid_t tid, int kind, struct exec_pin *pin, int fd,
+		     const struct stat *st, struct judge_verdict *v, char *why, size_t size)
+{
+	struct tracee *t = tracee_find(&s->tasks, tid);
+	struct rules_event ev = { .kind = RULES_KIND_EXEC };
+	struct rules_verdict rv;
+	const char *argv[2];
+	char got[PATH_MAX];
+	bool audit;
+
+	if (!t || !t->info || path_fd_name(fd, got, sizeof(got)) != 0) {
+		snprintf(why, size, "the program opened, by the name it was given to run, another "
+				    "file than the one judged at its exec, which cannot be named: the "
+				    "open was refused");
+	} else {
+		/* As the program or script it becomes; its arguments were
+		 * judged at the exec. */
+		if (pin->script) {
+			ev.exe = t->info->exe;
+			argv[0] = t->info->argc ? t->info->argv[0] : t->info->exe;
+			argv[1] = got;
+			ev.argc = 2;
+			ev.script = got;
+			ev.script_arg = 1;
+		} else {
+			ev.exe = got;
+			argv[0] = got;
+			ev.argc = 1;
+		}
+		ev.argv = argv;
+		if (rules_decide(s->policy, &ev, &rv) == 0 && rv.action != RULES_ACTION_DENY) {
+			pin->dev = st->st_dev;
+			pin->ino = st->st_ino;
+			return 0;
+		}
+		audit = rules_effective(s->policy, RULES_ACTION_DENY) != RULES_ACTION_DENY;
+		snprintf(why, size,
+			 "the program opened, by the name it was given to run, %s in place of the "
+			 "file judged at its exec (the name was swapped after the check), which "
+			 "%s refuses to run%s",
+			 got, rules_string(s->policy, rv.rule->id),
+			 audit ? "" : ": the open was refused");
+		if (audit) {
+			judge_own(v, kind, 0, RULES_ACTION_ALERT, "race.exec", why, 0);
+			pin->dev = st->st_dev;
+			pin->ino = st->st_ino;
+			return 0;
+		}
+	}
+	judge_own(v, kind, 0, RULES_ACTION_DENY, "race.exec", why, EACCES);
+	return EACCES;
+}
+
 static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			struct stop_answer *a)
 {
@@ -362,6 +457,7 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 							       id.loader, id.script,
 							       id.script ? id.script_name : id.exe_name);
 			t->pending_exec->script_arg = id.script_arg;
+			stop_pin_opens(s, t, c, &id);
 			/* npm's install scripts, pip's builds (installed.h). */
 			installs_note_exec(&s->installs, t->pid, caller.argv, caller.argc, ev->argv,
 					   ev->argc);

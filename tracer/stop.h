@@ -56,8 +56,27 @@ void stop_handle(struct session *s, struct tracee *t, const struct arch_stop *st
  * when F may be opened so. */
 struct linked_file;
 struct judge_verdict;
+struct exec_pin;
+struct stat;
 int stop_reached_linked(struct session *s, const struct call *c, const struct linked_file *f,
 			struct judge_verdict *v);
+
+/* The pin (execid.h, struct exec_pin) of C's name when C, a call of task
+ * T, opens a name T's program was given to run and opens itself; NULL:
+ * none.  The open must reach the file judged at the exec: the notify
+ * engine makes it (emulate.c), the ptrace engine looks at its result
+ * (ptrace/pin-exit.c); either calls stop_pin_reached() on another. */
+struct exec_pin *stop_pinned(const struct tracee *t, const struct call *c);
+
+/* An open (its event of KIND) by task TID of a name its program was
+ * given to run (PIN, execid.h) reached the file FD (ST) in place of the
+ * one judged at the exec: judged as the program or script it becomes.
+ * 0: allowed, and the pin holds it from now on (V an alert to record when
+ * only the policy's audit mode let it); else the errno to answer, V the
+ * refusal to record (race.exec; WHY: SIZE bytes the verdict points
+ * into). */
+int stop_pin_reached(struct session *s, pid_t tid, int kind, struct exec_pin *pin, int fd,
+		     const struct stat *st, struct judge_verdict *v, char *why, size_t size);
 
 /* V's record, when it is one, of task TID's call C: written once the
  * engine is itself again (the caller's identity put back). */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/hash.h"
 #include "lib/sha256.h"
 #include "lib/xalloc.h"
 #include "tracer/inspect/execid.h"
@@ -230,4 +231,41 @@ bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *a
 	if (buf != small)
 		free(buf);
 	return ok;
+}
+
+/* ---- the files a program opens by the names it was given ---- */
+
+bool exec_pin_make(struct exec_pin *pin, int view, const char *text, const char *cwd,
+		   const char *path, bool script)
+{
+	char abs[PATH_MAX];
+	struct stat st;
+
+	/* The name as resolved, not followed: a symlink put there since
+	 * the check is not the file judged. */
+	if (!text[0] || path[0] != '/' ||
+	    fstatat(view, view == AT_FDCWD ? path : (path[1] ? path + 1 : "."), &st,
+		    AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	pin->text_hash = hash_text(text);
+	pin->abs_hash = 0;
+	if (text[0] != '/' && cwd &&
+	    (size_t)snprintf(abs, sizeof(abs), "%s/%s", strcmp(cwd, "/") ? cwd : "", text) <
+		    sizeof(abs))
+		pin->abs_hash = hash_text(abs);
+	pin->dev = st.st_dev;
+	pin->ino = st.st_ino;
+	pin->script = script;
+	return true;
+}
+
+const struct exec_pin *exec_pin_find(const struct exec_pin *pins, unsigned n, uint64_t text_hash)
+{
+	if (!text_hash)
+		return NULL;
+	for (unsigned i = 0; i < n; i++)
+		if (pins[i].text_hash == text_hash || pins[i].abs_hash == text_hash)
+			return &pins[i];
+	return NULL;
 }

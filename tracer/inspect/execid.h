@@ -8,6 +8,7 @@
 #define AGENTTRACE_INSPECT_EXECID_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* The kernel follows at most this many "#!" levels (fs/exec.c), and
@@ -38,6 +39,40 @@ struct exec_id {
 	unsigned lines;
 	char lines_sha[65];
 };
+
+/* A file a program opens itself, by a name it was given, once the kernel
+ * has loaded it: the program the dynamic loader runs (`ld.so PROG`), the
+ * script an interpreter runs (`sh SCRIPT`, and the script of a "#!"
+ * exec, whose path the kernel hands its interpreter).  The kernel loaded
+ * only the loader or interpreter, which exec_id_matches() checks; the
+ * name was judged before the exec, and a symlink swapped since would
+ * give the program another file.  So the name as given (its hash_text(),
+ * as struct call's text_hash) and the file it reached at the check are
+ * noted; the engine that makes opens itself judges an open of that name
+ * which reaches another file as the program or script that file would
+ * be (stop_pin_reached(), tracer/stop.h). */
+#define EXEC_PINS_MAX 6
+struct exec_pin {
+	/* The name as given and, when relative, joined to the working
+	 * directory (python opens its script so); 0: none. */
+	uint64_t text_hash;
+	uint64_t abs_hash;
+	dev_t dev;
+	ino_t ino;
+	bool script; /* the interpreter's script; false: the program run */
+};
+
+/* PIN for the name TEXT, given in the working directory CWD (NULL:
+ * unknown), which resolved to PATH in the caller's view (VIEW: its root,
+ * or AT_FDCWD; PATH absolute); SCRIPT: see struct exec_pin.  False when
+ * PATH names no regular file now: the program will fail to open it, or
+ * find another there. */
+bool exec_pin_make(struct exec_pin *pin, int view, const char *text, const char *cwd,
+		   const char *path, bool script);
+
+/* The pin among the N at PINS for a name hashed TEXT_HASH; NULL: none. */
+const struct exec_pin *exec_pin_find(const struct exec_pin *pins, unsigned n,
+				     uint64_t text_hash);
 
 /* The digest of N entries at ENTRIES, each with its NUL, as
  * exec_argv_matches() reads them from the exec's command line. */

@@ -12,8 +12,6 @@
 #include "tracer/inspect/identity.h"
 #include "tracer/syscall/path.h"
 
-/* ld.so ld.so ... PROG: as many loaders as this are looked through. */
-#define IDENTITY_LOADER_DEPTH 4
 /* How far up from a node script its package.json may be
  * (bin/cli.js, dist/bin/cli.js, ...). */
 #define IDENTITY_PACKAGE_DEPTH 4
@@ -294,6 +292,16 @@ static void identity_clear(struct identity *id, const char *exe, const char *con
 	id->exe_name = NULL;
 	id->script_name = NULL;
 	id->script_judged = false;
+	id->n_opens = 0;
+}
+
+/* The program will open the name TEXT, which resolves to PATH. */
+static void identity_opens(struct identity *id, const char *text, const char *path)
+{
+	if (id->n_opens < IDENTITY_OPENS) {
+		id->opens_text[id->n_opens] = text;
+		strcpy(id->opens_path[id->n_opens++], path);
+	}
 }
 
 void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const char *const *argv,
@@ -317,6 +325,7 @@ void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const cha
 		prog = identity_resolve(pid, id->argv[p], id->exe_buf);
 		if (!prog)
 			break;
+		identity_opens(id, id->argv[p], prog);
 		id->exe = prog;
 		id->argv += p;
 		id->argc -= p;
@@ -325,6 +334,7 @@ void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const cha
 	if (s && identity_resolve(pid, id->argv[s] + off, id->script_buf)) {
 		id->script = id->script_buf;
 		id->script_arg = s;
+		identity_opens(id, id->argv[s] + off, id->script);
 		id->script_judged = caller && caller->exe && strcmp(caller->exe, id->script) == 0 &&
 				    caller->argc > 0 &&
 				    identity_same_args(id->argv + s + 1, id->argc - s - 1,

@@ -16,6 +16,9 @@
 #include "rules/rules.h"
 
 #define IDENTITY_NAME_MAX 256
+/* ld.so ld.so ... PROG: as many loaders as this are looked through. */
+#define IDENTITY_LOADER_DEPTH 4
+#define IDENTITY_OPENS (IDENTITY_LOADER_DEPTH + 1)
 
 struct identity {
 	/* What is judged: the program and the argv it gets (from PROG on
@@ -34,6 +37,13 @@ struct identity {
 	 * the same arguments, at the caller's own exec.  Recorded, not
 	 * judged again (one npm install, one alert). */
 	bool script_judged;
+	/* The files the program run opens itself by names it was given
+	 * (execid.h, struct exec_pin): each loader's program and the
+	 * interpreter's script (the last, when SCRIPT is set), each as given
+	 * and as resolved. */
+	const char *opens_text[IDENTITY_OPENS];
+	unsigned n_opens;
+	char opens_path[IDENTITY_OPENS][PATH_MAX];
 
 	char exe_buf[PATH_MAX];
 	char loader_buf[PATH_MAX];

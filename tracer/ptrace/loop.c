@@ -45,6 +45,7 @@
 #include "tracer/unotify/listener.h"
 #include "tracer/confine/limits.h"
 #include "tracer/ptrace/loop.h"
+#include "tracer/ptrace/pin-exit.h"
 #include "tracer/spawn.h"
 #include "tracer/confine/signal-scope.h"
 #include "tracer/confine/survive.h"
@@ -105,6 +106,8 @@ static void loop_seccomp(struct session *s, struct tracee *t)
 		call_set_arg(t->pid, a.cut_arg, a.cut_vlen);
 	if (a.how == STOP_RUN && a.race_watch)
 		landlock_race_arm(s, t->pid, s->call);
+	if (a.how == STOP_RUN)
+		pin_exit_arm(t, s->call);
 }
 
 /* ---- new tasks ---- */
@@ -459,10 +462,13 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP:
 		loop_seccomp(s, t);
-		if (landlock_race_armed(pid)) {
-			/* The race detector wants this call's exit stop. */
+		if (landlock_race_armed(pid) || t->pin_exit) {
+			/* The race detector, or the look at a pinned name's
+			 * open, wants this call's exit stop. */
 			if (ptrace(PTRACE_SYSCALL, pid, 0L, 0L) < 0) {
 				landlock_race_forget(pid);
+				free(t->pin_exit);
+				t->pin_exit = NULL;
 				loop_resume(pid, 0);
 			}
 		} else {
@@ -493,8 +499,10 @@ static void loop_handle(struct session *s, pid_t pid, int status)
 		break;
 	case 0:
 		if (sig == (SIGTRAP | 0x80)) {
-			/* The race detector's exit stop; no other is asked for. */
+			/* An exit stop: the race detector's, or a pinned
+			 * name's open's; no other is asked for. */
 			landlock_race_exit(s, t);
+			pin_exit_check(s, t);
 			loop_resume(pid, 0);
 		} else
 			loop_resume(pid, stops_deliver(s, t, sig));

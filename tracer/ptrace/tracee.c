@@ -34,6 +34,7 @@ struct tracee_info *tracee_info_new_exec(const char *exe, const char *const *arg
 	i = xmalloc(bytes);
 	i->refs = 1;
 	i->script_arg = 0;
+	i->n_pins = 0;
 	i->parent = NULL;
 	i->depth = 1;
 	i->cut = false;
@@ -215,6 +216,7 @@ void tracee_table_init(struct tracee_table *t)
 
 static void tracee_free(struct tracee *e)
 {
+	free(e->pin_exit);
 	tracee_info_unref(e->info);
 	tracee_info_unref(e->pending_exec);
 	free(e);

@@ -25,6 +25,10 @@ struct tracee_info {
 	char *script;
 	size_t script_arg; /* argv[script_arg] named the script */
 	char *name;
+	/* The files it opens itself by names it was given, to be the
+	 * ones judged (execid.h; stop_pin_reached() judges another). */
+	struct exec_pin pins[EXEC_PINS_MAX];
+	unsigned n_pins;
 	/* The program this one replaced, or that the process's parent ran
 	 * when it forked it (a reference held); NULL: the session's command,
 	 * or CUT: a line longer than RULES_LINEAGE_MAX was not kept above
@@ -97,6 +101,10 @@ struct tracee {
 	bool withdrawn;
 	long withdrawn_nr;
 	unsigned long withdrawn_args[6];
+	/* ptrace engine: an open of a name its program was given to run,
+	 * let run, whose exit stop looks at what it reached (owned;
+	 * ptrace/pin-exit.h). */
+	struct pin_exit *pin_exit;
 	struct tracee_group *group; /* never NULL while the entry is in a table */
 	struct tracee *next; /* hash chain */
 };

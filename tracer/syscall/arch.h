@@ -47,6 +47,10 @@ void arch_stop_from_seccomp(const struct seccomp_data *d, struct arch_stop *st);
  * tracee sees). */
 int arch_stop_skip(pid_t pid, long ret);
 
+/* At a syscall-exit stop: the call returns RET (a value or -errno)
+ * instead of what the kernel gave. */
+int arch_exit_set_return(pid_t pid, long ret);
+
 /* Change argument I (0..5) of the stopped call before it runs. */
 int arch_stop_set_arg(pid_t pid, unsigned i, unsigned long value);
 

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 
+#include "lib/hash.h"
 #include "lib/syscall-rename.h"
 #include "tracer/syscall/arch.h"
 #include "tracer/syscall/call.h"
@@ -93,6 +94,8 @@ static void decode_reset(struct call *c)
 	c->name_buf[0] = '\0';
 	c->n_spans = 0;
 	c->spans_cut = false;
+	c->text_hash = 0;
+	c->exe_text[0] = '\0';
 }
 
 /* LEN bytes at ADDR were read to decide: noted in c->spans. */
@@ -234,6 +237,10 @@ static int decode_path(const struct decode *d, const struct syscall_path *sp, in
 	if (n < 0)
 		return (int)n;
 	decode_note_span(d, addr, (unsigned long)n + 1);
+	if (out == c->path[0] && (out[0] == '/' || dirfd == AT_FDCWD))
+		c->text_hash = hash_text(out);
+	if (out == c->exe && (out[0] == '/' || dirfd == AT_FDCWD))
+		memcpy(c->exe_text, out, (size_t)n + 1);
 	if (out == c->path[0] || out == c->path[1]) {
 		unsigned i = out == c->path[1];
 

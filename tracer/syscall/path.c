@@ -390,11 +390,7 @@ static size_t path_lstat_count(const char *p, bool follow)
 	return n;
 }
 
-/* The canonical name of the object FD refers to (the kernel's d_path),
- * into OUT; 0, or 1 when the text is not a plain reachable path or names
- * something under /proc (where the supervisor's own /proc/self would have
- * stood in for the tracee's: the walk knows better). */
-static int path_fd_name(int fd, char *out, size_t outsz)
+int path_fd_name(int fd, char *out, size_t outsz)
 {
 	char name[40];
 	ssize_t n;

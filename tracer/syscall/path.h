@@ -52,6 +52,12 @@ int path_resolve_from(pid_t pid, const char *base, const char *path, int flags, 
 /* What fd FD of PID refers to (AT_FDCWD: the cwd).  0, PATH_NOT_FS, -errno. */
 int path_fd(pid_t pid, int fd, char *out, size_t outsz);
 
+/* The canonical name of the object the supervisor's own descriptor FD
+ * refers to (the kernel's d_path), into OUT; 0, or 1 when the text is not
+ * a plain reachable path or names something under /proc (where the
+ * supervisor's own /proc/self would have stood in for the tracee's). */
+int path_fd_name(int fd, char *out, size_t outsz);
+
 /* Test hook: resolve by the component walk alone (the reference that the
  * openat2(2) shortcuts must agree with). */
 void path_force_walk(bool on);

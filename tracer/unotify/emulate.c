@@ -131,7 +131,8 @@ bool emulate_needed(struct session *s, const struct tracee *t, const struct call
 	/* A denied file with other names: any open, by any caller, may
 	 * reach it by a name swapped after the check, which only the open
 	 * made here sees (emulate_reached()). */
-	if (arrival || exposed || (c->is_open && linked_any(&s->linked)))
+	if (arrival || exposed || (c->is_open && linked_any(&s->linked)) ||
+	    stop_pinned(t, c))
 		return true;
 	return emulate_makes(c) && !emulate_read_guarded(s, c) && exposed_can_race(s, t, c);
 }
@@ -415,7 +416,9 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 		 struct stop_answer *a)
 {
 	const struct linked_file *reached = NULL;
-	struct judge_verdict reached_v = { 0 };
+	struct judge_verdict reached_v = { 0 }, pin_v = { 0 };
+	struct exec_pin *pin;
+	char pin_why[PATH_MAX + 256];
 	struct creds cr, saved;
 	const char *path = c->path[0];
 	char proc[PATH_MAX];
@@ -473,9 +476,17 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 				st_err = fstat(fd0, &st) < 0 ? -errno : 0;
 		}
 	}
+	/* The file a program was given to run, reached by its name: the
+	 * one judged, or one judged now (recorded below when refused). */
+	if (fd0 >= 0 && !st_err && (pin = stop_pinned(tracee_find(&s->tasks, u->tid), c)) &&
+	    (st.st_dev != pin->dev || st.st_ino != pin->ino))
+		stop_pin_reached(s, u->tid, c->events[0].kind, pin, fd0, &st, &pin_v, pin_why,
+				 sizeof(pin_why));
 	if (fd0 >= 0) {
 		if (st_err) {
 			r = st_err;
+		} else if (pin_v.err) {
+			r = -pin_v.err;
 		} else if (!(flags & O_PATH) && (reached = emulate_reached(s, c, &st)) &&
 			   (refused = stop_reached_linked(s, c, reached, &reached_v))) {
 			r = -refused;
@@ -555,6 +566,8 @@ int emulate_open(struct session *s, const struct unotify_call *u, const struct c
 	 * back. */
 	if (reached)
 		stop_record_reached(s, u->tid, c, &reached_v);
+	if (pin_v.action != RULES_ACTION_ALLOW)
+		stop_record_reached(s, u->tid, c, &pin_v);
 	if (r == -ENOTSUP)
 		return -ENOTSUP;
 	if (r < 0) {

@@ -165,6 +165,17 @@ int arch_stop_skip(pid_t pid, long ret)
 	return arch_setregs(pid, &r);
 }
 
+int arch_exit_set_return(pid_t pid, long ret)
+{
+	struct user_regs_struct r;
+	int rc = arch_getregs(pid, &r);
+
+	if (rc)
+		return rc;
+	r.rax = (unsigned long long)(long long)ret;
+	return arch_setregs(pid, &r);
+}
+
 int arch_stop_set_arg(pid_t pid, unsigned i, unsigned long value)
 {
 	struct user_regs_struct r;
