@@ -287,19 +287,22 @@ static void stop_pin_opens(struct session *s, struct tracee *t, const struct cal
 	if (view < 0 && view != AT_FDCWD)
 		return;
 	if (script_exec &&
-	    exec_pin_make(&i->pins[i->n_pins], view, c->exe_text, at, c->exe, false))
+	    exec_pin_make(&i->pins[i->n_pins], view, t->pid, c->exe_text, at, c->exe, false))
 		i->n_pins++;
 	for (unsigned k = 0; k < id->n_opens && i->n_pins < EXEC_PINS_MAX; k++)
-		if (exec_pin_make(&i->pins[i->n_pins], view, id->opens_text[k], at,
+		if (exec_pin_make(&i->pins[i->n_pins], view, t->pid, id->opens_text[k], at,
 				  id->opens_path[k], id->script && k + 1 == id->n_opens))
 			i->n_pins++;
 }
 
 struct exec_pin *stop_pinned(const struct tracee *t, const struct call *c)
 {
-	if (!c->is_open || c->n_events < 1 || !t || !t->info || !t->info->n_pins)
+	/* What runs is read: an open for writing of the name is the write
+	 * rules' to judge. */
+	if (!c->is_open || c->n_events < 1 || !t || !t->info || !t->info->n_pins ||
+	    (c->flags & O_ACCMODE) != O_RDONLY || (c->flags & (O_CREAT | O_TRUNC)))
 		return NULL;
-	return (struct exec_pin *)exec_pin_find(t->info->pins, t->info->n_pins, c->text_hash);
+	return exec_pin_find(t->info->pins, t->info->n_pins, c->text_hash, t->pid);
 }
 
 int stop_pin_reached(struct session *s, pid_t tid, int kind, struct exec_pin *pin, int fd,

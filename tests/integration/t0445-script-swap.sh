@@ -28,11 +28,26 @@ tmp = lnk + ".new"
 while not os.path.exists(stop):
     for t in (a, b):
         try:
-            os.unlink(tmp)
+            os.unlink(tmp if t != "-" else lnk)
         except FileNotFoundError:
             pass
-        os.symlink(t, tmp)
-        os.replace(tmp, lnk)
+        if t != "-":
+            os.symlink(t, tmp)
+            os.replace(tmp, lnk)
+PY
+# ea.py DIR NAME: execveat(DIR's descriptor, NAME): the kernel hands a
+# "#!" script's interpreter /dev/fd/N/NAME.
+cat >"$ROOT/ea.py" <<'PY'
+import ctypes, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+os.set_inheritable(fd, True)
+name = sys.argv[2].encode()
+argv = (ctypes.c_char_p * 2)(name, None)
+env = [k.encode() + b"=" + v.encode() for k, v in os.environ.items()]
+envp = (ctypes.c_char_p * (len(env) + 1))(*env, None)
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall(322, fd, name, argv, envp, 0)
+sys.exit(127)
 PY
 # race ENGINE LABEL GOOD EVIL [OPTIONS --] COMMAND...: COMMAND run N times while
 # $ROOT/lnk flips between GOOD and EVIL; OUT says how often EVIL ran.
@@ -45,7 +60,7 @@ race() {
 		shift ;;
 	esac
 	rm -f "$MARK" "$ROOT/stop" "$ROOT/lnk"
-	ln -s "$good" "$ROOT/lnk"
+	[ "$good" = - ] || ln -s "$good" "$ROOT/lnk"
 	at --engine "$e" "${opts[@]}" -- /bin/sh -c '
 		"$0" "$ROOT/swap.py" "$ROOT/lnk" "$1" "$2" "$ROOT/stop" & s=$!
 		shift 2
@@ -109,6 +124,26 @@ at_q --engine notify -- "$PYTHON" g/self.py
 assert_eq "a script edited while it runs reads itself again" "# edited" "$(cat "$OUT")"
 assert_no_alert "a script edited while it runs: no record"
 
+# Ordinary work that opens a name like the script's own: after a chdir
+# (a copy of itself in a temp dir, read by the same relative name), and
+# for writing (a file of that name made elsewhere): neither is the
+# script, and both run as natively.
+cat >"$ROOT/g/selfcopy.py" <<'PY'
+import os, shutil, sys, tempfile
+d = tempfile.mkdtemp()
+shutil.copy(sys.argv[0], d)
+os.chdir(d)
+print(len(open(sys.argv[0]).read()) > 0)
+PY
+printf 'cd "$TMPDIR/out" && true >gen.sh && echo made\n' >"$ROOT/g/gen.sh"
+mkdir -p "$TMPDIR/out" && echo data >"$TMPDIR/out/gen.sh"
+for E in notify ptrace; do
+	at_q --engine "$E" -- sh -c 'cd g && "$0" selfcopy.py && sh gen.sh' "$PYTHON"
+	assert_eq "$E: a script's own name opened after a chdir, and for writing" \
+		"True made" "$(tr '\n' ' ' <"$OUT" | sed 's/ $//')"
+	assert_no_alert "$E: ... no record"
+done
+
 # In audit mode nothing is refused: a swapped open is let through and
 # recorded as an alert.
 race notify "audit, sh SCRIPT" "$ROOT/g/good.sh" "$TMPDIR/evil.sh" --mode audit -- \
@@ -123,12 +158,13 @@ else
 fi
 assert_no_rec "audit mode: nothing refused" "event == 'alert' and action == 'deny'"
 
-forms="sh exec python"
+forms="sh exec python appear execveat"
 [ -n "$LDSO" ] && forms="$forms ldso"
 for E in notify ptrace; do
 	for form in $forms; do
 		case $form in
-		sh) evil=$TMPDIR/evil.sh ;;
+		sh | appear) evil=$TMPDIR/evil.sh ;;
+		execveat) evil=$TMPDIR/evil-x.sh ;;
 		exec) evil=$TMPDIR/evil-x.sh ;;
 		python) evil=$TMPDIR/evil.py ;;
 		ldso) evil=$TMPDIR/evil-prog ;;
@@ -140,6 +176,10 @@ for E in notify ptrace; do
 			"$PYTHON" "$ROOT/lnk" ;;
 		ldso) race "$E" "ld.so PROG" "$ROOT/g/prog" "$TMPDIR/evil-prog" \
 			"$LDSO" "$ROOT/lnk" "$MARK" ;;
+		appear) race "$E" "sh NAME, NAME absent at the check" - "$TMPDIR/evil.sh" \
+			sh "$ROOT/lnk" ;;
+		execveat) race "$E" "execveat of a #! script" "$ROOT/g/good-x.sh" \
+			"$TMPDIR/evil-x.sh" "$PYTHON" "$ROOT/ea.py" "$ROOT" lnk ;;
 		esac
 		assert_eq "$E, $form: the refused program never ran" 0 "$ran"
 		if [ "$races" -gt 0 ]; then

@@ -235,37 +235,64 @@ bool exec_argv_matches(pid_t pid, const struct exec_id *id, const char *const *a
 
 /* ---- the files a program opens by the names it was given ---- */
 
-bool exec_pin_make(struct exec_pin *pin, int view, const char *text, const char *cwd,
+/* The identity of task PID's working directory; false: gone. */
+static bool exec_cwd_of(pid_t pid, dev_t *dev, ino_t *ino)
+{
+	char link[64];
+	struct stat st;
+
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+	if (stat(link, &st) < 0)
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
+bool exec_pin_make(struct exec_pin *pin, int view, pid_t pid, const char *text, const char *cwd,
 		   const char *path, bool script)
 {
 	char abs[PATH_MAX];
 	struct stat st;
 
+	if (!text[0])
+		return false;
+	memset(pin, 0, sizeof(*pin));
+	pin->script = script;
+	pin->text_hash = hash_text(text);
+	if (text[0] != '/') {
+		if (!exec_cwd_of(pid, &pin->cwd_dev, &pin->cwd_ino))
+			return false;
+		if (cwd && (size_t)snprintf(abs, sizeof(abs), "%s/%s", strcmp(cwd, "/") ? cwd : "",
+					    text) < sizeof(abs))
+			pin->abs_hash = hash_text(abs);
+	}
 	/* The name as resolved, not followed: a symlink put there since
 	 * the check is not the file judged. */
-	if (!text[0] || path[0] != '/' ||
+	if (path[0] == '/' &&
 	    fstatat(view, view == AT_FDCWD ? path : (path[1] ? path + 1 : "."), &st,
-		    AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISREG(st.st_mode))
-		return false;
-	pin->text_hash = hash_text(text);
-	pin->abs_hash = 0;
-	if (text[0] != '/' && cwd &&
-	    (size_t)snprintf(abs, sizeof(abs), "%s/%s", strcmp(cwd, "/") ? cwd : "", text) <
-		    sizeof(abs))
-		pin->abs_hash = hash_text(abs);
-	pin->dev = st.st_dev;
-	pin->ino = st.st_ino;
-	pin->script = script;
+		    AT_SYMLINK_NOFOLLOW) == 0) {
+		pin->dev = st.st_dev;
+		pin->ino = st.st_ino;
+	}
 	return true;
 }
 
-const struct exec_pin *exec_pin_find(const struct exec_pin *pins, unsigned n, uint64_t text_hash)
+struct exec_pin *exec_pin_find(struct exec_pin *pins, unsigned n, uint64_t text_hash, pid_t tid)
 {
 	if (!text_hash)
 		return NULL;
-	for (unsigned i = 0; i < n; i++)
-		if (pins[i].text_hash == text_hash || pins[i].abs_hash == text_hash)
+	for (unsigned i = 0; i < n; i++) {
+		dev_t dev;
+		ino_t ino;
+
+		if (pins[i].abs_hash == text_hash)
 			return &pins[i];
+		if (pins[i].text_hash != text_hash)
+			continue;
+		if (!pins[i].cwd_ino || (exec_cwd_of(tid, &dev, &ino) && dev == pins[i].cwd_dev &&
+					 ino == pins[i].cwd_ino))
+			return &pins[i];
+	}
 	return NULL;
 }

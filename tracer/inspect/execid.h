@@ -57,22 +57,26 @@ struct exec_pin {
 	 * directory (python opens its script so); 0: none. */
 	uint64_t text_hash;
 	uint64_t abs_hash;
-	dev_t dev;
-	ino_t ino;
+	dev_t dev;   /* the object the name reached; 0, 0: none (a file */
+	ino_t ino;   /* that appears there later is no file judged) */
+	/* A relative name names it only from this working directory. */
+	dev_t cwd_dev;
+	ino_t cwd_ino;
 	bool script; /* the interpreter's script; false: the program run */
 };
 
-/* PIN for the name TEXT, given in the working directory CWD (NULL:
- * unknown), which resolved to PATH in the caller's view (VIEW: its root,
- * or AT_FDCWD; PATH absolute); SCRIPT: see struct exec_pin.  False when
- * PATH names no regular file now: the program will fail to open it, or
- * find another there. */
-bool exec_pin_make(struct exec_pin *pin, int view, const char *text, const char *cwd,
+/* PIN for the name TEXT, given by process PID in its working directory
+ * CWD (NULL: unknown), which resolved to PATH in its view (VIEW: its
+ * root, or AT_FDCWD); SCRIPT: see struct exec_pin.  A PATH that names
+ * nothing now (or could not be resolved: not absolute) is pinned as
+ * nothing.  False when TEXT is empty. */
+bool exec_pin_make(struct exec_pin *pin, int view, pid_t pid, const char *text, const char *cwd,
 		   const char *path, bool script);
 
-/* The pin among the N at PINS for a name hashed TEXT_HASH; NULL: none. */
-const struct exec_pin *exec_pin_find(const struct exec_pin *pins, unsigned n,
-				     uint64_t text_hash);
+/* The pin among the N at PINS for a name hashed TEXT_HASH, opened by task
+ * TID; NULL: none.  A relative name from another working directory than
+ * the one it was given in names something else. */
+struct exec_pin *exec_pin_find(struct exec_pin *pins, unsigned n, uint64_t text_hash, pid_t tid);
 
 /* The digest of N entries at ENTRIES, each with its NUL, as
  * exec_argv_matches() reads them from the exec's command line. */

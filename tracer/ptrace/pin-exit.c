@@ -82,8 +82,7 @@ void pin_exit_check(struct session *s, struct tracee *t)
 	memset(&info, 0, sizeof(info));
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->pid, (void *)sizeof(info), &info) < 0 ||
 	    info.op != PTRACE_SYSCALL_INFO_EXIT || info.exit.is_error || !t->info ||
-	    !(pin = (struct exec_pin *)exec_pin_find(t->info->pins, t->info->n_pins,
-						     p->text_hash)))
+	    !(pin = exec_pin_find(t->info->pins, t->info->n_pins, p->text_hash, t->pid)))
 		goto out;
 	/* The very file the descriptor holds; O_PATH: a FIFO put there
 	 * is not opened for reading. */

@@ -239,8 +239,15 @@ static int decode_path(const struct decode *d, const struct syscall_path *sp, in
 	decode_note_span(d, addr, (unsigned long)n + 1);
 	if (out == c->path[0] && (out[0] == '/' || dirfd == AT_FDCWD))
 		c->text_hash = hash_text(out);
-	if (out == c->exe && (out[0] == '/' || dirfd == AT_FDCWD))
-		memcpy(c->exe_text, out, (size_t)n + 1);
+	if (out == c->exe) {
+		/* As fs/exec.c names the file for the interpreter. */
+		if (out[0] == '/' || dirfd == AT_FDCWD)
+			memcpy(c->exe_text, out, (size_t)n + 1);
+		else if (n > 0)
+			snprintf(c->exe_text, sizeof(c->exe_text), "/dev/fd/%d/%s", dirfd, out);
+		else
+			snprintf(c->exe_text, sizeof(c->exe_text), "/dev/fd/%d", dirfd);
+	}
 	if (out == c->path[0] || out == c->path[1]) {
 		unsigned i = out == c->path[1];
 
