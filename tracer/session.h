@@ -125,6 +125,9 @@ struct session {
 	uint64_t max_cpu;
 	struct timespec started;  /* CLOCK_MONOTONIC */
 	struct timespec started_real;
+	/* CLOCK_REALTIME_COARSE, the clock of files' birth times: what the
+	 * session made is born after it (content.c). */
+	struct timespec started_coarse;
 	uint64_t term_at_ms;      /* 0: no timeout pending; else SIGTERM time */
 	uint64_t kill_at_ms;      /* 0: none; else SIGKILL time after SIGTERM */
 	bool timed_out;

@@ -551,6 +551,7 @@ int session_start(struct session *s, struct options *opt)
 	evidence_init(&s->evidence);
 	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	clock_gettime(CLOCK_REALTIME, &s->started_real);
+	clock_gettime(CLOCK_REALTIME_COARSE, &s->started_coarse);
 	session_token(s->id);
 	s->context = opt->context ? xstrdup(opt->context) : context_default();
 	notify_init(&s->notify, opt->syslog);

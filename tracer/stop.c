@@ -248,6 +248,16 @@ int stop_reached_linked(struct session *s, const struct call *c, const struct li
 	return v->err;
 }
 
+int stop_decide_again(struct session *s, const struct call *c, struct judge_verdict *v)
+{
+	struct rules_event evs[RULES_CALL_EVENTS];
+	struct judge_call jc = stop_judge_call(c, evs);
+
+	memcpy(evs, c->events, sizeof(evs));
+	judge_decide(s, &jc, v);
+	return v->err;
+}
+
 void stop_record_reached(struct session *s, pid_t tid, const struct call *c,
 			 const struct judge_verdict *v)
 {

@@ -78,6 +78,10 @@ struct exec_pin *stop_pinned(const struct tracee *t, const struct call *c);
 int stop_pin_reached(struct session *s, pid_t tid, int kind, struct exec_pin *pin, int fd,
 		     const struct stat *st, struct judge_verdict *v, char *why, size_t size);
 
+/* C decided again, as a stop decides it, into V (an engine that found
+ * what let it through gone when it came to make it).  The errno. */
+int stop_decide_again(struct session *s, const struct call *c, struct judge_verdict *v);
+
 /* V's record, when it is one, of task TID's call C: written once the
  * engine is itself again (the caller's identity put back). */
 void stop_record_reached(struct session *s, pid_t tid, const struct call *c,

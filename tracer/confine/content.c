@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include "lib/syscall-rename.h"
 #include "rules/rules.h"
 #include "tracer/confine/content.h"
+#include "tracer/confine/mask.h"
 #include "tracer/confine/landlock.h"
 #include "tracer/confine/replace.h"
 #include "tracer/confine/survive.h"
@@ -19,6 +21,7 @@
 #include "tracer/session.h"
 #include "tracer/stop.h"
 #include "tracer/syscall/call.h"
+#include "tracer/syscall/path.h"
 
 #define CONTENT_LOCK_SUFFIX ".lock"
 
@@ -659,8 +662,111 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 	return true;
 }
 
-bool content_stop(struct session *s, struct tracee *t, const struct call *c,
-		  struct judge_call *jc, struct judge_verdict *v, struct stop_answer *a)
+/* ---- removals in a repository the session made ---- */
+
+/* The nearest directory named .git that holds PATH (absolute), into GIT
+ * (PATH_MAX): how many directories lie between it and PATH's own, or -1
+ * when none holds it. */
+static int content_git_of(const char *path, char *git)
+{
+	const char *at = NULL, *p = path;
+	int levels = 0;
+
+	while ((p = strstr(p, "/.git/"))) {
+		at = p;
+		p += 5;
+	}
+	if (!at || (size_t)(at - path) + 5 >= PATH_MAX)
+		return -1;
+	memcpy(git, path, (size_t)(at - path) + 5);
+	git[at - path + 5] = '\0';
+	for (p = at + 6; *p; p++)
+		levels += *p == '/';
+	return levels;
+}
+
+static int content_ts_cmp(const struct timespec *a, long long sec, unsigned nsec)
+{
+	if (a->tv_sec != sec)
+		return a->tv_sec < sec ? -1 : 1;
+	return a->tv_nsec < (long)nsec ? -1 : a->tv_nsec > (long)nsec;
+}
+
+/* Whether directory NAME at DIRFD ("": DIRFD itself) was made in the
+ * session: born after the tick of the coarse clock (which stamps births)
+ * it started in (one made in that tick before it looks the same: not
+ * counted), and not later than now (a clock set back since is no
+ * proof). */
+static bool content_born_in_session(const struct session *s, int dirfd, const char *name)
+{
+	struct statx sx;
+	struct timespec now;
+
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | (name[0] ? 0 : AT_EMPTY_PATH),
+		  STATX_TYPE | STATX_BTIME, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_BTIME) || !S_ISDIR(sx.stx_mode) ||
+	    clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0)
+		return false;
+	return content_ts_cmp(&s->started_coarse, sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec) < 0 &&
+	       content_ts_cmp(&now, sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec) >= 0;
+}
+
+/* An unlink of a file (not an rmdir). */
+static bool content_is_removal(const struct call *c)
+{
+	return !strcmp(c->name, "unlink") ||
+	       (!strcmp(c->name, "unlinkat") && !(c->flags & AT_REMOVEDIR));
+}
+
+/* Whether the repository of PATH, a file of git's configuration that task
+ * T removes, is one the session made: its .git born in the session.  Its
+ * configuration then ran nothing before the session, and removing it
+ * (rm -rf of a clone, git's cleanup of a clone that failed) is the rest
+ * of the policy's to judge.  A repository that existed keeps its .git:
+ * without it, a .git file naming a directory of the session's own could
+ * take its place. */
+static bool content_in_new_git(struct session *s, struct tracee *t, const char *path)
+{
+	char git[PATH_MAX];
+	int view;
+
+	if (content_git_of(path, git) < 0)
+		return false;
+	view = mask_view_fd(s, t->pid);
+	if (view < 0 && view != AT_FDCWD)
+		return false;
+	return content_born_in_session(s, view, view == AT_FDCWD ? git : git + 1);
+}
+
+bool content_removal_holds(const struct session *s, const struct call *c, int dfd)
+{
+	char git[PATH_MAX], name[PATH_MAX];
+	int levels = content_git_of(c->events[0].path, git), fd = dfd;
+	size_t n;
+	bool ok;
+
+	if (levels < 0)
+		return false;
+	/* Up from the directory the file is removed from, by descriptor:
+	 * the objects themselves, whatever was renamed since the check. */
+	for (int i = 0; i < levels; i++) {
+		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd != dfd)
+			close(fd);
+		if (up < 0)
+			return false;
+		fd = up;
+	}
+	ok = path_fd_name(fd, name, sizeof(name)) == 0 && (n = strlen(name)) >= 5 &&
+	     strcmp(name + n - 5, "/.git") == 0 && content_born_in_session(s, fd, "");
+	if (fd != dfd)
+		close(fd);
+	return ok;
+}
+
+bool content_stop(struct session *s, struct tracee *t, struct call *c, struct judge_call *jc,
+		  struct judge_verdict *v, struct stop_answer *a)
 {
 	if (v->quiet || !c->name)
 		return false;
@@ -668,6 +774,16 @@ bool content_stop(struct session *s, struct tracee *t, const struct call *c,
 		return content_on_the_way(s, t, c, jc, v, a);
 	if (!v->rule || !v->rule->content)
 		return false;
+	if (c->n_events == 1 && content_is_removal(c) &&
+	    content_in_new_git(s, t, c->events[0].path)) {
+		/* The engine that makes the unlink checks the directory it
+		 * makes it in again. */
+		c->removal_in_new_git = true;
+		jc->content_aside = true;
+		judge_decide(s, jc, v);
+		jc->content_aside = false;
+		return false;
+	}
 	if (c->n_events == 1 && content_is(c->name, "chmod", "fchmodat", "fchmodat2")) {
 		/* No byte of the file changes. */
 		jc->content_aside = true;

@@ -30,7 +30,13 @@ struct tracee;
  * written.  False: the caller goes on with V, which may have become the
  * verdict of the rest of the policy (a chmod) or of the Landlock
  * backstop. */
-bool content_stop(struct session *s, struct tracee *t, const struct call *c,
-		  struct judge_call *jc, struct judge_verdict *v, struct stop_answer *a);
+bool content_stop(struct session *s, struct tracee *t, struct call *c, struct judge_call *jc,
+		  struct judge_verdict *v, struct stop_answer *a);
+
+/* The unlink C, of a file of git's configuration in a repository the
+ * session made (call.h removal_in_new_git), about to be made from the
+ * directory DFD: whether that file's .git, found up from DFD, is still a
+ * directory of that name made in the session. */
+bool content_removal_holds(const struct session *s, const struct call *c, int dfd);
 
 #endif

@@ -198,9 +198,15 @@ struct call {
 	 * from another descriptor); 0 else.  What a program opens by a name
 	 * it was given at its exec is compared by it (exec_pin, execid.h). */
 	uint64_t text_hash;
-	/* An exec's path as the caller gave it: the name the kernel hands a
-	 * "#!" script's interpreter. */
+	/* An exec's path as the kernel hands it to a "#!" script's
+	 * interpreter: as the caller gave it, or /dev/fd/N/NAME (execveat
+	 * from a descriptor), /dev/fd/N (AT_EMPTY_PATH). */
 	char exe_text[PATH_MAX];
+	/* An unlink of a file a git-config content rule protects, left to
+	 * the rest of the policy because its repository's .git was made in
+	 * the session: checked again on the directory the engine removes it
+	 * from (content_removal_holds()). */
+	bool removal_in_new_git;
 
 	/* A call the decoder could not read (tracee gone: -ESRCH; bad pointer:
 	 * -EFAULT).  With -EFAULT the supervisor answers EFAULT itself, as the

@@ -96,6 +96,7 @@ static void decode_reset(struct call *c)
 	c->spans_cut = false;
 	c->text_hash = 0;
 	c->exe_text[0] = '\0';
+	c->removal_in_new_git = false;
 }
 
 /* LEN bytes at ADDR were read to decide: noted in c->spans. */

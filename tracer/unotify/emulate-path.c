@@ -24,6 +24,7 @@
 #include "lib/xalloc.h"
 #include "tracer/confine/mask.h"
 #include "tracer/inspect/creds.h"
+#include "tracer/confine/content.h"
 #include "tracer/judge.h"
 #include "tracer/session.h"
 #include "tracer/stop.h"
@@ -384,6 +385,7 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	struct creds cr, saved;
 	const char *name = c->name;
 	struct emulate_reach rch = { .s = s };
+	bool git_refused = false;
 
 	if (op == EMULATE_PATH_NONE)
 		return -ENOTSUP;
@@ -469,6 +471,11 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 			break;
 		case EMULATE_UNLINK:
 		case EMULATE_RMDIR:
+			if (c->removal_in_new_git && !content_removal_holds(s, c, dfd[0])) {
+				git_refused = true;
+				r = -EACCES;
+				break;
+			}
 			if (unlinkat(dfd[0], base[0], op == EMULATE_RMDIR ? AT_REMOVEDIR : 0) < 0)
 				r = -errno;
 			break;
@@ -530,6 +537,12 @@ int emulate_path_call(struct session *s, const struct unotify_call *u, const str
 	creds_restore(&saved);
 	if (rch.f)
 		stop_record_reached(s, u->tid, c, &rch.v);
+	if (git_refused) {
+		struct judge_verdict v;
+
+		stop_decide_again(s, c, &v);
+		stop_record_reached(s, u->tid, c, &v);
+	}
 	for (unsigned i = 0; i < 2; i++)
 		if (dfd[i] >= 0)
 			close(dfd[i]);

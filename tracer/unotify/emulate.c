@@ -132,7 +132,7 @@ bool emulate_needed(struct session *s, const struct tracee *t, const struct call
 	 * reach it by a name swapped after the check, which only the open
 	 * made here sees (emulate_reached()). */
 	if (arrival || exposed || (c->is_open && linked_any(&s->linked)) ||
-	    stop_pinned(t, c))
+	    stop_pinned(t, c) || c->removal_in_new_git)
 		return true;
 	return emulate_makes(c) && !emulate_read_guarded(s, c) && exposed_can_race(s, t, c);
 }
