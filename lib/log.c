@@ -18,6 +18,19 @@ void log_set_program(const char *name) { program = name; }
 void log_set_level(int l) { level = l; }
 int log_level(void) { return level; }
 
+/* What a line on a terminal starts with: the character attributes reset
+ * (SGR 0).  The command shares the terminal and may leave it concealing
+ * text, or drawing it black on black, so that the lines that follow
+ * (the summary) cannot be seen; "" elsewhere. */
+static const char *vmsg_reset(void)
+{
+	static int tty = -1;
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	return tty ? "\033[0m" : "";
+}
+
 /* One fprintf per message so that lines from concurrent writers of the
  * same stderr do not interleave mid-line.  A message names paths, argv
  * and host names the command chose: escaped (lib/textesc.h), so that it
@@ -31,9 +44,10 @@ static void vmsg(const char *tag, int errnum, const char *fmt, va_list ap)
 		n = 0;
 	textesc(raw, (size_t)n < sizeof(raw) ? (size_t)n : sizeof(raw) - 1, 0, text, sizeof(text));
 	if (errnum)
-		fprintf(stderr, "%s: %s%s: %s\n", program, tag, text, strerror(errnum));
+		fprintf(stderr, "%s%s: %s%s: %s\n", vmsg_reset(), program, tag, text,
+			strerror(errnum));
 	else
-		fprintf(stderr, "%s: %s%s\n", program, tag, text);
+		fprintf(stderr, "%s%s: %s%s\n", vmsg_reset(), program, tag, text);
 }
 
 #define DEFINE_MSG(fn, tag, minlevel, use_errno)         \

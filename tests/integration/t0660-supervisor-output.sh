@@ -86,6 +86,23 @@ assert_match "terminal taken with TOSTOP: the denial's line reaches the terminal
 assert_match "terminal taken with TOSTOP: the summary line reaches the terminal" \
 	"agenttrace: 1 denied" "$(cat "$OUT")"
 
+# --- the terminal left concealing ---------------------------------------------
+# The command is refused, then leaves the terminal concealing text, black
+# on black, so that agenttrace's summary would be drawn invisibly: each of
+# agenttrace's lines on a terminal resets the attributes first.
+(cd "$ROOT" && pty_run "$AGENTTRACE" -- sh -c \
+	'cat ~/.ssh/id_rsa 2>/dev/null; printf "\033[8m\033[30;40m"') >"$OUT" 2>"$ERR"
+assert_eq "a terminal left concealing: the summary is drawn with the attributes reset" \
+	ok "$("$PYTHON" - "$OUT" <<'PY'
+import sys
+out = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+at = out.find("agenttrace: 1 denied")
+conceal = out.rfind("\x1b[8m", 0, at)
+print("ok" if at >= 0 and conceal >= 0 and out.rfind("\x1b[0m", conceal, at) > conceal else
+      "not reset: %r" % out[max(0, conceal - 20):at + 40])
+PY
+)"
+
 # --- agenttrace as a user of its own ----------------------------------------
 U=54321
 if [ "$(id -u)" != 0 ] || ! have setpriv; then
