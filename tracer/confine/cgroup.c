@@ -325,19 +325,22 @@ out:
 }
 
 /* The session's directory in BASE, a v1 hierarchy: the one made for an
- * earlier controller when that hierarchy holds both (co-mounted; *reused
- * set), else a new one.  0 or -errno. */
+ * earlier controller when that hierarchy holds both (co-mounted; *REUSED
+ * set when REUSED is not NULL: the caller must not remove it), else a new
+ * one.  0 or -errno. */
 static int cgroup_make_v1(const char *base, char *const made_base[2], char *const made_dir[2],
 			  char **out, bool *reused)
 {
-	*reused = false;
-	for (int i = 0; i < 2; i++)
+	bool found = false;
+
+	for (int i = 0; i < 2 && !found; i++)
 		if (made_base[i] && made_dir[i] && strcmp(made_base[i], base) == 0) {
 			*out = xstrdup(made_dir[i]);
-			*reused = true;
-			return 0;
+			found = true;
 		}
-	return cgroup_make(base, out);
+	if (reused)
+		*reused = found;
+	return found ? 0 : cgroup_make(base, out);
 }
 
 static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int want_cpu,
@@ -365,14 +368,14 @@ static int cgroup_open_v1(struct cgroup_session *cg, uint64_t max_memory, int wa
 				     max_memory);
 	}
 	if (want_cpu) {
-		bool reused;
-
 		base = cgroup_own_dir("cpuacct");
 		if (!base) {
 			r = -ENOENT;
 			goto out;
 		}
-		r = cgroup_make_v1(base, bases, dirs, &cg->cpu_dir, &reused);
+		/* Kept until the end either way: cgroup_close() removes it
+		 * once, whichever controllers share it. */
+		r = cgroup_make_v1(base, bases, dirs, &cg->cpu_dir, NULL);
 		bases[1] = base;
 		dirs[1] = cg->cpu_dir;
 		if (r < 0)
