@@ -38,6 +38,13 @@ mkdir -p "$R" && (cd "$R" && git init -q --bare -b main remote.git && git init -
 	git -C seed commit -q -m sm && git init -q --bare -b main withsub.git &&
 	git -C seed push -q ../withsub.git main && rm -rf seed && mkdir notrepo) || exit 99
 git init -q -b main "$ROOT/old" || exit 99
+# An old repository with a submodule, and one more to move.
+make_old() {
+	rm -rf "$ROOT/olds" "$ROOT/old2" &&
+	git -c protocol.file.allow=always clone -q --recurse-submodules "$R/withsub.git" \
+		"$ROOT/olds" && git init -q -b main "$ROOT/old2" && sleep 0.1
+}
+make_old || exit 99
 sleep 0.1 # a clock tick or more: the session starts after it
 REMOTE=$R/remote.git
 CFG=$ROOT/old/.git/config
@@ -77,6 +84,34 @@ for E in $engines; do
 	assert_ne "$E: the configuration of a repository that existed stays" 0 $?
 	assert_file_present "$E: ... $CFG" "$CFG"
 	assert_rec "$E: ... with a record" "$(deny_expr write write.git-config "$CFG")"
+done
+
+# An attacker helper's routes around a first version, which looked at the
+# nearest .git alone: an old submodule's git directory moved below a new
+# directory named .git, and an old repository's .git moved below a new
+# repository's .git/modules, then removed with it.  Every directory from
+# the file's up to the outermost .git of its path must be new: both stay.
+# No masks, which would refuse the moves themselves.
+for E in $engines; do
+	AGENTTRACE_TEST_MASK_NS=0 at_q --engine "$E" -- sh -c '
+		mkdir olds/.git/modules/.git && mv olds/.git/modules/sm olds/.git/modules/.git/sm
+		rm -f olds/.git/modules/.git/sm/config
+		git init -q -b main newrepo && mkdir -p newrepo/.git/modules &&
+			mv old2/.git newrepo/.git/modules/x
+		rm -rf newrepo'
+	for f in olds/.git/modules/.git/sm/config olds/.git/modules/sm/config; do
+		[ -f "$ROOT/$f" ] && kept=$f
+	done
+	assert_file_present "$E: an old submodule moved below a new .git keeps its configuration" \
+		"$ROOT/${kept:-olds/.git/modules/sm/config}"
+	kept=
+	for f in newrepo/.git/modules/x/config old2/.git/config; do
+		[ -f "$ROOT/$f" ] && kept=$f
+	done
+	assert_file_present "$E: an old .git moved below a new repository keeps its configuration" \
+		"$ROOT/${kept:-old2/.git/config}"
+	rm -rf "$ROOT/newrepo"
+	make_old || exit 99
 done
 
 # The attacker's race, where nothing else holds the old repository (no

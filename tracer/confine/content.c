@@ -664,23 +664,17 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 
 /* ---- removals in a repository the session made ---- */
 
-/* The nearest directory named .git that holds PATH (absolute), into GIT
- * (PATH_MAX): how many directories lie between it and PATH's own, or -1
- * when none holds it. */
-static int content_git_of(const char *path, char *git)
+/* The outermost directory named .git that holds PATH (absolute): how
+ * many directories lie between it and PATH's own, or -1 when none holds
+ * it. */
+static int content_git_levels(const char *path)
 {
-	const char *at = NULL, *p = path;
+	const char *at = strstr(path, "/.git/");
 	int levels = 0;
 
-	while ((p = strstr(p, "/.git/"))) {
-		at = p;
-		p += 5;
-	}
-	if (!at || (size_t)(at - path) + 5 >= PATH_MAX)
+	if (!at)
 		return -1;
-	memcpy(git, path, (size_t)(at - path) + 5);
-	git[at - path + 5] = '\0';
-	for (p = at + 6; *p; p++)
+	for (const char *p = at + 6; *p; p++)
 		levels += *p == '/';
 	return levels;
 }
@@ -718,51 +712,70 @@ static bool content_is_removal(const struct call *c)
 	       (!strcmp(c->name, "unlinkat") && !(c->flags & AT_REMOVEDIR));
 }
 
-/* Whether the repository of PATH, a file of git's configuration that task
- * T removes, is one the session made: its .git born in the session.  Its
- * configuration then ran nothing before the session, and removing it
- * (rm -rf of a clone, git's cleanup of a clone that failed) is the rest
- * of the policy's to judge.  A repository that existed keeps its .git:
- * without it, a .git file naming a directory of the session's own could
- * take its place. */
-static bool content_in_new_git(struct session *s, struct tracee *t, const char *path)
+/* Whether DFD, the directory a file of git's configuration is removed
+ * from, and each directory above it up to LEVELS more (the outermost
+ * .git of its path), were made in the session, the last one named .git.
+ * Walked up by descriptor: the objects themselves, whatever is renamed
+ * meanwhile.  A directory that existed, moved in (an old repository's
+ * .git moved below a new one's .git/modules), fails it. */
+static bool content_new_up_to_git(const struct session *s, int dfd, int levels)
 {
-	char git[PATH_MAX];
-	int view;
-
-	if (content_git_of(path, git) < 0)
-		return false;
-	view = mask_view_fd(s, t->pid);
-	if (view < 0 && view != AT_FDCWD)
-		return false;
-	return content_born_in_session(s, view, view == AT_FDCWD ? git : git + 1);
-}
-
-bool content_removal_holds(const struct session *s, const struct call *c, int dfd)
-{
-	char git[PATH_MAX], name[PATH_MAX];
-	int levels = content_git_of(c->events[0].path, git), fd = dfd;
+	char name[PATH_MAX];
+	int fd = dfd;
 	size_t n;
-	bool ok;
+	bool ok = content_born_in_session(s, fd, "");
 
-	if (levels < 0)
-		return false;
-	/* Up from the directory the file is removed from, by descriptor:
-	 * the objects themselves, whatever was renamed since the check. */
-	for (int i = 0; i < levels; i++) {
+	for (int i = 0; ok && i < levels; i++) {
 		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 		if (fd != dfd)
 			close(fd);
-		if (up < 0)
-			return false;
 		fd = up;
+		ok = fd >= 0 && content_born_in_session(s, fd, "");
 	}
-	ok = path_fd_name(fd, name, sizeof(name)) == 0 && (n = strlen(name)) >= 5 &&
-	     strcmp(name + n - 5, "/.git") == 0 && content_born_in_session(s, fd, "");
-	if (fd != dfd)
+	ok = ok && path_fd_name(fd, name, sizeof(name)) == 0 && (n = strlen(name)) >= 5 &&
+	     strcmp(name + n - 5, "/.git") == 0;
+	if (fd >= 0 && fd != dfd)
 		close(fd);
 	return ok;
+}
+
+/* Whether the repository of PATH, a file of git's configuration that task
+ * T removes, is one the session made: every directory from the file's up
+ * to the outermost .git of its path born in the session.  Its
+ * configuration then ran nothing before the session, and removing it
+ * (rm -rf of a clone, git's cleanup of a clone that failed) is the rest
+ * of the policy's to judge.  A repository that existed keeps its .git
+ * and what it holds: without it, a .git file naming a directory of the
+ * session's own could take its place. */
+static bool content_in_new_git(struct session *s, struct tracee *t, const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int levels = content_git_levels(path), view, fd;
+	bool ok;
+
+	if (levels < 0 || !slash || (size_t)(slash - path) >= sizeof(dir))
+		return false;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	view = mask_view_fd(s, t->pid);
+	if (view < 0 && view != AT_FDCWD)
+		return false;
+	fd = openat(view, view == AT_FDCWD ? dir : dir + 1,
+		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = content_new_up_to_git(s, fd, levels);
+	close(fd);
+	return ok;
+}
+
+bool content_removal_holds(const struct session *s, const struct call *c, int dfd)
+{
+	int levels = content_git_levels(c->events[0].path);
+
+	return levels >= 0 && content_new_up_to_git(s, dfd, levels);
 }
 
 bool content_stop(struct session *s, struct tracee *t, struct call *c, struct judge_call *jc,

@@ -35,8 +35,9 @@ bool content_stop(struct session *s, struct tracee *t, struct call *c, struct ju
 
 /* The unlink C, of a file of git's configuration in a repository the
  * session made (call.h removal_in_new_git), about to be made from the
- * directory DFD: whether that file's .git, found up from DFD, is still a
- * directory of that name made in the session. */
+ * directory DFD: whether DFD and the directories above it up to the
+ * outermost .git of the file's path, found up from DFD, are still ones
+ * the session made, the last named .git. */
 bool content_removal_holds(const struct session *s, const struct call *c, int dfd);
 
 #endif
