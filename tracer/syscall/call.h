@@ -193,9 +193,9 @@ struct call {
 	} spans[CALL_SPANS];
 	unsigned n_spans;
 	bool spans_cut;
-	/* The first path argument as the caller gave it, hash_text()ed,
-	 * when it names a file from the root or the working directory (not
-	 * from another descriptor); 0 else.  What a program opens by a name
+	/* An open's path as the caller gave it, hash_text()ed, when it
+	 * names a file from the root or the working directory (not from
+	 * another descriptor); 0 else (and for every other call).  What a program opens by a name
 	 * it was given at its exec is compared by it (exec_pin, execid.h). */
 	uint64_t text_hash;
 	/* An exec's path as the kernel hands it to a "#!" script's

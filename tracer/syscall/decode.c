@@ -238,7 +238,9 @@ static int decode_path(const struct decode *d, const struct syscall_path *sp, in
 	if (n < 0)
 		return (int)n;
 	decode_note_span(d, addr, (unsigned long)n + 1);
-	if (out == c->path[0] && (out[0] == '/' || dirfd == AT_FDCWD))
+	/* Only an open can be of a pinned name (stop_pinned()): no other
+	 * call pays for the hash. */
+	if (out == c->path[0] && c->is_open && (out[0] == '/' || dirfd == AT_FDCWD))
 		c->text_hash = hash_text(out);
 	if (out == c->exe) {
 		/* As fs/exec.c names the file for the interpreter. */
