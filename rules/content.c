@@ -192,6 +192,20 @@ const struct rules_rule *rules_deny_on_the_way(const struct rules_policy *p, con
 	return content_find(p, path, CONTENT_NAMED, true);
 }
 
+const struct rules_rule *rules_deny_names(const struct rules_policy *p, const char *path,
+					  bool content)
+{
+	const struct rules_span *sp = &p->span[RULES_KIND_WRITE][RULES_ACTION_DENY];
+
+	for (uint32_t i = 0; i < sp->count; i++) {
+		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+
+		if ((!content || r->content) && match_path(rules_string(p, r->pat.text), path))
+			return r;
+	}
+	return NULL;
+}
+
 /* Whether read rule R could name something beneath PATH (N bytes): its
  * literal start (the directories before its first glob) lies at or
  * beneath PATH, or a tail after its first "**" does (content_beneath()). */

@@ -417,6 +417,13 @@ const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const ch
  * Allocation-free. */
 const struct rules_rule *rules_deny_on_the_way(const struct rules_policy *p, const char *path);
 
+/* The write deny rule whose own pattern names PATH (CONTENT: one that
+ * judges content), its exceptions set aside: a user's "overrides" make
+ * exceptions, and a file the user let through is still one the rule is
+ * about.  NULL: none.  Allocation-free. */
+const struct rules_rule *rules_deny_names(const struct rules_policy *p, const char *path,
+					  bool content);
+
 /* Whether a write rule that admits (allow or alert, or an admitting write
  * fallback) matches PATH, the deny rules set aside: a name some session
  * may have been let make, under this policy's exceptions or another's

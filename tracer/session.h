@@ -11,6 +11,7 @@
 #include "rules/generalise.h"
 #include "rules/rules.h"
 #include "tracer/confine/cichannel.h"
+#include "tracer/confine/gitfind.h"
 #include "tracer/confine/linked.h"
 #include "tracer/deps/installed.h"
 #include "tracer/deps/snapshot.h"
@@ -109,6 +110,7 @@ struct session {
 	struct depsnap deps_before; /* snapshot.h: the project's dependency files at the start */
 	struct installs installs; /* installed.h: package dirs written, install scripts run */
 	struct cichannels cichannels; /* cichannel.h: $GITHUB_ENV and $GITHUB_PATH at the start */
+	struct gitfind gitfind;   /* gitfind.h: where the session wrote names git finds repositories by */
 
 	/* The log (-o): one write() per record, O_APPEND. */
 	int log_fd;               /* -1: records are human lines on stderr */

@@ -680,6 +680,7 @@ int session_start(struct session *s, struct options *opt)
 	/* Before the command runs: what its dependency files were. */
 	depsnap_take(&s->deps_before, s->opt->root ? s->opt->root : s->cwd, NULL);
 	cichannel_start(&s->cichannels, s->anchors.dir[RULES_ANCHOR_ROOT]);
+	gitfind_start(&s->gitfind, s->anchors.dir[RULES_ANCHOR_ROOT]);
 	/* From here on the supervisor sees the command's /tmp... */
 	privtmp_isolate(s);
 	/* ...which Landlock must grant: its rules bind to inodes. */
@@ -751,6 +752,8 @@ void session_summary(struct session *s, int exit_code, int signal, const pid_t *
 	/* Every process of the session is gone: what it handed to the CI's
 	 * later steps is judged before the runner reads it. */
 	cichannel_finish(s, &s->cichannels, s->anchors.dir[RULES_ANCHOR_ROOT]);
+	/* ...and where git will find a repository in the project. */
+	gitfind_finish(s, &s->gitfind);
 	changed = survive_list(s->survive, &f.n_changed_outside);
 	/* The command is done with the project: what its dependency files
 	 * became. */
@@ -789,6 +792,7 @@ void session_end(struct session *s)
 	mask_free(s->mask);
 	linked_free(&s->linked);
 	survive_free(s->survive);
+	gitfind_free(&s->gitfind);
 	if (s->alerted)
 		alerted_free(s->alerted);
 	free(s->alerted);

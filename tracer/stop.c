@@ -16,6 +16,7 @@
 #include "tracer/confine/signal-scope.h"
 #include "tracer/confine/alerted.h"
 #include "tracer/confine/cachecode.h"
+#include "tracer/confine/gitfind.h"
 #include "tracer/confine/survive.h"
 #include "tracer/inspect/proc.h"
 #include "tracer/judge.h"
@@ -429,8 +430,11 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 					     rules_string(s->policy, v.rule->id) : v.rule_id);
 			for (size_t i = 0; i < jc.n_events; i++)
 				if (c->events[i].kind == RULES_KIND_WRITE) {
-					if (!c->explicit_deny_only[i])
+					if (!c->explicit_deny_only[i]) {
 						stop_survive(s, t, c, i);
+						gitfind_note(&s->gitfind, c->name,
+							     c->events[i].path, t);
+					}
 					installs_note_write(&s->installs, c->events[i].path);
 				}
 			a->race_watch = true;
