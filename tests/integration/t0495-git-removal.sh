@@ -80,6 +80,26 @@ for E in $engines; do
 	assert_file_absent "$E: ... and git removes what it made" "$ROOT/c"
 	assert_no_alert "$E: ... with no record"
 
+	# A submodule added in the session to a repository that existed,
+	# then removed: its git directory is the session's.
+	at_q --engine "$E" -- sh -c 'cd old && git -c protocol.file.allow=always submodule add -q "$1" "$2" &&
+		git submodule deinit -q -f "$2" && git rm -q -f "$2" && rm -rf ".git/modules/$2"' \
+		sh "$REMOTE" "new-$E"
+	assert_eq "$E: a submodule added and removed in one session" 0 $? || diag "$(cat "$ERR")"
+	assert_file_absent "$E: ... its git directory is gone" "$ROOT/old/.git/modules/new-$E"
+	assert_no_alert "$E: ... with no record"
+
+	# An old git directory's configuration moved or linked into a new
+	# one, to be removed there: the move and the link are refused.
+	at_q --engine "$E" -- sh -c 'mkdir -p olds/.git/modules/n2 &&
+		{ mv olds/.git/modules/sm/config olds/.git/modules/n2/config ||
+		  ln olds/.git/modules/sm/config olds/.git/modules/n2/config; }
+		rm -f olds/.git/modules/n2/config olds/.git/modules/sm/config'
+	assert_file_present "$E: an old configuration moved to a new git directory stays" \
+		"$ROOT/olds/.git/modules/sm/config"
+	assert_rec "$E: ... with a record" "$(deny_expr write write.git-config)"
+	rm -rf "$ROOT/olds/.git/modules/n2"
+
 	at_q --engine "$E" -- rm -f "$CFG"
 	assert_ne "$E: the configuration of a repository that existed stays" 0 $?
 	assert_file_present "$E: ... $CFG" "$CFG"
@@ -89,8 +109,8 @@ done
 # An attacker helper's routes around a first version, which looked at the
 # nearest .git alone: an old submodule's git directory moved below a new
 # directory named .git, and an old repository's .git moved below a new
-# repository's .git/modules, then removed with it.  Every directory from
-# the file's up to the outermost .git of its path must be new: both stay.
+# repository's .git/modules, then removed with it.  The file's own
+# directory, the git directory it configures, must be new: both stay.
 # No masks, which would refuse the moves themselves.
 for E in $engines; do
 	AGENTTRACE_TEST_MASK_NS=0 at_q --engine "$E" -- sh -c '

@@ -664,19 +664,10 @@ static bool content_replace(struct session *s, struct tracee *t, const struct ca
 
 /* ---- removals in a repository the session made ---- */
 
-/* The outermost directory named .git that holds PATH (absolute): how
- * many directories lie between it and PATH's own, or -1 when none holds
- * it. */
-static int content_git_levels(const char *path)
+/* Whether PATH (absolute) lies in a directory named .git. */
+static bool content_in_git(const char *path)
 {
-	const char *at = strstr(path, "/.git/");
-	int levels = 0;
-
-	if (!at)
-		return -1;
-	for (const char *p = at + 6; *p; p++)
-		levels += *p == '/';
-	return levels;
+	return strstr(path, "/.git/") != NULL;
 }
 
 static int content_ts_cmp(const struct timespec *a, long long sec, unsigned nsec)
@@ -712,50 +703,25 @@ static bool content_is_removal(const struct call *c)
 	       (!strcmp(c->name, "unlinkat") && !(c->flags & AT_REMOVEDIR));
 }
 
-/* Whether DFD, the directory a file of git's configuration is removed
- * from, and each directory above it up to LEVELS more (the outermost
- * .git of its path), were made in the session, the last one named .git.
- * Walked up by descriptor: the objects themselves, whatever is renamed
- * meanwhile.  A directory that existed, moved in (an old repository's
- * .git moved below a new one's .git/modules), fails it. */
-static bool content_new_up_to_git(const struct session *s, int dfd, int levels)
-{
-	char name[PATH_MAX];
-	int fd = dfd;
-	size_t n;
-	bool ok = content_born_in_session(s, fd, "");
-
-	for (int i = 0; ok && i < levels; i++) {
-		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-		if (fd != dfd)
-			close(fd);
-		fd = up;
-		ok = fd >= 0 && content_born_in_session(s, fd, "");
-	}
-	ok = ok && path_fd_name(fd, name, sizeof(name)) == 0 && (n = strlen(name)) >= 5 &&
-	     strcmp(name + n - 5, "/.git") == 0;
-	if (fd >= 0 && fd != dfd)
-		close(fd);
-	return ok;
-}
-
-/* Whether the repository of PATH, a file of git's configuration that task
- * T removes, is one the session made: every directory from the file's up
- * to the outermost .git of its path born in the session.  Its
- * configuration then ran nothing before the session, and removing it
- * (rm -rf of a clone, git's cleanup of a clone that failed) is the rest
- * of the policy's to judge.  A repository that existed keeps its .git
- * and what it holds: without it, a .git file naming a directory of the
- * session's own could take its place. */
+/* Whether the git directory of PATH, a file of git's configuration that
+ * task T removes, is one the session made: the file's own directory born
+ * in the session.  Its configuration then ran nothing before the session,
+ * and removing it (rm -rf of a clone, git's cleanup of a clone that
+ * failed, the git directory of a submodule the session added) is the
+ * rest of the policy's to judge.  A git directory that existed keeps its
+ * configuration wherever it is moved (below a new repository's
+ * .git/modules, say): a directory keeps its birth time, and the file
+ * itself cannot be moved or linked out of it (the rule refuses both).
+ * Without its configuration, a repository's .git could be emptied and a
+ * .git file naming a directory of the session's own put in its place. */
 static bool content_in_new_git(struct session *s, struct tracee *t, const char *path)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	int levels = content_git_levels(path), view, fd;
+	int view, fd;
 	bool ok;
 
-	if (levels < 0 || !slash || (size_t)(slash - path) >= sizeof(dir))
+	if (!content_in_git(path) || !slash || (size_t)(slash - path) >= sizeof(dir))
 		return false;
 	memcpy(dir, path, (size_t)(slash - path));
 	dir[slash - path] = '\0';
@@ -766,16 +732,14 @@ static bool content_in_new_git(struct session *s, struct tracee *t, const char *
 		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ok = content_new_up_to_git(s, fd, levels);
+	ok = content_born_in_session(s, fd, "");
 	close(fd);
 	return ok;
 }
 
 bool content_removal_holds(const struct session *s, const struct call *c, int dfd)
 {
-	int levels = content_git_levels(c->events[0].path);
-
-	return levels >= 0 && content_new_up_to_git(s, dfd, levels);
+	return content_in_git(c->events[0].path) && content_born_in_session(s, dfd, "");
 }
 
 bool content_stop(struct session *s, struct tracee *t, struct call *c, struct judge_call *jc,

@@ -33,11 +33,9 @@ struct tracee;
 bool content_stop(struct session *s, struct tracee *t, struct call *c, struct judge_call *jc,
 		  struct judge_verdict *v, struct stop_answer *a);
 
-/* The unlink C, of a file of git's configuration in a repository the
+/* The unlink C, of a file of git's configuration in a git directory the
  * session made (call.h removal_in_new_git), about to be made from the
- * directory DFD: whether DFD and the directories above it up to the
- * outermost .git of the file's path, found up from DFD, are still ones
- * the session made, the last named .git. */
+ * directory DFD: whether DFD is still one the session made. */
 bool content_removal_holds(const struct session *s, const struct call *c, int dfd);
 
 #endif
