@@ -257,6 +257,63 @@ static enum id_interp id_interp_start(const char *exe_base, const char *const *a
 	return id_interp_of(exe_base);
 }
 
+/* The letters of a perl or ruby option cluster after which the rest of
+ * the argument is the option's value. */
+#define ID_VALUE_LETTERS "IMmixdDFC0KTWreE"
+
+void rules_interp_lookup(const char *exe, const char *const *argv, size_t argc, size_t script,
+			 struct rules_lookup *out)
+{
+	enum id_interp kind;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!argv || script == 0 || script >= argc)
+		return;
+	kind = id_interp_start(id_base(exe), argv, argc, &i);
+	if (kind == ID_SHELL) {
+		/* bash, out of POSIX mode (called as sh, --posix, -o posix),
+		 * searches PATH for a script it finds no file of
+		 * (shell.c, open_shell_script()). */
+		if (!id_is(id_base(exe), "bash") || (argv[0] && id_is(id_base(argv[0]), "sh")))
+			return;
+		for (; i < script; i++)
+			if (id_is(argv[i], "--posix") ||
+			    (id_is(argv[i], "-o") && i + 1 < script && id_is(argv[i + 1], "posix")))
+				return;
+		out->how = RULES_LOOKUP_PATH_IF_ABSENT;
+		return;
+	}
+	if (kind != ID_PERL && kind != ID_RUBY)
+		return;
+	/* perl -S and ruby -S search PATH (ruby RUBYPATH first); ruby -C DIR,
+	 * -CDIR and -xDIR change to DIR before the script is opened. */
+	for (; i < script; i++) {
+		const char *a = argv[i];
+
+		if (!a || a[0] != '-' || a[1] == '-')
+			continue;
+		for (const char *p = a + 1; *p; p++) {
+			if (*p == 'S') {
+				out->how = RULES_LOOKUP_PATH;
+				out->rubypath = kind == ID_RUBY;
+				continue;
+			}
+			if (kind == ID_RUBY && (*p == 'C' || *p == 'x') && out->n_dirs < RULES_LOOKUP_DIRS) {
+				if (p[1]) {
+					out->dir_arg[out->n_dirs] = i;
+					out->dir_off[out->n_dirs++] = (size_t)(p + 1 - a);
+				} else if (*p == 'C' && i + 1 < script) {
+					out->dir_arg[out->n_dirs] = i + 1;
+					out->dir_off[out->n_dirs++] = 0;
+				}
+			}
+			if (strchr(ID_VALUE_LETTERS, *p))
+				break;
+		}
+	}
+}
+
 size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc,
 			   size_t *script_off, size_t *text_arg, size_t *text_off)
 {

@@ -467,6 +467,22 @@ size_t rules_loader_prog(const char *const *argv, size_t argc);
  * *TEXT_OFF, 0 when none.  Each out pointer may be NULL. */
 size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc,
 			   size_t *script_off, size_t *text_arg, size_t *text_off);
+/* How the interpreter EXE given ARGV, whose script is ARGV[SCRIPT]
+ * (rules_interp_script()), finds that script besides by its name from
+ * the working directory: bash searches PATH for a name with no '/' that
+ * names no file there (RULES_LOOKUP_PATH_IF_ABSENT); perl -S and ruby -S
+ * search PATH for such a name, ruby RUBYPATH first (RULES_LOOKUP_PATH);
+ * ruby -C DIR, -CDIR and -xDIR change to each DIR (argv[DIR_ARG[K]] from
+ * byte DIR_OFF[K]) in turn first.  Allocation-free. */
+#define RULES_LOOKUP_DIRS 4
+struct rules_lookup {
+	enum { RULES_LOOKUP_NAME, RULES_LOOKUP_PATH_IF_ABSENT, RULES_LOOKUP_PATH } how;
+	bool rubypath;
+	size_t dir_arg[RULES_LOOKUP_DIRS], dir_off[RULES_LOOKUP_DIRS];
+	size_t n_dirs;
+};
+void rules_interp_lookup(const char *exe, const char *const *argv, size_t argc, size_t script,
+			 struct rules_lookup *out);
 /* CV, the verdict of exec event EV (a call of one event), decided again
  * as the program ALIAS when no rule but the exec fallback matched it:
  * ALIAS is another name of the very file EV runs, such as

@@ -166,7 +166,7 @@ static void judge_identity(struct judge_call *c)
 
 	if (!c->id || c->id_ready || !ev || ev->kind != RULES_KIND_EXEC)
 		return;
-	identity_of_exec(c->id, c->view_pid, ev->exe, ev->argv, ev->argc, c->caller);
+	identity_of_exec(c->id, c->view_pid, ev->exe, ev->argv, ev->argc, c->caller, c->env);
 	c->id_ready = true;
 }
 
@@ -242,7 +242,7 @@ static void judge_script_levels(struct judge_call *c, bool by_backend, bool *dee
 		ev = &events[c->n_events];
 		explicit_deny_only[c->n_events++] = false;
 		*ev = events[0];
-		identity_of_exec(&id[k], c->view_pid, file[k], argv[k], n, NULL);
+		identity_of_exec(&id[k], c->view_pid, file[k], argv[k], n, NULL, NULL);
 		identity_apply(&id[k], ev);
 		c->n_script_levels++;
 		prev = ev;

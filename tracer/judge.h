@@ -86,6 +86,9 @@ struct judge_call {
 	bool id_ready;
 	pid_t view_pid;
 	const struct identity_caller *caller;
+	/* The environment the exec gives the program, for an interpreter
+	 * that searches PATH for its script; NULL: not known. */
+	const struct identity_env *env;
 	/* Decide with the deny rules that judge content set aside: what the
 	 * rest of the policy says (tracer/confine/content.h). */
 	bool content_aside;

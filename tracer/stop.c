@@ -377,6 +377,7 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 	struct judge_verdict v;
 	struct judge_who w;
 	struct identity_caller caller = { 0 };
+	struct identity_env env = { 0 };
 	static struct identity id;
 
 	if (jc.n_events == 0 || stop_channel_first(s, c))
@@ -399,6 +400,7 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 		/* The program the exec runs, in the caller's view; the caller's
 		 * own program, for a "#!" chain through env. */
 		jc.id = &id;
+		id.env_searched = false;
 		jc.view_pid = t->pid;
 		if (t->info) {
 			caller.exe = t->info->exe;
@@ -406,6 +408,9 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			caller.argc = t->info->argc;
 		}
 		jc.caller = &caller;
+		/* envp: execve's third argument, execveat's fourth */
+		env.envp = c->args[strcmp(c->name, "execveat") ? 2 : 3];
+		jc.env = &env;
 	}
 	judge_decide(s, &jc, &v);
 	/* Rules that judge content: a replacement the supervisor makes, a
@@ -465,6 +470,10 @@ static void stop_decide(struct session *s, struct tracee *t, struct call *c,
 			memcpy(t->pending_exec_id.lines_sha, jc.script_lines_sha,
 			       sizeof(jc.script_lines_sha));
 		}
+		/* An interpreter's search for its script read the exec's
+		 * environment: the program must start with that one. */
+		t->pending_exec_id.env_searched = r == 0 && id.env_searched;
+		memcpy(t->pending_exec_id.env_sha, id.env_sha, sizeof(id.env_sha));
 
 		if (r < 0) {
 			stop_fail(a, -r);

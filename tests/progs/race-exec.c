@@ -1,10 +1,13 @@
-/* race-exec GOOD BAD N [sh|script]: the exec race.  N times a child
+/* race-exec GOOD BAD N [sh|script|env NAME]: the exec race.  N times a child
  * process starts a thread that flips the bytes in which GOOD and BAD
  * differ (same length) and execs the buffer, so that the supervisor may
  * judge GOOD and the kernel run BAD; with "sh" the buffer is the command
  * of "/bin/sh -c", the program's argument rather than its path; with
  * "script" GOOD is a "#!" script run with the arguments "a", and the
- * thread puts "-x" before that "a" (BAD unused).  Prints "execs=N good=G bad=B other=O": good and bad
+ * thread puts "-x" before that "a" (BAD unused); with "env NAME" GOOD and
+ * BAD are directories, the buffer is the exec's one environment entry
+ * "PATH=GOOD" or "PATH=BAD", and bash runs NAME, which it searches PATH
+ * for (GOOD/NAME and BAD/NAME exit 0 and 42).  Prints "execs=N good=G bad=B other=O": good and bad
  * count the children whose exit status says which program ran, other the
  * refused, killed and torn ones.  GOOD and BAD are copies of this program:
  * run without arguments it exits 42 when a file "bad" lies next to it,
@@ -70,15 +73,24 @@ int main(int argc, char **argv)
 
 	if (argc == 1)
 		return race_as_program();
-	if ((argc != 4 &&
+	static char env_good[sizeof(race_buf)], env_bad[sizeof(race_buf)];
+	bool by_env = argc == 6 && strcmp(argv[4], "env") == 0;
+
+	if ((argc != 4 && !by_env &&
 	     (argc != 5 || (strcmp(argv[4], "sh") != 0 && strcmp(argv[4], "script") != 0))) ||
-	    strlen(argv[1]) != strlen(argv[2]) || strlen(argv[1]) >= sizeof(race_buf)) {
-		fprintf(stderr,
-			"usage: race-exec GOOD BAD N [sh|script] (GOOD and BAD of one length)\n");
+	    strlen(argv[1]) != strlen(argv[2]) || strlen(argv[1]) >= sizeof(race_buf) - 8) {
+		fprintf(stderr, "usage: race-exec GOOD BAD N [sh|script|env NAME] "
+			"(GOOD and BAD of one length)\n");
 		return 2;
 	}
 	race_good = argv[1];
 	race_bad = argv[2];
+	if (by_env) {
+		snprintf(env_good, sizeof(env_good), "PATH=%s", argv[1]);
+		snprintf(env_bad, sizeof(env_bad), "PATH=%s", argv[2]);
+		race_good = env_good;
+		race_bad = env_bad;
+	}
 	n = strtoul(argv[3], NULL, 10);
 	for (unsigned long i = 0; i < n; i++) {
 		pid_t pid = fork();
@@ -88,6 +100,7 @@ int main(int argc, char **argv)
 			pthread_t th;
 			char *args[] = { race_buf, NULL }, *sh[] = { "/bin/sh", "-c", race_buf, NULL };
 			bool by_sh = argc == 5 && argv[4][1] == 'h', by_script = argc == 5 && !by_sh;
+			char *bash[] = { "bash", argv[argc - 1], NULL }, *env[] = { race_buf, NULL };
 
 			if (by_script) {
 				race_script[0] = argv[1];
@@ -102,6 +115,7 @@ int main(int argc, char **argv)
 			if (pthread_create(&th, NULL, race_flipper, NULL) != 0)
 				_exit(3);
 			for (int t = 0; t < 10000; t++)
+				by_env ? execve("/bin/bash", bash, env) :
 				by_sh ? execv(sh[0], sh) : execv(race_buf, args);
 			_exit(4);
 		}

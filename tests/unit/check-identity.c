@@ -164,6 +164,59 @@ START_TEST(test_interp_script)
 }
 END_TEST
 
+/* How an interpreter finds its script: the search, and the directories
+ * it changes to first (their arguments and offsets). */
+struct lookup_case {
+	const char *exe;
+	const char *argv[8];
+	int how;
+	bool rubypath;
+	size_t n_dirs;
+	size_t dir_arg[2], dir_off[2];
+};
+
+static const struct lookup_case lookup_cases[] = {
+	{ "/usr/bin/bash", { "bash", "x.sh" }, RULES_LOOKUP_PATH_IF_ABSENT, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/bash", { "bash", "-e", "x.sh" }, RULES_LOOKUP_PATH_IF_ABSENT, false, 0, { 0 },
+	  { 0 } },
+	/* bash as sh, or in POSIX mode, does not search */
+	{ "/usr/bin/bash", { "sh", "x.sh" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/bash", { "bash", "--posix", "x.sh" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/bash", { "bash", "-o", "posix", "x.sh" }, RULES_LOOKUP_NAME, false, 0, { 0 },
+	  { 0 } },
+	{ "/usr/bin/dash", { "sh", "x.sh" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "-S", "x.pl" }, RULES_LOOKUP_PATH, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "-wS", "x.pl" }, RULES_LOOKUP_PATH, false, 0, { 0 }, { 0 } },
+	/* -I's value holds the S */
+	{ "/usr/bin/perl", { "perl", "-ISx", "x.pl" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "x.pl" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-S", "x.rb" }, RULES_LOOKUP_PATH, true, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-C", "/d", "x.rb" }, RULES_LOOKUP_NAME, false, 1, { 2 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-C/d", "x.rb" }, RULES_LOOKUP_NAME, false, 1, { 1 }, { 2 } },
+	{ "/usr/bin/ruby", { "ruby", "-x/d", "-C", "e", "x.rb" }, RULES_LOOKUP_NAME, false, 2,
+	  { 1, 3 }, { 2, 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-x", "x.rb" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/python3", { "python3", "x.py" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
+};
+
+START_TEST(test_interp_lookup)
+{
+	const struct lookup_case *c = &lookup_cases[_i];
+	size_t argc = argc_of(c->argv);
+	size_t s = rules_interp_script(c->exe, c->argv, argc, NULL, NULL, NULL);
+	struct rules_lookup lk;
+
+	ck_assert_msg(s > 0, "case %d: no script", _i);
+	rules_interp_lookup(c->exe, c->argv, argc, s, &lk);
+	ck_assert_msg((int)lk.how == c->how && lk.rubypath == c->rubypath && lk.n_dirs == c->n_dirs,
+		      "case %d (%s %s): how %d rubypath %d dirs %zu", _i, c->argv[0], c->argv[1],
+		      (int)lk.how, lk.rubypath, lk.n_dirs);
+	for (size_t k = 0; k < c->n_dirs; k++)
+		ck_assert_msg(lk.dir_arg[k] == c->dir_arg[k] && lk.dir_off[k] == c->dir_off[k],
+			      "case %d: dir %zu at %zu+%zu", _i, k, lk.dir_arg[k], lk.dir_off[k]);
+}
+END_TEST
+
 static Suite *identity_suite(void)
 {
 	Suite *s = suite_create("identity");
@@ -172,6 +225,7 @@ static Suite *identity_suite(void)
 	tcase_add_loop_test(tc, test_loader_name, 0, (int)N(name_cases));
 	tcase_add_loop_test(tc, test_loader_prog, 0, (int)N(loader_cases));
 	tcase_add_loop_test(tc, test_interp_script, 0, (int)N(interp_cases));
+	tcase_add_loop_test(tc, test_interp_lookup, 0, (int)N(lookup_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/hash.h"
+#include "lib/readfile.h"
 #include "lib/sha256.h"
 #include "lib/xalloc.h"
 #include "tracer/inspect/execid.h"
@@ -128,6 +129,55 @@ void exec_lines_digest(const char *const *entries, size_t n, char out[65])
 	for (size_t i = 0; i < n; i++)
 		sha256_update(&h, entries[i], strlen(entries[i]) + 1);
 	sha256_hex(&h, out);
+}
+
+bool exec_env_searched_entry(const char *entry)
+{
+	return !strncmp(entry, "PATH=", 5) || !strncmp(entry, "RUBYPATH=", 9);
+}
+
+void exec_env_digest(const char *const *entries, size_t n, char out[65])
+{
+	struct sha256 h;
+
+	sha256_init(&h);
+	for (size_t i = 0; i < n; i++)
+		if (exec_env_searched_entry(entries[i]))
+			sha256_update(&h, entries[i], strlen(entries[i]) + 1);
+	sha256_hex(&h, out);
+}
+
+/* The environment a program can start with: the kernel's bound on argv
+ * and envp together is a quarter of the stack limit, at most 6 MiB
+ * (fs/exec.c, with an unlimited stack). */
+#define EXEC_ENV_MAX (8u << 20)
+
+bool exec_env_matches(pid_t pid, const struct exec_id *id)
+{
+	char path[64], sha[65], *buf;
+	size_t len;
+	struct sha256 h;
+	int r;
+
+	if (!id->env_searched)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	r = readfile_at(AT_FDCWD, path, EXEC_ENV_MAX, &buf, &len, NULL);
+	if (r == -ENOENT || r == -ESRCH)
+		return true; /* gone: nothing runs */
+	if (r < 0)
+		return false;
+	sha256_init(&h);
+	for (size_t at = 0; at < len;) {
+		size_t n = strnlen(buf + at, len - at);
+
+		if (at + n < len && exec_env_searched_entry(buf + at))
+			sha256_update(&h, buf + at, n + 1);
+		at += n + 1;
+	}
+	free(buf);
+	sha256_hex(&h, sha);
+	return strcmp(sha, id->env_sha) == 0;
 }
 
 bool exec_id_matches(pid_t pid, const struct exec_id *id)

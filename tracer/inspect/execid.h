@@ -38,6 +38,11 @@ struct exec_id {
 	 * (exec_lines_digest()); 0: none judged. */
 	unsigned lines;
 	char lines_sha[65];
+	/* An interpreter that searched for its script (identity.h): the
+	 * digest of the environment entries the search read
+	 * (exec_env_digest()); env_searched false: none. */
+	bool env_searched;
+	char env_sha[65];
 };
 
 /* A file a program opens itself, by a name it was given, once the kernel
@@ -81,6 +86,20 @@ struct exec_pin *exec_pin_find(struct exec_pin *pins, unsigned n, uint64_t text_
 /* The digest of N entries at ENTRIES, each with its NUL, as
  * exec_argv_matches() reads them from the exec's command line. */
 void exec_lines_digest(const char *const *entries, size_t n, char out[65]);
+
+/* Whether ENTRY ("NAME=VALUE") of an environment is one an interpreter
+ * reads to search for its script: PATH, RUBYPATH. */
+bool exec_env_searched_entry(const char *entry);
+
+/* The digest of the N entries at ENTRIES for which
+ * exec_env_searched_entry() holds, in their order, each with its NUL. */
+void exec_env_digest(const char *const *entries, size_t n, char out[65]);
+
+/* Whether process PID, just after its exec, has the environment entries
+ * a search for its script read when it was judged (ID->env_sha; the
+ * kernel copied them from the caller's memory after the check).  True
+ * when no search was made, or PID is gone. */
+bool exec_env_matches(pid_t pid, const struct exec_id *id);
 
 /* The file an execve of PATH (resolved, absolute) loads.  OUT->known is
  * false when that cannot be told (a format binfmt_misc runs).  Returns 0,

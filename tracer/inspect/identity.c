@@ -9,7 +9,11 @@
 #include <unistd.h>
 
 #include "lib/readfile.h"
+#include "lib/sha256.h"
+#include "tracer/inspect/creds.h"
+#include "tracer/inspect/execid.h"
 #include "tracer/inspect/identity.h"
+#include "tracer/syscall/mem.h"
 #include "tracer/syscall/path.h"
 
 /* How far up from a node script its package.json may be
@@ -293,6 +297,8 @@ static void identity_clear(struct identity *id, const char *exe, const char *con
 	id->script_name = NULL;
 	id->script_judged = false;
 	id->n_opens = 0;
+	id->env_searched = false;
+	id->env_sha[0] = '\0';
 }
 
 /* The program will open the name TEXT, which resolves to PATH. */
@@ -304,9 +310,143 @@ static void identity_opens(struct identity *id, const char *text, const char *pa
 	}
 }
 
-void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const char *const *argv,
-		      size_t argc, const struct identity_caller *caller)
+/* ---- interpreters that search for their script ---- */
+
+/* Entries of an environment read, and the bytes of one. */
+#define IDENTITY_ENV_ENTRIES 16384
+#define IDENTITY_ENV_ENTRY (128 * 1024)
+
+/* The searched entries (execid.h, exec_env_searched_entry()) of the
+ * environment at ENV in process PID's memory, their digest in ID and the
+ * value of the first (FIRST) or last PATH and RUBYPATH into PATH and
+ * RUBYPATH (PATH_MAX each, "" for none).  False when the environment
+ * cannot be read whole: the search is not judged. */
+static bool identity_env_read(struct identity *id, pid_t pid, const struct identity_env *env,
+			      bool first, char *path, char *rubypath)
 {
+	static char entry[IDENTITY_ENV_ENTRY];
+	bool have_path = false, have_ruby = false;
+	struct sha256 h;
+
+	path[0] = rubypath[0] = '\0';
+	sha256_init(&h);
+	for (size_t k = 0; k < IDENTITY_ENV_ENTRIES; k++) {
+		unsigned long at;
+		long n;
+
+		if (mem_read(pid, env->envp + k * sizeof(at), &at, sizeof(at)) < 0)
+			return false;
+		if (!at) {
+			sha256_hex(&h, id->env_sha);
+			id->env_searched = true;
+			return true;
+		}
+		n = mem_read_string(pid, at, entry, sizeof(entry));
+		if (n < 0)
+			return false;
+		if (!exec_env_searched_entry(entry))
+			continue;
+		sha256_update(&h, entry, (size_t)n + 1);
+		if (entry[0] == 'P' && (!first || !have_path) && n - 5 < PATH_MAX) {
+			memcpy(path, entry + 5, (size_t)n - 4);
+			have_path = true;
+		} else if (entry[0] == 'R' && (!first || !have_ruby) && n - 9 < PATH_MAX) {
+			memcpy(rubypath, entry + 9, (size_t)n - 8);
+			have_ruby = true;
+		}
+	}
+	return false;
+}
+
+/* Whether process PID may read the file at PATH (resolved, in its view)
+ * as the interpreters' searches ask: a regular file it can read. */
+static bool identity_readable(pid_t pid, const char *path)
+{
+	struct creds cr, saved;
+	struct stat st;
+	bool ok;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || creds_of_task(pid, &cr) < 0)
+		return false;
+	creds_become(&cr, &saved);
+	ok = faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0;
+	creds_restore(&saved);
+	return ok;
+}
+
+/* NAME searched for in the ':'-separated DIRS (an empty one: the working
+ * directory) as process PID would: the first readable regular file,
+ * as opened into id->search_buf and resolved into OUT.  False: none. */
+static bool identity_search_dirs(struct identity *id, pid_t pid, const char *dirs,
+				 const char *name, char *out)
+{
+	for (const char *d = dirs;; d++) {
+		size_t n = strcspn(d, ":");
+		int len = n ? snprintf(id->search_buf, PATH_MAX, "%.*s/%s", (int)n, d, name)
+			    : snprintf(id->search_buf, PATH_MAX, "%s", name);
+
+		if (len > 0 && len < PATH_MAX &&
+		    path_resolve(pid, AT_FDCWD, id->search_buf, 0, out, PATH_MAX) == 0 &&
+		    identity_readable(pid, out))
+			return true;
+		d += n;
+		if (!*d)
+			return false;
+	}
+}
+
+/* The script NAME of an interpreter that LK says looks it up otherwise
+ * than from the working directory: the text it opens into id->search_buf
+ * and the file into id->script_buf.  False: as from the working
+ * directory (the caller's identity_resolve()). */
+static bool identity_lookup(struct identity *id, pid_t pid, const struct rules_lookup *lk,
+			    const char *name, const struct identity_env *env)
+{
+	char path[PATH_MAX], rubypath[PATH_MAX], dir[PATH_MAX];
+	size_t used = 0;
+
+	if (lk->n_dirs && name[0] != '/') {
+		/* ruby -C A -C B x.rb opens A/B/x.rb */
+		for (size_t k = 0; k < lk->n_dirs; k++) {
+			const char *d = id->argv[lk->dir_arg[k]] + lk->dir_off[k];
+			int n = d[0] == '/' ? snprintf(dir, sizeof(dir), "%s", d)
+					    : snprintf(dir + used, sizeof(dir) - used, "%s%s",
+						       used ? "/" : "", d);
+
+			if (n < 0 || (size_t)n >= sizeof(dir) - used)
+				return false;
+			used = d[0] == '/' ? (size_t)n : used + (size_t)n;
+		}
+		if (snprintf(id->search_buf, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
+			return false;
+		if (path_resolve(pid, AT_FDCWD, id->search_buf, 0, id->script_buf, PATH_MAX) < 0)
+			strcpy(id->script_buf, id->search_buf);
+		return true;
+	}
+	if (lk->how == RULES_LOOKUP_NAME || strchr(name, '/') || !env || !env->envp)
+		return false;
+	if (lk->how == RULES_LOOKUP_PATH_IF_ABSENT &&
+	    path_resolve(pid, AT_FDCWD, name, 0, dir, PATH_MAX) == 0 && access(dir, F_OK) == 0)
+		return false; /* bash opens the file there */
+	if (!identity_env_read(id, pid, env, lk->rubypath, path, rubypath)) {
+		/* Not read whole: the exec event finds another digest. */
+		id->env_searched = true;
+		strcpy(id->env_sha, "unread");
+		return false;
+	}
+	if (lk->rubypath && rubypath[0] && identity_search_dirs(id, pid, rubypath, name, id->script_buf))
+		return true;
+	if (!path[0] && lk->how == RULES_LOOKUP_PATH_IF_ABSENT)
+		/* bash's own when PATH is not set (config-top.h) */
+		strcpy(path, "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.");
+	return path[0] && identity_search_dirs(id, pid, path, name, id->script_buf);
+}
+
+void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const char *const *argv,
+		      size_t argc, const struct identity_caller *caller,
+		      const struct identity_env *env)
+{
+	const char *text = NULL;
 	size_t s, off;
 
 	identity_clear(id, exe, argv, argc);
@@ -331,10 +471,19 @@ void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const cha
 		id->argc -= p;
 	}
 	s = rules_interp_script(id->exe, id->argv, id->argc, &off, NULL, NULL);
-	if (s && identity_resolve(pid, id->argv[s] + off, id->script_buf)) {
+	if (s) {
+		struct rules_lookup lk;
+
+		rules_interp_lookup(id->exe, id->argv, id->argc, s, &lk);
+		if (identity_lookup(id, pid, &lk, id->argv[s] + off, env))
+			text = id->search_buf;
+		else if (identity_resolve(pid, id->argv[s] + off, id->script_buf))
+			text = id->argv[s] + off;
+	}
+	if (text) {
 		id->script = id->script_buf;
 		id->script_arg = s;
-		identity_opens(id, id->argv[s] + off, id->script);
+		identity_opens(id, text, id->script);
 		id->script_judged = caller && caller->exe && strcmp(caller->exe, id->script) == 0 &&
 				    caller->argc > 0 &&
 				    identity_same_args(id->argv + s + 1, id->argc - s - 1,

@@ -44,10 +44,16 @@ struct identity {
 	const char *opens_text[IDENTITY_OPENS];
 	unsigned n_opens;
 	char opens_path[IDENTITY_OPENS][PATH_MAX];
+	/* The interpreter searches for its script (rules_interp_lookup()):
+	 * the digest of the environment entries the search read, which the
+	 * exec must start with (execid.h, exec_env_matches()). */
+	bool env_searched;
+	char env_sha[65];
 
 	char exe_buf[PATH_MAX];
 	char loader_buf[PATH_MAX];
 	char script_buf[PATH_MAX];
+	char search_buf[PATH_MAX]; /* the name a search found, as opened */
 	char exe_name_buf[IDENTITY_NAME_MAX];
 	char script_name_buf[IDENTITY_NAME_MAX];
 };
@@ -60,11 +66,18 @@ struct identity_caller {
 	size_t argc;
 };
 
+/* The environment an exec gives the program: the array of pointers at
+ * ENVP in the caller's memory (0: not known, no search is judged). */
+struct identity_env {
+	unsigned long envp;
+};
+
 /* The identity of an exec of EXE (resolved) with ARGV by process PID
  * (paths relative to its working directory, resolved in its view) into
- * ID.  CALLER may be NULL. */
+ * ID.  CALLER and ENV may be NULL. */
 void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const char *const *argv,
-		      size_t argc, const struct identity_caller *caller);
+		      size_t argc, const struct identity_caller *caller,
+		      const struct identity_env *env);
 
 /* An identity whose paths a backend resolved itself (the preload shim):
  * EXE already the program run, LOADER and SCRIPT absolute or NULL,

@@ -354,7 +354,8 @@ static void loop_exec(struct session *s, struct tracee *t)
 	 * at the judged path, loads another one.  It has not run an
 	 * instruction yet: it is killed here. */
 	if (unjudged || !exec_id_matches(t->pid, &judged) ||
-	    !exec_argv_matches(t->pid, &judged, (const char *const *)t->info->argv, t->info->argc))
+	    !exec_argv_matches(t->pid, &judged, (const char *const *)t->info->argv, t->info->argc) ||
+	    !exec_env_matches(t->pid, &judged))
 		loop_exec_race(s, t, t->info);
 
 	/* A new address space: the unwinder's view of the old one is stale. */

@@ -1,0 +1,108 @@
+#!/bin/bash
+# Interpreters that look for their script elsewhere than by its name from
+# the working directory: bash searches PATH for a script it finds no file
+# of, perl -S and ruby -S search PATH (ruby RUBYPATH first), ruby -C DIR
+# and -xDIR change to DIR first.  The check judges the file they will
+# run, found as they find it in the exec's own environment: a temp
+# script found so is refused (exec.temp-program), as it is by its path.
+# Before, the check judged the name from the working directory, where
+# nothing was, and let each of these run a temp script with no record.
+# A thread flipping the exec's PATH between the check and the kernel's
+# copy of it never runs the other script: the new program's environment
+# is compared at the exec event with the one judged (race.exec).
+. "${top_srcdir:-.}/tests/lib.sh"
+need_agenttrace
+
+unset AGENTTRACE_TEST_ENGINE
+M=$ROOT/marker
+T=$TMPDIR/found
+mkdir -p "$T" "$ROOT/bin" "$ROOT/sub"
+for d in "$T" "$ROOT/bin" "$ROOT/sub"; do
+	printf '#!/bin/sh\necho "%s" >> %s\n' "$d" "$M" > "$d/x.sh"
+	printf 'open(F, ">>", "%s"); print F "%s\\n";\n' "$M" "$d" > "$d/x.pl"
+	printf '#!/usr/bin/ruby\nFile.open("%s", "a") { |f| f.puts "%s" }\n' "$M" "$d" > "$d/x.rb"
+	chmod +x "$d/x.sh" "$d/x.pl" "$d/x.rb"
+done
+have ruby && RUBY=1
+
+engines="ptrace"
+at_q --engine notify -- true && engines="ptrace notify"
+
+# ran DESC DIR -- COMMAND...: the command ran the DIR's script.
+ran() {
+	local desc=$1 dir=$2
+	shift 3
+	rm -f "$M"
+	at_q --engine "$E" -- "$@"
+	assert_eq "$desc: runs" 0 $? || diag "$(cat "$ERR")"
+	assert_eq "$desc: ... the script found" "$dir" "$(cat "$M" 2>/dev/null)"
+	assert_no_alert "$desc: ... no record"
+}
+
+# refused DESC -- COMMAND...: the temp script did not run, with a record.
+refused() {
+	local desc=$1
+	shift 2
+	rm -f "$M"
+	at_q --engine "$E" -- "$@"
+	assert_ne "$desc: refused" 0 $?
+	assert_file_absent "$desc: ... the temp script did not run" "$M"
+	assert_rec "$desc: ... a record naming the temp script" \
+		"event == 'alert' and action == 'deny' and pre(rule_id, 'exec.temp-program') and pre(script_path, '$T/')"
+}
+
+for E in $engines; do
+	refused "$E: bash x.sh found in a temp dir of PATH" -- env PATH="$T:$PATH" bash x.sh
+	refused "$E: perl -S" -- env PATH="$T:$PATH" perl -S x.pl
+	ran "$E: bash x.sh found in the project's PATH" "$ROOT/bin" -- \
+		env PATH="$ROOT/bin:$PATH" bash x.sh
+	ran "$E: perl -S in the project's PATH" "$ROOT/bin" -- env PATH="$ROOT/bin:$PATH" perl -S x.pl
+	ran "$E: bash x.sh in the working directory, a temp dir in PATH" "$ROOT/sub" -- \
+		sh -c 'cd sub && exec env PATH="$1:$PATH" bash x.sh' sh "$T"
+	if [ -n "${RUBY:-}" ]; then
+		refused "$E: ruby -S" -- env PATH="$T:$PATH" ruby -S x.rb
+		refused "$E: ruby -S, RUBYPATH" -- env RUBYPATH="$T" ruby -S x.rb
+		refused "$E: ruby -C DIR" -- ruby -C "$T" x.rb
+		refused "$E: ruby -CDIR" -- ruby -C"$T" x.rb
+		refused "$E: ruby -xDIR" -- ruby -x"$T" x.rb
+		ran "$E: ruby -C DIR in the project" "$ROOT/sub" -- ruby -C "$ROOT/sub" x.rb
+		ran "$E: ruby -S in the project's PATH" "$ROOT/bin" -- env PATH="$ROOT/bin:$PATH" ruby -S x.rb
+	else
+		skip "$E: ruby's searches" "no ruby"
+	fi
+done
+
+# The race: a thread flips the exec's one environment entry between
+# PATH=GOOD and PATH=BAD (directories of one length: the shorter one is
+# padded with '/'), where GOOD/NAME, in the project, exits 0 and BAD/NAME,
+# in a temp dir, exits 42.  Judged with BAD the exec is refused; judged
+# with GOOD and copied by the kernel with BAD, the program must not run.
+GOOD=$ROOT/g1
+BAD=$T
+mkdir -p "$GOOD"
+printf '#!/bin/sh\nexit 0\n' > "$GOOD/race.sh"
+printf '#!/bin/sh\nexit 42\n' > "$BAD/race.sh"
+chmod +x "$GOOD/race.sh" "$BAD/race.sh"
+while [ ${#GOOD} -lt ${#BAD} ]; do GOOD=$GOOD/; done
+while [ ${#BAD} -lt ${#GOOD} ]; do BAD=$BAD/; done
+N=${RACE_N:-300}
+"$PROGS/race-exec" "$GOOD" "$BAD" 50 env race.sh >"$OUT" 2>&1
+diag "native: $(cat "$OUT")"
+for E in $engines; do
+	at --engine "$E" -- "$PROGS/race-exec" "$GOOD" "$BAD" "$N" env race.sh >"$OUT" 2>"$ERR"
+	assert_eq "$E: the race helper ran" 0 $?
+	diag "$E: $(cat "$OUT")"
+	assert_match "$E: the temp script never ran" " bad=0 " "$(cat "$OUT")"
+	good=$(sed -n 's/.* good=\([0-9]*\).*/\1/p' "$OUT")
+	if [ "${good:-0}" -gt 0 ]; then
+		ok "$E: the judged script ran ($good times)"
+	else
+		not_ok "$E: the judged script ran" "$(cat "$OUT")"
+	fi
+	n=$(rec_count "event == 'alert' and rule_id == 'race.exec'")
+	if [ "${n:-0}" -gt 0 ]; then
+		ok "$E: a flipped environment was killed at the exec ($n race.exec records)"
+	else
+		skip "$E: race.exec records" "the race was never won in $N tries"
+	fi
+done
