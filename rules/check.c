@@ -108,7 +108,7 @@ static bool check_rule(const struct check_ctx *c, const struct rules_rule *r)
 	    !check_str(c, r->source, false) || !check_str(c, r->origin, false))
 		return false;
 	if (r->unless_first > p->patterns_count ||
-	    r->unless_count > p->patterns_count - r->unless_first)
+	    r->unless_count > p->patterns_count - r->unless_first || r->unless_own > r->unless_count)
 		return false;
 	for (uint32_t i = 0; i < r->unless_count; i++)
 		if (!check_pattern(c, r->kind, &pats[r->unless_first + i]))

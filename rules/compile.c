@@ -44,6 +44,9 @@ struct crule {
 	struct cpat pat;
 	struct cpat *unless;
 	size_t n_unless;
+	/* The first N_UNLESS_OWN are the rule's own; the rest, exemptions a
+	 * later layer's "overrides" or a command-line allow added. */
+	size_t n_unless_own;
 	struct cpat *under;        /* exec patterns ("under") */
 	size_t n_under;
 	size_t layer_no;           /* index in ctx->layers; SIZE_MAX: the command line */
@@ -1288,6 +1291,7 @@ static void comp_rule(struct comp *c, struct rule_in *in)
 					goto out;
 				}
 			}
+			r->n_unless_own = n_unless;
 		}
 		if (n_under) {
 			r->under = calloc(n_under, sizeof(*r->under));
@@ -1902,6 +1906,7 @@ static int comp_block(struct comp *c, const char *layers, struct rules_policy **
 				build_pattern(&b, &s->pat, &d->pat);
 				d->unless_first = (uint32_t)b.n_pats;
 				d->unless_count = (uint32_t)s->n_unless;
+				d->unless_own = (uint32_t)s->n_unless_own;
 				for (size_t u = 0; u < s->n_unless; u++)
 					build_pattern(&b, &s->unless[u], &b.pats[b.n_pats++]);
 				d->under_first = (uint32_t)b.n_pats;

@@ -196,11 +196,18 @@ const struct rules_rule *rules_deny_names(const struct rules_policy *p, const ch
 					  bool content)
 {
 	const struct rules_span *sp = &p->span[RULES_KIND_WRITE][RULES_ACTION_DENY];
+	const struct rules_pattern *pats =
+		(const struct rules_pattern *)((const char *)p + p->patterns_off);
 
 	for (uint32_t i = 0; i < sp->count; i++) {
 		const struct rules_rule *r = rules_rule_at(p, sp->first + i);
+		bool own_exception = false;
 
-		if ((!content || r->content) && match_path(rules_string(p, r->pat.text), path))
+		if ((content && !r->content) || !match_path(rules_string(p, r->pat.text), path))
+			continue;
+		for (uint32_t u = 0; u < r->unless_own && !own_exception; u++)
+			own_exception = match_path(rules_string(p, pats[r->unless_first + u].text), path);
+		if (!own_exception)
 			return r;
 	}
 	return NULL;

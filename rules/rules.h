@@ -25,7 +25,7 @@
 #include <sys/types.h>
 
 #define RULES_MAGIC 0x50525441u /* "ATRP" little-endian */
-#define RULES_VERSION 6u
+#define RULES_VERSION 7u
 
 /* A string inside the block: the byte offset of a NUL-terminated string
  * from the start of the block.  0 means "none" (offset 0 is the header). */
@@ -153,6 +153,9 @@ struct rules_rule {
 	 * policy say "programs under /tmp, unless under ${ROOT}". */
 	uint32_t unless_first; /* index into the block's pattern table */
 	uint32_t unless_count;
+	/* The first UNLESS_OWN are the rule's own exceptions; the rest are
+	 * the user's: another layer's "overrides", a command-line allow. */
+	uint32_t unless_own;
 	/* The rule matches only an event whose process runs, or descends
 	 * from a process of the session that ran, a program one of these
 	 * exec patterns matches (rule object key "under"; struct
@@ -417,10 +420,11 @@ const struct rules_rule *rules_deny_reach(const struct rules_policy *p, const ch
  * Allocation-free. */
 const struct rules_rule *rules_deny_on_the_way(const struct rules_policy *p, const char *path);
 
-/* The write deny rule whose own pattern names PATH (CONTENT: one that
- * judges content), its exceptions set aside: a user's "overrides" make
- * exceptions, and a file the user let through is still one the rule is
- * about.  NULL: none.  Allocation-free. */
+/* The write deny rule that names PATH (CONTENT: one that judges
+ * content), by its pattern and its own exceptions ("unless": node_modules
+ * is no place it judges), the user's set aside (another layer's
+ * "overrides", a command-line allow: a file the user let through is
+ * still one the rule is about).  NULL: none.  Allocation-free. */
 const struct rules_rule *rules_deny_names(const struct rules_policy *p, const char *path,
 					  bool content);
 

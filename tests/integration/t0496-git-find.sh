@@ -22,7 +22,7 @@ export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com GIT_COMMITTER_NAME=A \
 unset AGENTTRACE_TEST_ENGINE
 
 PWNED=$SANDBOX/pwned
-PAYLOAD=$SANDBOX/payload.sh
+export PAYLOAD=$SANDBOX/payload.sh
 printf '#!/bin/sh\necho "$PWD" > %s\nexit 1\n' "$PWNED" > "$PAYLOAD" && chmod +x "$PAYLOAD"
 VHOME=$SANDBOX/victim-home
 mkdir -p "$VHOME"
@@ -137,6 +137,50 @@ for E in $engines; do
 	assert_rec "$E: a link to a repository that runs a program: a record" \
 		"$(deny_expr write write.git-config "$P/host/ext")"
 	assert_file_absent "$E: ... the link moved out of git's way" "$P/host/ext"
+
+	# 9. A repository in node_modules, where the write rules judge no
+	# configuration, made a gitlink of the project's index: git status
+	# goes into it.
+	repo "$P/nm" || exit 99
+	run "$E" "$P/nm" 'git init -q node_modules/x &&
+		git -C node_modules/x commit -q --allow-empty -m x &&
+		git -C node_modules/x config core.fsmonitor "$PAYLOAD" &&
+		git update-index --add --cacheinfo "160000,$(git -C node_modules/x rev-parse HEAD),node_modules/x"'
+	victim "$P/nm"
+	assert_eq "$E: a gitlink to a repository in node_modules: git status runs nothing" 0 $?
+	assert_rec "$E: ... a record" "$(deny_expr write write.git-config "$P/nm/node_modules/x/.git/HEAD")"
+
+	# 10. A submodule's .git file pointed into node_modules.
+	repo "$P/super3" && git -C "$P/super3" -c protocol.file.allow=always submodule add -q "$R" sm &&
+		git -C "$P/super3" commit -q -m sm || exit 99
+	run "$E" "$P/super3" 'git init -q --bare node_modules/x/.git &&
+		printf "%s\n\tworktree = %s/sm\n" "$EVIL_CFG" "$PWD" > node_modules/x/.git/config &&
+		echo "gitdir: $PWD/node_modules/x/.git" > sm/.git'
+	victim "$P/super3"
+	assert_eq "$E: a submodule's .git file into node_modules: git status runs nothing" 0 $?
+	assert_rec "$E: ... a record" "$(deny_expr write write.git-config)"
+
+	# 11. The work tree moved outside the project by core.worktree, a
+	# gitlink there leading to a repository of the session's.  (The
+	# preload shim refuses every write of .git/config.)
+	if [ "$E" != preload ]; then
+		repo "$P/wtree" || exit 99
+		run "$E" "$P/wtree" 'W=$TMPDIR/wtree; rm -rf $W; git init -q $W/sub &&
+			git -C $W/sub commit -q --allow-empty -m x &&
+			git -C $W/sub config core.fsmonitor "$PAYLOAD" && git config core.worktree $W &&
+			git update-index --add --cacheinfo "160000,$(git -C $W/sub rev-parse HEAD),sub"'
+		victim "$P/wtree"
+		assert_eq "$E: core.worktree outside the project: git status runs nothing" 0 $?
+		assert_rec "$E: ... a record" "$(deny_expr write write.git-config)"
+	fi
+
+	# A link to a sibling project of the user's, where no session can
+	# write, that runs its own hooks: no record.
+	rm -rf "$SANDBOX/sibling" && repo "$SANDBOX/sibling" &&
+		git -C "$SANDBOX/sibling" config core.hooksPath .husky || exit 99
+	run "$E" "$P/host" "ln -s '$SANDBOX/sibling' sib"
+	assert_no_alert "$E: a link to a sibling project with hooks: no record"
+	assert_file_present "$E: ... the link stays" "$P/host/sib"
 
 	# Ordinary work: no record.  (The preload shim refuses every
 	# write of a .git/config: git clone fails there.)

@@ -38,6 +38,7 @@ static const char *const gitfind_names[] = {
 enum {
 	GITFIND_NAMED = 1, /* a name above was written in it: itself and its .git */
 	GITFIND_MOVED = 2, /* something was renamed, linked or symlinked into it */
+	GITFIND_INDEX = 4, /* a .git whose index was written: its gitlinks */
 };
 
 /* The suffix of a name renamed out of git's way: a link so named is not
@@ -144,6 +145,9 @@ void gitfind_note(struct gitfind *g, const char *syscall, const char *path,
 	dir_len = slash == path ? 1 : (size_t)(slash - path);
 	if (gitfind_named(slash + 1))
 		flags |= GITFIND_NAMED;
+	/* git status goes into every gitlink of the index that has a .git */
+	if (!strcmp(slash + 1, "index") && dir_len >= 5 && !memcmp(slash - 5, "/.git", 5))
+		flags |= GITFIND_INDEX;
 	moves = !strncmp(syscall, "rename", 6) || !strncmp(syscall, "link", 4) ||
 		!strncmp(syscall, "symlink", 7);
 	in_git = gitfind_has_component(path, dir_len, ".git");
@@ -161,7 +165,11 @@ void gitfind_note(struct gitfind *g, const char *syscall, const char *path,
 		    (dir_len - k == 9 && !memcmp(path + k, "worktrees", 9)))
 			flags |= GITFIND_MOVED;
 	}
-	if (!flags || gitfind_has_component(path, dir_len, "node_modules"))
+	/* A package tree is not walked for what was moved into it (npm
+	 * moves every package), but what is named there is looked at. */
+	if ((flags & GITFIND_MOVED) && gitfind_has_component(path, dir_len, "node_modules"))
+		flags &= ~(unsigned)GITFIND_MOVED;
+	if (!flags)
 		return;
 	if (!gitfind_add(g, path, dir_len, flags, t))
 		g->overflow = true;
@@ -184,7 +192,6 @@ struct gitfind_look {
 	 * directory, else the command. */
 	pid_t pid;
 	const struct tracee_info *info;
-	size_t refused;
 };
 
 /* DIR "/" NAME in OUT (PATH_MAX): false when it does not fit. */
@@ -222,6 +229,18 @@ static bool gitfind_ruled(const struct rules_policy *p, const char *dir, const c
 	char path[PATH_MAX];
 
 	return gitfind_join(path, dir, name) && rules_deny_names(p, path, content);
+}
+
+/* Whether the policy refuses every write of DIR/NAME: no session
+ * could have put it there (a sibling project of the user's). */
+static bool gitfind_unwritable(const struct rules_policy *p, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct rules_event ev = { .kind = RULES_KIND_WRITE, .path = path };
+	struct rules_verdict v;
+
+	return gitfind_join(path, dir, name) && rules_decide(p, &ev, &v) == 0 &&
+	       v.action == RULES_ACTION_DENY;
 }
 
 static void gitfind_record(struct gitfind_look *l, const char *path, const char *why,
@@ -373,6 +392,11 @@ static void gitfind_judge(struct gitfind_look *l, const char *git, const char *e
 	    gitfind_ruled(l->p, common, "hooks/pre-commit", false) &&
 	    (!strcmp(common, real) || gitfind_ruled(l->p, real, "config.worktree", true)))
 		return;
+	/* Where the policy lets no one write them, the session did not. */
+	if (gitfind_unwritable(l->p, common, "config") &&
+	    gitfind_unwritable(l->p, common, "hooks/pre-commit") &&
+	    (!strcmp(common, real) || gitfind_unwritable(l->p, real, "config.worktree")))
+		return;
 
 	runs = gitfind_config_runs(path, why, sizeof(why));
 	if (!runs)
@@ -381,7 +405,6 @@ static void gitfind_judge(struct gitfind_look *l, const char *git, const char *e
 		runs = gitfind_hook(dir, why, sizeof(why));
 	if (!runs)
 		return;
-	l->refused++;
 	if (l->audit) {
 		snprintf(text, sizeof(text), "%s leads git to %s, where no write rule judged its "
 			 "configuration and hooks: %s", how, real, runs);
@@ -432,6 +455,7 @@ static void gitfind_gitfile(struct gitfind_look *l, const char *path, const char
 }
 
 static void gitfind_walk(struct gitfind_look *l, char *path, size_t n, unsigned depth, bool changed);
+static void gitfind_index(struct gitfind_look *l, char *path, size_t n);
 
 /* PATH, a symbolic link: a git directory it leads to, or one the
  * directory it leads to finds by its .git.  git works in the physical
@@ -475,11 +499,17 @@ static void gitfind_dir(struct gitfind_look *l, char *path, size_t n, bool chang
 	if (lstat(path, &st) == 0) {
 		bool ch = changed || (l->since && gitfind_changed(l, &st));
 
-		if (S_ISREG(st.st_mode))
+		if (S_ISREG(st.st_mode)) {
 			gitfind_gitfile(l, path, path, ch);
-		else if (S_ISLNK(st.st_mode))
+		} else if (S_ISLNK(st.st_mode)) {
 			gitfind_link(l, path, ch);
-		/* a .git directory is looked at as a directory of its own */
+		} else if (S_ISDIR(st.st_mode) && n + sizeof("/.git/HEAD") <= PATH_MAX) {
+			char entry[PATH_MAX];
+
+			memcpy(entry, path, n + sizeof("/.git"));
+			memcpy(entry + n + 5, "/HEAD", sizeof("/HEAD"));
+			gitfind_judge(l, path, entry, "a repository's .git", ch);
+		}
 	}
 	path[n] = '\0';
 }
@@ -499,6 +529,19 @@ static void gitfind_walk(struct gitfind_look *l, char *path, size_t n, unsigned 
 	if (l->since && lstat(path, &dst) == 0 && gitfind_changed(l, &dst))
 		changed = true;
 	gitfind_dir(l, path, n, changed);
+	if (l->since && n + sizeof("/.git/index") <= PATH_MAX) {
+		/* Nothing noted: a repository whose index or configuration
+		 * changed has its gitlinks looked at, wherever they lead
+		 * (node_modules too). */
+		memcpy(path + n, "/.git/index", sizeof("/.git/index"));
+		bool index = gitfind_changed_at(l, path);
+
+		memcpy(path + n, "/.git/config", sizeof("/.git/config"));
+		if (index || gitfind_changed_at(l, path)) {
+			path[n + 5] = '\0';
+			gitfind_index(l, path, n + 5);
+		}
+	}
 	memcpy(path + n, "/HEAD", sizeof("/HEAD"));
 	is_git = gitfind_exists(path);
 	path[n] = '\0';
@@ -539,6 +582,150 @@ static void gitfind_walk(struct gitfind_look *l, char *path, size_t n, unsigned 
 	closedir(d);
 }
 
+/* ---- the gitlinks of an index ---- */
+
+/* An index read, and the gitlinks looked at in it. */
+#define GITFIND_INDEX_MAX (256u << 20)
+#define GITFIND_GITLINKS 4096
+
+static uint32_t gitfind_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The gitlinks (mode 160000: submodules) of the index TEXT (LEN bytes)
+ * of a repository whose objects are named in HASH bytes (20: SHA-1, 32:
+ * SHA-256), each passed to FN with the work tree WORK.  gitformat-index(5):
+ * "DIRC", version 2, 3 or 4, the entry count, then the entries sorted by
+ * path; version 4 spells each path as what it keeps of the previous one
+ * and the rest.  False when TEXT is no index this reads. */
+static bool gitfind_index_each(struct gitfind_look *l, const unsigned char *text, size_t len,
+			       size_t hash, char *work, size_t work_n)
+{
+	char prev[PATH_MAX] = "";
+	size_t prev_n = 0, at = 12, seen = 0;
+	uint32_t version, count;
+
+	if (len < 12 || memcmp(text, "DIRC", 4) != 0)
+		return false;
+	version = gitfind_be32(text + 4);
+	count = gitfind_be32(text + 8);
+	if (version < 2 || version > 4)
+		return false;
+	for (uint32_t e = 0; e < count; e++) {
+		size_t fixed = 40 + hash + 2, start = at, name_n;
+		const unsigned char *name;
+		uint32_t mode;
+		uint16_t flags;
+
+		if (at + fixed > len)
+			return false;
+		mode = gitfind_be32(text + at + 24);
+		flags = (uint16_t)(text[at + fixed - 2] << 8 | text[at + fixed - 1]);
+		at += fixed;
+		if (flags & 0x4000) { /* extended flags (version 3 and up) */
+			if (version < 3 || at + 2 > len)
+				return false;
+			at += 2;
+		}
+		if (version == 4) {
+			size_t drop = 0;
+			unsigned char b;
+
+			/* git's offset varint: 7 bits a byte, each continuation
+			 * adding one before the shift */
+			do {
+				if (at >= len)
+					return false;
+				b = text[at++];
+				drop = (drop << 7) | (b & 0x7f);
+				if (b & 0x80)
+					drop++;
+			} while ((b & 0x80) && drop < PATH_MAX);
+			if (drop > prev_n)
+				return false;
+			prev_n -= drop;
+		} else {
+			prev_n = 0;
+		}
+		name = text + at;
+		name_n = strnlen((const char *)name, len - at);
+		if (at + name_n >= len || prev_n + name_n >= sizeof(prev))
+			return false;
+		memcpy(prev + prev_n, name, name_n + 1);
+		prev_n += name_n;
+		at += name_n + 1;
+		if (version != 4) /* NULs up to a multiple of 8 from the entry's start */
+			at = start + ((at - start + 7) & ~(size_t)7);
+		if ((mode & 0170000) != 0160000 || work_n + 1 + prev_n >= PATH_MAX)
+			continue;
+		if (++seen > GITFIND_GITLINKS) {
+			l->cut = true;
+			return true;
+		}
+		work[work_n] = '/';
+		memcpy(work + work_n + 1, prev, prev_n + 1);
+		gitfind_dir(l, work, work_n + 1 + prev_n, true);
+		work[work_n] = '\0';
+	}
+	return true;
+}
+
+static int gitfind_worktree_of(const struct gitconfig_entry *e, void *arg)
+{
+	char *out = arg;
+
+	if (strcmp(e->name, "core.worktree") != 0 || !e->value || e->value_len >= PATH_MAX)
+		return 0;
+	memcpy(out, e->value, e->value_len);
+	out[e->value_len] = '\0';
+	return 0; /* the last one counts */
+}
+
+/* The work tree core.worktree gives the git directory GIT into WORK
+ * (PATH_MAX): false when it sets none. */
+static bool gitfind_worktree(const char *git, char *work)
+{
+	char path[PATH_MAX], value[PATH_MAX] = "", *text;
+	size_t len;
+	int n;
+
+	if (!gitfind_join(path, git, "config") ||
+	    readfile_at(AT_FDCWD, path, GITCONFIG_MAX, &text, &len, NULL) < 0)
+		return false;
+	gitconfig_each(text, len, gitfind_worktree_of, value, NULL, NULL);
+	free(text);
+	if (!value[0])
+		return false;
+	n = value[0] == '/' ? snprintf(path, sizeof(path), "%s", value)
+			    : snprintf(path, sizeof(path), "%s/%s", git, value);
+	return n > 0 && n < (int)sizeof(path) && realpath(path, work);
+}
+
+/* GIT (PATH, N bytes, a directory named .git) whose index or
+ * configuration the session wrote: the gitlinks of its index, in its
+ * work tree (its parent, or where core.worktree puts it), each of which
+ * git status goes into. */
+static void gitfind_index(struct gitfind_look *l, char *path, size_t n)
+{
+	char index[PATH_MAX], work[PATH_MAX];
+	unsigned char *text;
+	size_t len, work_n;
+
+	if (n < 5 || !gitfind_join(index, path, "index") ||
+	    readfile_at(AT_FDCWD, index, GITFIND_INDEX_MAX, (char **)&text, &len, NULL) < 0)
+		return;
+	if (!gitfind_worktree(path, work)) {
+		memcpy(work, path, n - 5);
+		work[n - 5] = '\0';
+	}
+	work_n = strlen(work);
+	if (!gitfind_index_each(l, text, len, 20, work, work_n) &&
+	    !gitfind_index_each(l, text, len, 32, work, work_n))
+		l->cut = true; /* an index this cannot read: said */
+	free(text);
+}
+
 /* A directory the session moved something into: the links and
  * directories in it that the session changed, and all they hold. */
 static void gitfind_moved(struct gitfind_look *l, char *path, size_t n)
@@ -576,7 +763,7 @@ static void gitfind_moved(struct gitfind_look *l, char *path, size_t n)
 void gitfind_finish(struct session *s, struct gitfind *g)
 {
 	static struct gitfind_look l;
-	char path[PATH_MAX];
+	char path[PATH_MAX], work[PATH_MAX];
 	const struct rules_rule *r;
 
 	if (!g->root)
@@ -611,6 +798,11 @@ void gitfind_finish(struct session *s, struct gitfind *g)
 				gitfind_dir(&l, path, n, true);
 			if (g->v[i].flags & GITFIND_MOVED)
 				gitfind_moved(&l, path, n);
+			/* a configuration written may have moved the work tree */
+			if ((g->v[i].flags & GITFIND_INDEX) ||
+			    ((g->v[i].flags & GITFIND_NAMED) && n >= 5 &&
+			     !strcmp(path + n - 5, "/.git") && gitfind_worktree(path, work)))
+				gitfind_index(&l, path, n);
 		}
 	}
 	if (l.cut) {
