@@ -126,13 +126,14 @@ enum id_step {
 
 /* Shells: -c anywhere in a group makes the first operand the command
  * text; -s reads stdin; -o/-O (and +o/+O) take an option name; bash's
- * --rcfile and --init-file a file. */
+ * --rcfile and --init-file a file; zsh's --emulate a mode. */
 static enum id_step id_shell_opt(const char *a, bool *text)
 {
 	enum id_step step = ID_NEXT;
 
 	if (a[0] == '-' && a[1] == '-')
-		return id_is(a, "--rcfile") || id_is(a, "--init-file") ? ID_SKIP_ONE : ID_NEXT;
+		return id_is(a, "--rcfile") || id_is(a, "--init-file") || id_is(a, "--emulate") ?
+			       ID_SKIP_ONE : ID_NEXT;
 	for (const char *p = a + 1; *p; p++) {
 		if (*p == 'c')
 			*text = true;
@@ -196,21 +197,69 @@ static enum id_step id_node_opt(const char *a, size_t *off)
 /* perl and ruby: -e (also at the end of a group, "-lne") is code; -I,
  * ruby's -r and -C alone take the next argument; perl's -I... -M... -i...
  * carry their value in the rest of the argument. */
-static enum id_step id_perl_ruby_opt(const char *a, bool ruby, size_t *off)
+/* What a perl or ruby option cluster A says besides its step, for
+ * rules_interp_lookup(): -S (a PATH search), and where a ruby -C or -x
+ * directory starts in A (0: none; -C with the next argument: DIR_NEXT). */
+struct id_perl_ruby {
+	bool search;
+	size_t dir_off;
+	bool dir_next;
+};
+
+/* perlrun(1) and ruby(1): -e (and perl's -E) is code, the rest of the
+ * argument or the next one; -h (and perl's -v) ends; -0 (and perl's -l)
+ * take optional digits and the cluster goes on; ruby's -K one letter and
+ * -W an optional level; the letters of VALUE take the rest of the
+ * argument as their value; the other letters are flags. */
+static enum id_step id_perl_ruby_opt(const char *a, bool ruby, size_t *off,
+				     struct id_perl_ruby *pr)
 {
-	if (a[1] == '-')
-		return id_is(a, "--help") || id_is(a, "--version") ? ID_END : ID_NEXT;
-	if (id_is(a, "-I") || (ruby && (id_is(a, "-r") || id_is(a, "-C") || id_is(a, "-E"))))
-		return ID_SKIP_ONE;
+	const char *value = ruby ? "CEFiIrx" : "IMmxdDFCi";
+
+	if (a[1] == '-') {
+		if (id_is(a, "--help") || id_is(a, "--version"))
+			return ID_END;
+		return ruby && (id_is(a, "--encoding") || id_is(a, "--external-encoding") ||
+				id_is(a, "--internal-encoding")) ? ID_SKIP_ONE : ID_NEXT;
+	}
 	for (const char *p = a + 1; *p; p++) {
-		if (*p == 'e' || *p == 'E') {
+		if (*p == 'e' || (!ruby && *p == 'E')) {
 			*off = (size_t)(p + 1 - a);
 			return p[1] ? ID_TEXT_HERE : ID_TEXT_NEXT;
 		}
-		if (*p == 'v' || *p == 'h')
+		if (*p == 'h' || (!ruby && *p == 'v'))
 			return ID_END;
-		if (strchr("IMmixdDFC0KTW", *p))
-			return ID_NEXT; /* the rest of the argument is its value */
+		if (*p == 'S') {
+			pr->search = true;
+		} else if (*p == '0' || (!ruby && *p == 'l')) {
+			/* -0777, -0x1FF (perl), -l015 */
+			if (!ruby && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+				p++;
+			while ((p[1] >= '0' && p[1] <= '9') || (!ruby && ((p[1] >= 'a' && p[1] <= 'f') ||
+								    (p[1] >= 'A' && p[1] <= 'F'))))
+				p++;
+		} else if (ruby && *p == 'K') {
+			if (p[1])
+				p++;
+		} else if (ruby && *p == 'W') {
+			if (p[1] == ':')
+				return ID_NEXT;
+			if (p[1] >= '0' && p[1] <= '2')
+				p++;
+		} else if (strchr(value, *p)) {
+			if (ruby && (*p == 'C' || *p == 'x')) {
+				if (p[1])
+					pr->dir_off = (size_t)(p + 1 - a);
+				else
+					pr->dir_next = *p == 'C';
+			}
+			/* the rest of the argument is its value; ruby's -C,
+			 * -E, -I, -r and perl's -I take the next one when it
+			 * is empty */
+			if (!p[1] && (*p == 'I' || (ruby && strchr("CEr", *p))))
+				return ID_SKIP_ONE;
+			return ID_NEXT;
+		}
 	}
 	return ID_NEXT;
 }
@@ -257,10 +306,6 @@ static enum id_interp id_interp_start(const char *exe_base, const char *const *a
 	return id_interp_of(exe_base);
 }
 
-/* The letters of a perl or ruby option cluster after which the rest of
- * the argument is the option's value. */
-#define ID_VALUE_LETTERS "IMmixdDFC0KTWreE"
-
 void rules_interp_lookup(const char *exe, const char *const *argv, size_t argc, size_t script,
 			 struct rules_lookup *out)
 {
@@ -272,45 +317,35 @@ void rules_interp_lookup(const char *exe, const char *const *argv, size_t argc, 
 		return;
 	kind = id_interp_start(id_base(exe), argv, argc, &i);
 	if (kind == ID_SHELL) {
-		/* bash, out of POSIX mode (called as sh, --posix, -o posix),
-		 * searches PATH for a script it finds no file of
-		 * (shell.c, open_shell_script()). */
-		if (!id_is(id_base(exe), "bash") || (argv[0] && id_is(id_base(argv[0]), "sh")))
-			return;
-		for (; i < script; i++)
-			if (id_is(argv[i], "--posix") ||
-			    (id_is(argv[i], "-o") && i + 1 < script && id_is(argv[i + 1], "posix")))
-				return;
+		/* bash searches PATH for a script it finds no file of, in
+		 * POSIX mode too; zsh does with PATH_SCRIPT (set when it
+		 * runs as sh or ksh).  One that does not fails to run
+		 * anything: a search judged there refuses nothing that runs. */
 		out->how = RULES_LOOKUP_PATH_IF_ABSENT;
+		out->by = RULES_LOOKUP_BY_SHELL;
 		return;
 	}
 	if (kind != ID_PERL && kind != ID_RUBY)
 		return;
+	out->by = kind == ID_PERL ? RULES_LOOKUP_BY_PERL : RULES_LOOKUP_BY_RUBY;
 	/* perl -S and ruby -S search PATH (ruby RUBYPATH first); ruby -C DIR,
 	 * -CDIR and -xDIR change to DIR before the script is opened. */
 	for (; i < script; i++) {
-		const char *a = argv[i];
+		struct id_perl_ruby pr = { 0 };
+		size_t off;
+		enum id_step step;
 
-		if (!a || a[0] != '-' || a[1] == '-')
+		if (!argv[i] || argv[i][0] != '-' || !argv[i][1])
 			continue;
-		for (const char *p = a + 1; *p; p++) {
-			if (*p == 'S') {
-				out->how = RULES_LOOKUP_PATH;
-				out->rubypath = kind == ID_RUBY;
-				continue;
-			}
-			if (kind == ID_RUBY && (*p == 'C' || *p == 'x') && out->n_dirs < RULES_LOOKUP_DIRS) {
-				if (p[1]) {
-					out->dir_arg[out->n_dirs] = i;
-					out->dir_off[out->n_dirs++] = (size_t)(p + 1 - a);
-				} else if (*p == 'C' && i + 1 < script) {
-					out->dir_arg[out->n_dirs] = i + 1;
-					out->dir_off[out->n_dirs++] = 0;
-				}
-			}
-			if (strchr(ID_VALUE_LETTERS, *p))
-				break;
+		step = id_perl_ruby_opt(argv[i], kind == ID_RUBY, &off, &pr);
+		if (pr.search)
+			out->how = RULES_LOOKUP_PATH;
+		if ((pr.dir_off || (pr.dir_next && i + 1 < script)) && out->n_dirs < RULES_LOOKUP_DIRS) {
+			out->dir_arg[out->n_dirs] = pr.dir_off ? i : i + 1;
+			out->dir_off[out->n_dirs++] = pr.dir_off;
 		}
+		if (step == ID_SKIP_ONE)
+			i++;
 	}
 }
 
@@ -369,9 +404,12 @@ size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc
 			step = id_node_opt(a, &off);
 			break;
 		case ID_PERL:
-		case ID_RUBY:
-			step = id_perl_ruby_opt(a, kind == ID_RUBY, &off);
+		case ID_RUBY: {
+			struct id_perl_ruby pr = { 0 };
+
+			step = id_perl_ruby_opt(a, kind == ID_RUBY, &off, &pr);
 			break;
+		}
 		case ID_PHP:
 			if (a[1] == 'f' && a[2]) { /* "-fFILE" */
 				if (script_off)

@@ -473,15 +473,16 @@ size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc
 			   size_t *script_off, size_t *text_arg, size_t *text_off);
 /* How the interpreter EXE given ARGV, whose script is ARGV[SCRIPT]
  * (rules_interp_script()), finds that script besides by its name from
- * the working directory: bash searches PATH for a name with no '/' that
- * names no file there (RULES_LOOKUP_PATH_IF_ABSENT); perl -S and ruby -S
- * search PATH for such a name, ruby RUBYPATH first (RULES_LOOKUP_PATH);
+ * the working directory: a shell searches PATH for a name that names no
+ * file there (RULES_LOOKUP_PATH_IF_ABSENT: bash does, in POSIX mode too,
+ * zsh with PATH_SCRIPT); perl -S and ruby -S search PATH
+ * (RULES_LOOKUP_PATH), each in its own way (BY: tracer/inspect/identity.c);
  * ruby -C DIR, -CDIR and -xDIR change to each DIR (argv[DIR_ARG[K]] from
  * byte DIR_OFF[K]) in turn first.  Allocation-free. */
 #define RULES_LOOKUP_DIRS 4
 struct rules_lookup {
 	enum { RULES_LOOKUP_NAME, RULES_LOOKUP_PATH_IF_ABSENT, RULES_LOOKUP_PATH } how;
-	bool rubypath;
+	enum { RULES_LOOKUP_BY_SHELL, RULES_LOOKUP_BY_PERL, RULES_LOOKUP_BY_RUBY } by;
 	size_t dir_arg[RULES_LOOKUP_DIRS], dir_off[RULES_LOOKUP_DIRS];
 	size_t n_dirs;
 };

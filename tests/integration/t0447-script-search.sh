@@ -59,7 +59,31 @@ for E in $engines; do
 	ran "$E: perl -S in the project's PATH" "$ROOT/bin" -- env PATH="$ROOT/bin:$PATH" perl -S x.pl
 	ran "$E: bash x.sh in the working directory, a temp dir in PATH" "$ROOT/sub" -- \
 		sh -c 'cd sub && exec env PATH="$1:$PATH" bash x.sh' sh "$T"
+	# An attacker helper's spellings: bash searches in POSIX mode too
+	# and as sh; zsh's --emulate takes a value; perl's -0 and -l take
+	# digits and go on; perl -S takes the first file it may run.
+	refused "$E: bash --posix" -- env PATH="$T:$PATH" bash --posix x.sh
+	refused "$E: bash as sh" -- env PATH="$T:$PATH" bash -c 'exec -a sh bash x.sh'
+	if have zsh; then
+		refused "$E: zsh --emulate sh" -- env PATH="$T:$PATH" zsh --emulate sh x.sh
+		refused "$E: zsh -o pathscript" -- env PATH="$T:$PATH" zsh -o pathscript x.sh
+	fi
+	refused "$E: perl -0777S" -- env PATH="$T:$PATH" perl -0777S x.pl
+	refused "$E: perl -l0S" -- env PATH="$T:$PATH" perl -l0S x.pl
+	mkdir -p "$ROOT/decoy" && printf 'print "decoy\n";\n' > "$ROOT/decoy/x.pl" &&
+		chmod 644 "$ROOT/decoy/x.pl"
+	refused "$E: perl -S past a file it may not run" -- env PATH="$ROOT/decoy:$T:$PATH" perl -S x.pl
+	mkdir -p "$T/nox" && cp "$ROOT/decoy/x.pl" "$T/nox/x.pl"
+	ran "$E: perl -S past a temp file it may not run" "$ROOT/bin" -- \
+		env PATH="$T/nox:$ROOT/bin:$PATH" perl -S x.pl
 	if [ -n "${RUBY:-}" ]; then
+		refused "$E: ruby -Eutf-8 -S" -- env PATH="$T:$PATH" ruby -Eutf-8 -S x.rb
+		refused "$E: ruby --encoding utf-8 -S" -- env PATH="$T:$PATH" ruby --encoding utf-8 -S x.rb
+		refused "$E: ruby -v -S" -- env PATH="$T:$PATH" ruby -v -S x.rb
+		refused "$E: ruby -C / -S" -- env PATH="$T:$PATH" ruby -C / -S x.rb
+		refused "$E: ruby -S, ~ in PATH" -- env HOME="$T" PATH="~:$PATH" ruby -S x.rb
+		mkdir -p "$T/sub" && cp "$T/x.rb" "$T/sub/x.rb"
+		refused "$E: ruby -S of a name with a /" -- env PATH="$T:$PATH" ruby -S sub/x.rb
 		refused "$E: ruby -S" -- env PATH="$T:$PATH" ruby -S x.rb
 		refused "$E: ruby -S, RUBYPATH" -- env RUBYPATH="$T" ruby -S x.rb
 		refused "$E: ruby -C DIR" -- ruby -C "$T" x.rb

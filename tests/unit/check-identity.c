@@ -104,6 +104,7 @@ static const struct interp_case interp_cases[] = {
 	{ "/bin/sh", { "sh", "-s", "x.sh" }, 0, 0, 0, 0 },
 	{ "/bin/sh", { "sh" }, 0, 0, 0, 0 },
 	{ "/bin/zsh", { "zsh", "-f", "x.zsh" }, 2, 0, 0, 0 },
+	{ "/bin/zsh", { "zsh", "--emulate", "sh", "x.sh" }, 3, 0, 0, 0 },
 	/* busybox: the applet is argv[0]'s name, or argv[1] */
 	{ "/bin/busybox", { "sh", "x.sh" }, 1, 0, 0, 0 },
 	{ "/bin/busybox", { "busybox", "sh", "x.sh" }, 2, 0, 0, 0 },
@@ -136,6 +137,12 @@ static const struct interp_case interp_cases[] = {
 	{ "/usr/bin/perl", { "perl", "-eprint" }, 0, 1, 2, 0 },
 	{ "/usr/bin/ruby3.1", { "ruby", "-r", "json", "x.rb" }, 3, 0, 0, 0 },
 	{ "/usr/bin/ruby", { "ruby", "-e", "p 1" }, 0, 2, 0, 0 },
+	/* ruby's -v runs the script too; -E and --encoding are encodings */
+	{ "/usr/bin/ruby", { "ruby", "-v", "x.rb" }, 2, 0, 0, 0 },
+	{ "/usr/bin/ruby", { "ruby", "-Eutf-8", "x.rb" }, 2, 0, 0, 0 },
+	{ "/usr/bin/ruby", { "ruby", "--encoding", "utf-8", "x.rb" }, 3, 0, 0, 0 },
+	{ "/usr/bin/perl", { "perl", "-v", "x.pl" }, 0, 0, 0, 0 },
+	{ "/usr/bin/perl", { "perl", "-0777", "-n", "x.pl" }, 3, 0, 0, 0 },
 	{ "/usr/bin/php8.2", { "php", "-d", "x=1", "x.php", "--", "a" }, 3, 0, 0, 0 },
 	{ "/usr/bin/php", { "php", "-f", "x.php" }, 2, 0, 0, 0 },
 	{ "/usr/bin/php", { "php", "-f/tmp/x.php", "a" }, 1, 0, 0, 2 },
@@ -170,33 +177,51 @@ struct lookup_case {
 	const char *exe;
 	const char *argv[8];
 	int how;
-	bool rubypath;
+	int by;
 	size_t n_dirs;
 	size_t dir_arg[2], dir_off[2];
 };
 
+#define SH RULES_LOOKUP_BY_SHELL
+#define PL RULES_LOOKUP_BY_PERL
+#define RB RULES_LOOKUP_BY_RUBY
+#define IF_ABSENT RULES_LOOKUP_PATH_IF_ABSENT
+#define SEARCH RULES_LOOKUP_PATH
+#define NAME RULES_LOOKUP_NAME
+
 static const struct lookup_case lookup_cases[] = {
-	{ "/usr/bin/bash", { "bash", "x.sh" }, RULES_LOOKUP_PATH_IF_ABSENT, false, 0, { 0 }, { 0 } },
-	{ "/usr/bin/bash", { "bash", "-e", "x.sh" }, RULES_LOOKUP_PATH_IF_ABSENT, false, 0, { 0 },
+	/* a shell searches when the name names no file: bash in POSIX mode
+	 * too, zsh with PATH_SCRIPT; one that does not runs nothing then */
+	{ "/usr/bin/bash", { "bash", "x.sh" }, IF_ABSENT, SH, 0, { 0 }, { 0 } },
+	{ "/usr/bin/bash", { "sh", "x.sh" }, IF_ABSENT, SH, 0, { 0 }, { 0 } },
+	{ "/usr/bin/bash", { "bash", "--posix", "x.sh" }, IF_ABSENT, SH, 0, { 0 }, { 0 } },
+	{ "/usr/bin/zsh", { "zsh", "-o", "pathscript", "x.sh" }, IF_ABSENT, SH, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "-S", "x.pl" }, SEARCH, PL, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "-wS", "x.pl" }, SEARCH, PL, 0, { 0 }, { 0 } },
+	/* -0 and -l take digits and the cluster goes on */
+	{ "/usr/bin/perl", { "perl", "-0S", "x.pl" }, SEARCH, PL, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "-0777S", "x.pl" }, SEARCH, PL, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "-l0S", "x.pl" }, SEARCH, PL, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "-WS", "x.pl" }, SEARCH, PL, 0, { 0 }, { 0 } },
+	/* a value holds the S: -I, -C */
+	{ "/usr/bin/perl", { "perl", "-ISx", "x.pl" }, NAME, PL, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "-CS", "x.pl" }, NAME, PL, 0, { 0 }, { 0 } },
+	{ "/usr/bin/perl", { "perl", "x.pl" }, NAME, PL, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-S", "x.rb" }, SEARCH, RB, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-Eutf-8", "-S", "x.rb" }, SEARCH, RB, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "--encoding", "utf-8", "-S", "x.rb" }, SEARCH, RB, 0, { 0 },
 	  { 0 } },
-	/* bash as sh, or in POSIX mode, does not search */
-	{ "/usr/bin/bash", { "sh", "x.sh" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
-	{ "/usr/bin/bash", { "bash", "--posix", "x.sh" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
-	{ "/usr/bin/bash", { "bash", "-o", "posix", "x.sh" }, RULES_LOOKUP_NAME, false, 0, { 0 },
-	  { 0 } },
-	{ "/usr/bin/dash", { "sh", "x.sh" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
-	{ "/usr/bin/perl", { "perl", "-S", "x.pl" }, RULES_LOOKUP_PATH, false, 0, { 0 }, { 0 } },
-	{ "/usr/bin/perl", { "perl", "-wS", "x.pl" }, RULES_LOOKUP_PATH, false, 0, { 0 }, { 0 } },
-	/* -I's value holds the S */
-	{ "/usr/bin/perl", { "perl", "-ISx", "x.pl" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
-	{ "/usr/bin/perl", { "perl", "x.pl" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
-	{ "/usr/bin/ruby", { "ruby", "-S", "x.rb" }, RULES_LOOKUP_PATH, true, 0, { 0 }, { 0 } },
-	{ "/usr/bin/ruby", { "ruby", "-C", "/d", "x.rb" }, RULES_LOOKUP_NAME, false, 1, { 2 }, { 0 } },
-	{ "/usr/bin/ruby", { "ruby", "-C/d", "x.rb" }, RULES_LOOKUP_NAME, false, 1, { 1 }, { 2 } },
-	{ "/usr/bin/ruby", { "ruby", "-x/d", "-C", "e", "x.rb" }, RULES_LOOKUP_NAME, false, 2,
-	  { 1, 3 }, { 2, 0 } },
-	{ "/usr/bin/ruby", { "ruby", "-x", "x.rb" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
-	{ "/usr/bin/python3", { "python3", "x.py" }, RULES_LOOKUP_NAME, false, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-0S", "x.rb" }, SEARCH, RB, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-KuS", "x.rb" }, SEARCH, RB, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-KS", "x.rb" }, NAME, RB, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-v", "-S", "x.rb" }, SEARCH, RB, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-dS", "x.rb" }, SEARCH, RB, 0, { 0 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-C", "/d", "-S", "x.rb" }, SEARCH, RB, 1, { 2 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-C", "/d", "x.rb" }, NAME, RB, 1, { 2 }, { 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-C/d", "x.rb" }, NAME, RB, 1, { 1 }, { 2 } },
+	{ "/usr/bin/ruby", { "ruby", "-x/d", "-C", "e", "x.rb" }, NAME, RB, 2, { 1, 3 }, { 2, 0 } },
+	{ "/usr/bin/ruby", { "ruby", "-x", "x.rb" }, NAME, RB, 0, { 0 }, { 0 } },
+	{ "/usr/bin/python3", { "python3", "x.py" }, NAME, SH, 0, { 0 }, { 0 } },
 };
 
 START_TEST(test_interp_lookup)
@@ -208,9 +233,10 @@ START_TEST(test_interp_lookup)
 
 	ck_assert_msg(s > 0, "case %d: no script", _i);
 	rules_interp_lookup(c->exe, c->argv, argc, s, &lk);
-	ck_assert_msg((int)lk.how == c->how && lk.rubypath == c->rubypath && lk.n_dirs == c->n_dirs,
-		      "case %d (%s %s): how %d rubypath %d dirs %zu", _i, c->argv[0], c->argv[1],
-		      (int)lk.how, lk.rubypath, lk.n_dirs);
+	ck_assert_msg((int)lk.how == c->how && (c->how == NAME || (int)lk.by == c->by) &&
+			      lk.n_dirs == c->n_dirs,
+		      "case %d (%s %s): how %d by %d dirs %zu", _i, c->argv[0], c->argv[1],
+		      (int)lk.how, (int)lk.by, lk.n_dirs);
 	for (size_t k = 0; k < c->n_dirs; k++)
 		ck_assert_msg(lk.dir_arg[k] == c->dir_arg[k] && lk.dir_off[k] == c->dir_off[k],
 			      "case %d: dir %zu at %zu+%zu", _i, k, lk.dir_arg[k], lk.dir_off[k]);

@@ -133,7 +133,8 @@ void exec_lines_digest(const char *const *entries, size_t n, char out[65])
 
 bool exec_env_searched_entry(const char *entry)
 {
-	return !strncmp(entry, "PATH=", 5) || !strncmp(entry, "RUBYPATH=", 9);
+	return !strncmp(entry, "PATH=", 5) || !strncmp(entry, "RUBYPATH=", 9) ||
+	       !strncmp(entry, "HOME=", 5);
 }
 
 void exec_env_digest(const char *const *entries, size_t n, char out[65])

@@ -88,7 +88,7 @@ struct exec_pin *exec_pin_find(struct exec_pin *pins, unsigned n, uint64_t text_
 void exec_lines_digest(const char *const *entries, size_t n, char out[65]);
 
 /* Whether ENTRY ("NAME=VALUE") of an environment is one an interpreter
- * reads to search for its script: PATH, RUBYPATH. */
+ * reads to search for its script: PATH, RUBYPATH, HOME (ruby's '~'). */
 bool exec_env_searched_entry(const char *entry);
 
 /* The digest of the N entries at ENTRIES for which

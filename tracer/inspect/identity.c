@@ -316,22 +316,30 @@ static void identity_opens(struct identity *id, const char *text, const char *pa
 #define IDENTITY_ENV_ENTRIES 16384
 #define IDENTITY_ENV_ENTRY (128 * 1024)
 
+/* What of an exec's environment a search reads: PATH, RUBYPATH and
+ * HOME (ruby turns a leading '~' of an entry into it), each "" when
+ * absent. */
+struct identity_search_env {
+	char path[PATH_MAX], rubypath[PATH_MAX], home[PATH_MAX];
+};
+
 /* The searched entries (execid.h, exec_env_searched_entry()) of the
- * environment at ENV in process PID's memory, their digest in ID and the
- * value of the first (FIRST) or last PATH and RUBYPATH into PATH and
- * RUBYPATH (PATH_MAX each, "" for none).  False when the environment
- * cannot be read whole: the search is not judged. */
+ * environment at ENV in process PID's memory: their digest in ID, and
+ * the value of the first (FIRST: getenv(3)'s) or last (bash's) of each
+ * in OUT.  False when the environment cannot be read whole. */
 static bool identity_env_read(struct identity *id, pid_t pid, const struct identity_env *env,
-			      bool first, char *path, char *rubypath)
+			      bool first, struct identity_search_env *out)
 {
 	static char entry[IDENTITY_ENV_ENTRY];
-	bool have_path = false, have_ruby = false;
+	bool have[3] = { false, false, false };
 	struct sha256 h;
 
-	path[0] = rubypath[0] = '\0';
+	out->path[0] = out->rubypath[0] = out->home[0] = '\0';
 	sha256_init(&h);
 	for (size_t k = 0; k < IDENTITY_ENV_ENTRIES; k++) {
 		unsigned long at;
+		char *eq, *to;
+		int which;
 		long n;
 
 		if (mem_read(pid, env->envp + k * sizeof(at), &at, sizeof(at)) < 0)
@@ -347,20 +355,21 @@ static bool identity_env_read(struct identity *id, pid_t pid, const struct ident
 		if (!exec_env_searched_entry(entry))
 			continue;
 		sha256_update(&h, entry, (size_t)n + 1);
-		if (entry[0] == 'P' && (!first || !have_path) && n - 5 < PATH_MAX) {
-			memcpy(path, entry + 5, (size_t)n - 4);
-			have_path = true;
-		} else if (entry[0] == 'R' && (!first || !have_ruby) && n - 9 < PATH_MAX) {
-			memcpy(rubypath, entry + 9, (size_t)n - 8);
-			have_ruby = true;
-		}
+		eq = strchr(entry, '=');
+		which = entry[0] == 'P' ? 0 : entry[0] == 'R' ? 1 : 2;
+		to = which == 0 ? out->path : which == 1 ? out->rubypath : out->home;
+		if ((first && have[which]) || strlen(eq + 1) >= PATH_MAX)
+			continue;
+		strcpy(to, eq + 1);
+		have[which] = true;
 	}
 	return false;
 }
 
-/* Whether process PID may read the file at PATH (resolved, in its view)
- * as the interpreters' searches ask: a regular file it can read. */
-static bool identity_readable(pid_t pid, const char *path)
+/* Whether process PID may use the file at PATH (resolved, in its view)
+ * as the interpreters' searches ask: a regular file it can read (and,
+ * for perl, run: EXEC). */
+static bool identity_usable(pid_t pid, const char *path, bool exec)
 {
 	struct creds cr, saved;
 	struct stat st;
@@ -369,25 +378,37 @@ static bool identity_readable(pid_t pid, const char *path)
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || creds_of_task(pid, &cr) < 0)
 		return false;
 	creds_become(&cr, &saved);
-	ok = faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0;
+	ok = faccessat(AT_FDCWD, path, exec ? R_OK | X_OK : R_OK, AT_EACCESS) == 0;
 	creds_restore(&saved);
 	return ok;
 }
 
-/* NAME searched for in the ':'-separated DIRS (an empty one: the working
- * directory) as process PID would: the first readable regular file,
- * as opened into id->search_buf and resolved into OUT.  False: none. */
-static bool identity_search_dirs(struct identity *id, pid_t pid, const char *dirs,
-				 const char *name, char *out)
+/* NAME searched for in the ':'-separated DIRS as interpreter BY would
+ * (an empty entry: the working directory; a relative one from BASE when
+ * not ""; ruby: a leading '~' is HOME): the first file it may use, as
+ * opened into id->search_buf and resolved into OUT.  False: none. */
+static bool identity_search_dirs(struct identity *id, pid_t pid, int by, const char *dirs,
+				 const char *base, const char *home, const char *name, char *out)
 {
 	for (const char *d = dirs;; d++) {
 		size_t n = strcspn(d, ":");
-		int len = n ? snprintf(id->search_buf, PATH_MAX, "%.*s/%s", (int)n, d, name)
-			    : snprintf(id->search_buf, PATH_MAX, "%s", name);
+		const char *pre = "", *sep = "";
+		int len;
 
+		if (by == RULES_LOOKUP_BY_RUBY && n && d[0] == '~' && (n == 1 || d[1] == '/')) {
+			pre = home;
+			d++;
+			n--;
+		} else if (n && d[0] != '/' && base[0]) {
+			pre = base;
+			sep = "/";
+		}
+		len = n || pre[0] ? snprintf(id->search_buf, PATH_MAX, "%s%s%.*s/%s", pre, sep, (int)n,
+					     d, name)
+				  : snprintf(id->search_buf, PATH_MAX, "%s", name);
 		if (len > 0 && len < PATH_MAX &&
 		    path_resolve(pid, AT_FDCWD, id->search_buf, 0, out, PATH_MAX) == 0 &&
-		    identity_readable(pid, out))
+		    identity_usable(pid, out, by == RULES_LOOKUP_BY_PERL))
 			return true;
 		d += n;
 		if (!*d)
@@ -402,44 +423,51 @@ static bool identity_search_dirs(struct identity *id, pid_t pid, const char *dir
 static bool identity_lookup(struct identity *id, pid_t pid, const struct rules_lookup *lk,
 			    const char *name, const struct identity_env *env)
 {
-	char path[PATH_MAX], rubypath[PATH_MAX], dir[PATH_MAX];
+	static struct identity_search_env se;
+	char dir[PATH_MAX] = "", at[PATH_MAX];
+	bool ruby = lk->by == RULES_LOOKUP_BY_RUBY, shell = lk->by == RULES_LOOKUP_BY_SHELL;
 	size_t used = 0;
 
-	if (lk->n_dirs && name[0] != '/') {
-		/* ruby -C A -C B x.rb opens A/B/x.rb */
-		for (size_t k = 0; k < lk->n_dirs; k++) {
-			const char *d = id->argv[lk->dir_arg[k]] + lk->dir_off[k];
-			int n = d[0] == '/' ? snprintf(dir, sizeof(dir), "%s", d)
-					    : snprintf(dir + used, sizeof(dir) - used, "%s%s",
-						       used ? "/" : "", d);
+	/* ruby -C A -C B changes to A/B first */
+	for (size_t k = 0; k < lk->n_dirs; k++) {
+		const char *d = id->argv[lk->dir_arg[k]] + lk->dir_off[k];
+		int n = d[0] == '/' ? snprintf(dir, sizeof(dir), "%s", d)
+				    : snprintf(dir + used, sizeof(dir) - used, "%s%s", used ? "/" : "", d);
 
-			if (n < 0 || (size_t)n >= sizeof(dir) - used)
-				return false;
-			used = d[0] == '/' ? (size_t)n : used + (size_t)n;
-		}
-		if (snprintf(id->search_buf, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
+		if (n < 0 || (size_t)n >= sizeof(dir) - used)
 			return false;
-		if (path_resolve(pid, AT_FDCWD, id->search_buf, 0, id->script_buf, PATH_MAX) < 0)
-			strcpy(id->script_buf, id->search_buf);
-		return true;
+		used = d[0] == '/' ? (size_t)n : used + (size_t)n;
 	}
-	if (lk->how == RULES_LOOKUP_NAME || strchr(name, '/') || !env || !env->envp)
-		return false;
-	if (lk->how == RULES_LOOKUP_PATH_IF_ABSENT &&
-	    path_resolve(pid, AT_FDCWD, name, 0, dir, PATH_MAX) == 0 && access(dir, F_OK) == 0)
-		return false; /* bash opens the file there */
-	if (!identity_env_read(id, pid, env, lk->rubypath, path, rubypath)) {
-		/* Not read whole: the exec event finds another digest. */
-		id->env_searched = true;
-		strcpy(id->env_sha, "unread");
-		return false;
+	/* A name searched for: none with a '/' (ruby: an absolute one), and
+	 * for a shell one that names no file from the working directory. */
+	if (lk->how != RULES_LOOKUP_NAME && env && env->envp && name[0] != '/' &&
+	    (ruby || !strchr(name, '/')) &&
+	    !(lk->how == RULES_LOOKUP_PATH_IF_ABSENT &&
+	      path_resolve(pid, AT_FDCWD, name, 0, at, PATH_MAX) == 0 && access(at, F_OK) == 0)) {
+		if (!identity_env_read(id, pid, env, !shell, &se)) {
+			/* Not read whole: the exec event finds another digest. */
+			id->env_searched = true;
+			strcpy(id->env_sha, "unread");
+		} else {
+			if (ruby && se.rubypath[0] &&
+			    identity_search_dirs(id, pid, lk->by, se.rubypath, dir, se.home, name,
+						 id->script_buf))
+				return true;
+			if (!se.path[0] && shell)
+				/* bash's own when PATH is not set (config-top.h) */
+				strcpy(se.path, "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.");
+			if (se.path[0] && identity_search_dirs(id, pid, lk->by, se.path, dir, se.home, name,
+							       id->script_buf))
+				return true;
+		}
 	}
-	if (lk->rubypath && rubypath[0] && identity_search_dirs(id, pid, rubypath, name, id->script_buf))
-		return true;
-	if (!path[0] && lk->how == RULES_LOOKUP_PATH_IF_ABSENT)
-		/* bash's own when PATH is not set (config-top.h) */
-		strcpy(path, "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.");
-	return path[0] && identity_search_dirs(id, pid, path, name, id->script_buf);
+	if (!dir[0] || name[0] == '/')
+		return false;
+	if (snprintf(id->search_buf, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
+		return false;
+	if (path_resolve(pid, AT_FDCWD, id->search_buf, 0, id->script_buf, PATH_MAX) < 0)
+		strcpy(id->script_buf, id->search_buf);
+	return true;
 }
 
 void identity_of_exec(struct identity *id, pid_t pid, const char *exe, const char *const *argv,
