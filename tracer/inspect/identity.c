@@ -330,54 +330,88 @@ struct identity_search_env {
 static bool identity_env_read(struct identity *id, pid_t pid, const struct identity_env *env,
 			      bool first, struct identity_search_env *out)
 {
-	static char entry[IDENTITY_ENV_ENTRY];
+	/* The pointers and the entries a chunk at a time: one
+	 * process_vm_readv for most of an environment, each entry longer
+	 * than a slot (or across a page) read on its own. */
+	enum { CHUNK = MEM_STRINGS_MAX, SLOT = 256 };
+	static char entry[IDENTITY_ENV_ENTRY], slots[CHUNK][SLOT];
+	static char *bufs[CHUNK];
+	static size_t caps[CHUNK];
+	unsigned long at[CHUNK];
 	bool have[3] = { false, false, false };
 	struct sha256 h;
 
+	for (size_t i = 0; i < CHUNK; i++) {
+		bufs[i] = slots[i];
+		caps[i] = SLOT;
+	}
 	out->path[0] = out->rubypath[0] = out->home[0] = '\0';
 	sha256_init(&h);
-	for (size_t k = 0; k < IDENTITY_ENV_ENTRIES; k++) {
-		unsigned long at;
-		char *eq, *to;
-		int which;
-		long n;
+	for (size_t k = 0; k < IDENTITY_ENV_ENTRIES; k += CHUNK) {
+		long lens[CHUNK];
+		size_t m = CHUNK;
 
-		if (mem_read(pid, env->envp + k * sizeof(at), &at, sizeof(at)) < 0)
+		if (mem_read(pid, env->envp + k * sizeof(at[0]), at, sizeof(at)) < 0) {
+			/* the array may end before an unmapped page */
+			for (size_t i = 0; i < CHUNK; i++) {
+				if (mem_read(pid, env->envp + (k + i) * sizeof(at[0]), &at[i],
+					     sizeof(at[0])) < 0)
+					return false;
+				if (!at[i])
+					break;
+			}
+		}
+		for (size_t i = 0; i < m; i++)
+			if (!at[i]) {
+				m = i;
+				break;
+			}
+		if (m && mem_read_strings(pid, m, at, bufs, caps, lens) < 0)
 			return false;
-		if (!at) {
+		for (size_t i = 0; i < m; i++) {
+			const char *e = slots[i], *eq;
+			char *to;
+			int which;
+			long n = lens[i];
+
+			if (n < 0) {
+				n = mem_read_string(pid, at[i], entry, sizeof(entry));
+				if (n < 0)
+					return false;
+				e = entry;
+			}
+			if (!exec_env_searched_entry(e))
+				continue;
+			sha256_update(&h, e, (size_t)n + 1);
+			eq = strchr(e, '=');
+			which = e[0] == 'P' ? 0 : e[0] == 'R' ? 1 : 2;
+			to = which == 0 ? out->path : which == 1 ? out->rubypath : out->home;
+			if ((first && have[which]) || strlen(eq + 1) >= PATH_MAX)
+				continue;
+			strcpy(to, eq + 1);
+			have[which] = true;
+		}
+		if (m < CHUNK) {
 			sha256_hex(&h, id->env_sha);
 			id->env_searched = true;
 			return true;
 		}
-		n = mem_read_string(pid, at, entry, sizeof(entry));
-		if (n < 0)
-			return false;
-		if (!exec_env_searched_entry(entry))
-			continue;
-		sha256_update(&h, entry, (size_t)n + 1);
-		eq = strchr(entry, '=');
-		which = entry[0] == 'P' ? 0 : entry[0] == 'R' ? 1 : 2;
-		to = which == 0 ? out->path : which == 1 ? out->rubypath : out->home;
-		if ((first && have[which]) || strlen(eq + 1) >= PATH_MAX)
-			continue;
-		strcpy(to, eq + 1);
-		have[which] = true;
 	}
 	return false;
 }
 
-/* Whether process PID may use the file at PATH (resolved, in its view)
- * as the interpreters' searches ask: a regular file it can read (and,
+/* Whether a process of credentials CR may use the file at PATH
+ * (resolved, in its view) as the interpreters' searches ask: a regular file it can read (and,
  * for perl, run: EXEC). */
-static bool identity_usable(pid_t pid, const char *path, bool exec)
+static bool identity_usable(const struct creds *cr, const char *path, bool exec)
 {
-	struct creds cr, saved;
+	struct creds saved;
 	struct stat st;
 	bool ok;
 
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || creds_of_task(pid, &cr) < 0)
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return false;
-	creds_become(&cr, &saved);
+	creds_become(cr, &saved);
 	ok = faccessat(AT_FDCWD, path, exec ? R_OK | X_OK : R_OK, AT_EACCESS) == 0;
 	creds_restore(&saved);
 	return ok;
@@ -390,6 +424,10 @@ static bool identity_usable(pid_t pid, const char *path, bool exec)
 static bool identity_search_dirs(struct identity *id, pid_t pid, int by, const char *dirs,
 				 const char *base, const char *home, const char *name, char *out)
 {
+	struct creds cr;
+
+	if (creds_of_task(pid, &cr) < 0)
+		return false;
 	for (const char *d = dirs;; d++) {
 		size_t n = strcspn(d, ":");
 		const char *pre = "", *sep = "";
@@ -408,7 +446,7 @@ static bool identity_search_dirs(struct identity *id, pid_t pid, int by, const c
 				  : snprintf(id->search_buf, PATH_MAX, "%s", name);
 		if (len > 0 && len < PATH_MAX &&
 		    path_resolve(pid, AT_FDCWD, id->search_buf, 0, out, PATH_MAX) == 0 &&
-		    identity_usable(pid, out, by == RULES_LOOKUP_BY_PERL))
+		    identity_usable(&cr, out, by == RULES_LOOKUP_BY_PERL))
 			return true;
 		d += n;
 		if (!*d)
