@@ -110,10 +110,13 @@ chmod +x "$GOOD/race.sh" "$BAD/race.sh"
 while [ ${#GOOD} -lt ${#BAD} ]; do GOOD=$GOOD/; done
 while [ ${#BAD} -lt ${#GOOD} ]; do BAD=$BAD/; done
 N=${RACE_N:-300}
-"$PROGS/race-exec" "$GOOD" "$BAD" 50 env race.sh >"$OUT" 2>&1
+# A copy in the project: the build tree may lie in a temp dir.
+RACE=$ROOT/bin/race-exec
+cp "$PROGS/race-exec" "$RACE" || exit 99
+"$RACE" "$GOOD" "$BAD" 50 env race.sh >"$OUT" 2>&1
 diag "native: $(cat "$OUT")"
 for E in $engines; do
-	at --engine "$E" -- "$PROGS/race-exec" "$GOOD" "$BAD" "$N" env race.sh >"$OUT" 2>"$ERR"
+	at --engine "$E" -- "$RACE" "$GOOD" "$BAD" "$N" env race.sh >"$OUT" 2>"$ERR"
 	assert_eq "$E: the race helper ran" 0 $?
 	diag "$E: $(cat "$OUT")"
 	assert_match "$E: the temp script never ran" " bad=0 " "$(cat "$OUT")"
