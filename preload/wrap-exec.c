@@ -15,6 +15,7 @@
 #include <spawn.h>
 #include <stdint.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,8 +100,66 @@ static bool exec_is_loader(const char *abs)
  * file the command controls is no work for a wrapper that must stay
  * async-signal-safe in every process (argv[0]'s name still names npm
  * when it is run as npm). */
-static void exec_identity(struct ask_call *c, const char *abs, char *const argv[], char *prog,
-			  char *script)
+/* The value of NAME ("PATH=") in ENVP: the first (FIRST, getenv's) or
+ * the last one (bash's); NULL when none. */
+static const char *exec_env_value(char *const envp[], const char *name, bool first)
+{
+	size_t n = strlen(name);
+	const char *v = NULL;
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], name, n)) {
+			v = envp[i] + n;
+			if (first)
+				break;
+		}
+	return v;
+}
+
+/* A name an interpreter's search tries (rules_interp_search()), as this
+ * process: resolved into ARG (PATH_MAX) when it is a regular file it may
+ * read (and run: EXEC). */
+static bool exec_try_script(const char *candidate, bool exec, void *arg)
+{
+	char *out = arg;
+	struct stat st;
+
+	return ask_path(AT_FDCWD, candidate, true, out) == 0 &&
+	       fstatat(AT_FDCWD, out, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+	       faccessat(AT_FDCWD, out, exec ? R_OK | X_OK : R_OK, AT_EACCESS) == 0;
+}
+
+/* The script NAME of the interpreter argv AV runs with environment ENVP,
+ * found as the interpreter finds it (rules_interp_lookup()), resolved
+ * into SCRIPT: false when it is NAME from the working directory. */
+static bool exec_find_script(const char *target, const char *const *av, size_t argc, size_t s,
+			     const char *name, char *const envp[], char *script)
+{
+	struct rules_lookup lk;
+	char dir[PATH_MAX], cand[PATH_MAX];
+	bool absent, first;
+
+	rules_interp_lookup(target, av, argc, s, &lk);
+	if (!rules_interp_chdir(&lk, av, dir))
+		return false;
+	absent = lk.how == RULES_LOOKUP_PATH_IF_ABSENT &&
+		 faccessat(AT_FDCWD, name, F_OK, 0) < 0 && errno == ENOENT;
+	first = lk.by != RULES_LOOKUP_BY_SHELL;
+	if (rules_interp_searches(&lk, name, absent) &&
+	    rules_interp_search(&lk, name, dir, exec_env_value(envp, "PATH=", first),
+				exec_env_value(envp, "RUBYPATH=", first),
+				exec_env_value(envp, "HOME=", first), exec_try_script, script, cand))
+		return true;
+	if (!dir[0] || name[0] == '/' || strlen(dir) + 1 + strlen(name) >= sizeof(cand))
+		return false;
+	strcpy(cand, dir);
+	strcat(cand, "/");
+	strcat(cand, name);
+	return ask_path(AT_FDCWD, cand, true, script) != -ENAMETOOLONG;
+}
+
+static void exec_identity(struct ask_call *c, const char *abs, char *const argv[],
+			  char *const envp[], char *prog, char *script)
 {
 	const char *const *av = (const char *const *)argv;
 	size_t argc = 0, s, off;
@@ -120,7 +179,9 @@ static void exec_identity(struct ask_call *c, const char *abs, char *const argv[
 	}
 	s = rules_interp_script(c->target, av ? av + c->target_arg0 : NULL, argc - c->target_arg0,
 				&off, NULL, NULL);
-	if (s && ask_path(AT_FDCWD, av[c->target_arg0 + s] + off, true, script) != -ENAMETOOLONG) {
+	if (s && (exec_find_script(c->target, av + c->target_arg0, argc - c->target_arg0, s,
+				   av[c->target_arg0 + s] + off, envp, script) ||
+		  ask_path(AT_FDCWD, av[c->target_arg0 + s] + off, true, script) != -ENAMETOOLONG)) {
 		c->script = script;
 		c->script_arg = s;
 	}
@@ -129,7 +190,8 @@ static void exec_identity(struct ask_call *c, const char *abs, char *const argv[
 /* 0, or the errno of a denial.  A program that does not exist is left to
  * fail in the kernel with its own errno, unrecorded (execvp tries every
  * PATH entry). */
-static int exec_check(int dirfd, const char *path, char *const argv[], const char *name)
+static int exec_check(int dirfd, const char *path, char *const argv[], char *const envp[],
+		      const char *name)
 {
 	char abs[PATH_MAX], prog[PATH_MAX], script[PATH_MAX];
 	struct ask_call c = { 0 };
@@ -146,7 +208,7 @@ static int exec_check(int dirfd, const char *path, char *const argv[], const cha
 	c.kind = RULES_KIND_EXEC;
 	c.target = abs;
 	c.target_argv = argv;
-	exec_identity(&c, abs, argv, prog, script);
+	exec_identity(&c, abs, argv, envp, prog, script);
 	errno = saved;
 	return ask_decide(&c);
 }
@@ -155,7 +217,7 @@ static int exec_do_execve(const char *path, char *const argv[], char *const envp
 {
 	char *fixed[ENVFIX_CAP];
 	char buf[ENVFIX_BUF];
-	int err = exec_check(AT_FDCWD, path, argv, name);
+	int err = exec_check(AT_FDCWD, path, argv, envp, name);
 
 	if (err) {
 		errno = err;
@@ -339,7 +401,7 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 		while (nd)
 			*w++ = digits[--nd];
 		*w = 0;
-		err = exec_check(AT_FDCWD, link, argv, "fexecve");
+		err = exec_check(AT_FDCWD, link, argv, envp, "fexecve");
 	}
 	if (err) {
 		errno = err;
@@ -359,7 +421,7 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 	/* glibc declares path nonnull; a program may pass NULL all the same
 	 * (the kernel answers EFAULT), so the check must survive. */
 	__asm__("" : "+r"(p));
-	err = p && *p ? exec_check(dirfd, p, argv, "execveat") : 0;
+	err = p && *p ? exec_check(dirfd, p, argv, envp, "execveat") : 0;
 
 	if (err) {
 		errno = err;
@@ -380,7 +442,7 @@ EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_acti
 	char buf[ENVFIX_BUF];
 	struct proc_ticket t;
 	pid_t child = -1;
-	int saved = errno, err = exec_check(AT_FDCWD, path, argv, "posix_spawn");
+	int saved = errno, err = exec_check(AT_FDCWD, path, argv, envp, "posix_spawn");
 
 	errno = saved;
 	if (!err)
@@ -398,7 +460,7 @@ EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_acti
 
 /* The program posix_spawnp will run: the first PATH entry holding an
  * executable FILE. */
-static int exec_spawnp_check(const char *file, char *const argv[])
+static int exec_spawnp_check(const char *file, char *const argv[], char *const envp[])
 {
 	char cand[PATH_MAX];
 	const char *path, *p;
@@ -407,7 +469,7 @@ static int exec_spawnp_check(const char *file, char *const argv[])
 	if (!shim_deciding() || !file || !*file)
 		return 0;
 	if (strchr(file, '/'))
-		return exec_check(AT_FDCWD, file, argv, "posix_spawnp");
+		return exec_check(AT_FDCWD, file, argv, envp, "posix_spawnp");
 	path = getenv("PATH");
 	if (!path)
 		path = "/bin:/usr/bin";
@@ -422,7 +484,7 @@ static int exec_spawnp_check(const char *file, char *const argv[])
 			cand[dlen] = '/';
 			memcpy(cand + dlen + 1, file, flen + 1);
 			if (access(cand, X_OK) == 0)
-				return exec_check(AT_FDCWD, cand, argv, "posix_spawnp");
+				return exec_check(AT_FDCWD, cand, argv, envp, "posix_spawnp");
 		}
 		if (!*end)
 			break;
@@ -438,7 +500,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 	char buf[ENVFIX_BUF];
 	struct proc_ticket t;
 	pid_t child = -1;
-	int saved = errno, err = exec_spawnp_check(file, argv);
+	int saved = errno, err = exec_spawnp_check(file, argv, envp);
 
 	errno = saved;
 	if (!err)

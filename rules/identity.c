@@ -11,6 +11,7 @@
  * is the program or the script".  A case they get wrong errs towards
  * naming a script that does not exist, which judges a path that cannot
  * run; never towards missing one. */
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -347,6 +348,94 @@ void rules_interp_lookup(const char *exe, const char *const *argv, size_t argc, 
 		if (step == ID_SKIP_ONE)
 			i++;
 	}
+}
+
+bool rules_interp_chdir(const struct rules_lookup *lk, const char *const *argv, char *dir)
+{
+	size_t used = 0;
+
+	dir[0] = '\0';
+	for (size_t k = 0; k < lk->n_dirs; k++) {
+		const char *d = argv[lk->dir_arg[k]] + lk->dir_off[k];
+		size_t n = strlen(d);
+
+		if (d[0] == '/')
+			used = 0;
+		if (used + (used ? 1 : 0) + n >= PATH_MAX)
+			return false;
+		if (used)
+			dir[used++] = '/';
+		memcpy(dir + used, d, n + 1);
+		used += n;
+	}
+	return true;
+}
+
+bool rules_interp_searches(const struct rules_lookup *lk, const char *name, bool absent)
+{
+	if (lk->how == RULES_LOOKUP_NAME || name[0] == '/')
+		return false;
+	if (lk->by != RULES_LOOKUP_BY_RUBY && strchr(name, '/'))
+		return false;
+	return lk->how == RULES_LOOKUP_PATH || absent;
+}
+
+/* bash's own PATH when the environment has none (config-top.h). */
+#define ID_BASH_PATH "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:."
+
+/* NAME in each ':'-separated entry of DIRS in turn: see
+ * rules_interp_search(). */
+static bool id_search_dirs(const struct rules_lookup *lk, const char *dirs, const char *dir,
+			   const char *home, const char *name,
+			   bool (*try)(const char *candidate, bool exec, void *arg), void *arg,
+			   char *buf)
+{
+	size_t name_n = strlen(name);
+
+	for (const char *d = dirs;; d++) {
+		size_t n = strcspn(d, ":"), at = 0;
+		const char *pre = "";
+
+		if (lk->by == RULES_LOOKUP_BY_RUBY && n && d[0] == '~' && (n == 1 || d[1] == '/')) {
+			pre = home ? home : ""; /* ruby: a leading ~ is HOME */
+			d++;
+			n--;
+		} else if (dir[0] && (n == 0 || d[0] != '/')) {
+			pre = dir; /* a relative entry, from where ruby -C went */
+		}
+		if (strlen(pre) + 1 + n + 1 + name_n < PATH_MAX) {
+			if (pre[0]) {
+				memcpy(buf, pre, strlen(pre));
+				at = strlen(pre);
+				if (pre != home || n == 0)
+					buf[at++] = '/';
+			}
+			if (n) {
+				memcpy(buf + at, d, n);
+				at += n;
+				buf[at++] = '/';
+			}
+			memcpy(buf + at, name, name_n + 1);
+			if (try(buf, lk->by == RULES_LOOKUP_BY_PERL, arg))
+				return true;
+		}
+		d += n;
+		if (!*d)
+			return false;
+	}
+}
+
+bool rules_interp_search(const struct rules_lookup *lk, const char *name, const char *dir,
+			 const char *path, const char *rubypath, const char *home,
+			 bool (*try)(const char *candidate, bool exec, void *arg), void *arg,
+			 char *buf)
+{
+	if (lk->by == RULES_LOOKUP_BY_RUBY && rubypath && rubypath[0] &&
+	    id_search_dirs(lk, rubypath, dir, home, name, try, arg, buf))
+		return true;
+	if ((!path || !path[0]) && lk->by == RULES_LOOKUP_BY_SHELL)
+		path = ID_BASH_PATH;
+	return path && path[0] && id_search_dirs(lk, path, dir, home, name, try, arg, buf);
 }
 
 size_t rules_interp_script(const char *exe, const char *const *argv, size_t argc,

@@ -488,6 +488,26 @@ struct rules_lookup {
 };
 void rules_interp_lookup(const char *exe, const char *const *argv, size_t argc, size_t script,
 			 struct rules_lookup *out);
+/* The directory ruby -C (-x) puts LK's interpreter in, from ARGV, into
+ * DIR (PATH_MAX; "" none, relative ones from the working directory).
+ * False when it does not fit. */
+bool rules_interp_chdir(const struct rules_lookup *lk, const char *const *argv, char *dir);
+/* Whether LK's interpreter searches for NAME: not an absolute name, nor
+ * (but for ruby) one with a '/'; a shell only when ABSENT, no file of
+ * NAME from the working directory. */
+bool rules_interp_searches(const struct rules_lookup *lk, const char *name, bool absent);
+/* The names LK's interpreter tries for its script NAME, in its order,
+ * each put in BUF (PATH_MAX) and passed to TRY with ARG and whether the
+ * interpreter wants a file it may run (perl) until TRY takes one: ruby's
+ * RUBYPATH first, then PATH (the values of the exec's environment the
+ * interpreter reads, NULL when unset; a shell's built-in one then), an
+ * empty entry the working directory, a relative one from DIR
+ * (rules_interp_chdir()) when not "", ruby's leading "~" HOME.  True
+ * when TRY took one (its name in BUF).  Allocation-free. */
+bool rules_interp_search(const struct rules_lookup *lk, const char *name, const char *dir,
+			 const char *path, const char *rubypath, const char *home,
+			 bool (*try)(const char *candidate, bool exec, void *arg), void *arg,
+			 char *buf);
 /* CV, the verdict of exec event EV (a call of one event), decided again
  * as the program ALIAS when no rule but the exec fallback matched it:
  * ALIAS is another name of the very file EV runs, such as

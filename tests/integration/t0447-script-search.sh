@@ -28,12 +28,18 @@ have ruby && RUBY=1
 engines="ptrace"
 at_q --engine notify -- true && engines="ptrace notify"
 
+# at_e OPTIONS -- COMMAND: at_q under engine E (the preload shim for
+# "preload", which finds the script the same way).
+at_e() {
+	if [ "$E" = preload ]; then at_q --backend preload "$@"; else at_q --engine "$E" "$@"; fi
+}
+
 # ran DESC DIR -- COMMAND...: the command ran the DIR's script.
 ran() {
 	local desc=$1 dir=$2
 	shift 3
 	rm -f "$M"
-	at_q --engine "$E" -- "$@"
+	at_e -- "$@"
 	assert_eq "$desc: runs" 0 $? || diag "$(cat "$ERR")"
 	assert_eq "$desc: ... the script found" "$dir" "$(cat "$M" 2>/dev/null)"
 	assert_no_alert "$desc: ... no record"
@@ -44,14 +50,14 @@ refused() {
 	local desc=$1
 	shift 2
 	rm -f "$M"
-	at_q --engine "$E" -- "$@"
+	at_e -- "$@"
 	assert_ne "$desc: refused" 0 $?
 	assert_file_absent "$desc: ... the temp script did not run" "$M"
 	assert_rec "$desc: ... a record naming the temp script" \
 		"event == 'alert' and action == 'deny' and pre(rule_id, 'exec.temp-program') and pre(script_path, '$T/')"
 }
 
-for E in $engines; do
+for E in $engines preload; do
 	refused "$E: bash x.sh found in a temp dir of PATH" -- env PATH="$T:$PATH" bash x.sh
 	refused "$E: perl -S" -- env PATH="$T:$PATH" perl -S x.pl
 	ran "$E: bash x.sh found in the project's PATH" "$ROOT/bin" -- \

@@ -417,41 +417,21 @@ static bool identity_usable(const struct creds *cr, const char *path, bool exec)
 	return ok;
 }
 
-/* NAME searched for in the ':'-separated DIRS as interpreter BY would
- * (an empty entry: the working directory; a relative one from BASE when
- * not ""; ruby: a leading '~' is HOME): the first file it may use, as
- * opened into id->search_buf and resolved into OUT.  False: none. */
-static bool identity_search_dirs(struct identity *id, pid_t pid, int by, const char *dirs,
-				 const char *base, const char *home, const char *name, char *out)
-{
+/* A name an interpreter's search tries (rules_interp_search()), in the
+ * caller's view and as the caller: resolved into the identity's
+ * script_buf when it is a file it may use. */
+struct identity_try {
+	struct identity *id;
+	pid_t pid;
 	struct creds cr;
+};
 
-	if (creds_of_task(pid, &cr) < 0)
-		return false;
-	for (const char *d = dirs;; d++) {
-		size_t n = strcspn(d, ":");
-		const char *pre = "", *sep = "";
-		int len;
+static bool identity_try_one(const char *candidate, bool exec, void *arg)
+{
+	struct identity_try *t = arg;
 
-		if (by == RULES_LOOKUP_BY_RUBY && n && d[0] == '~' && (n == 1 || d[1] == '/')) {
-			pre = home;
-			d++;
-			n--;
-		} else if (n && d[0] != '/' && base[0]) {
-			pre = base;
-			sep = "/";
-		}
-		len = n || pre[0] ? snprintf(id->search_buf, PATH_MAX, "%s%s%.*s/%s", pre, sep, (int)n,
-					     d, name)
-				  : snprintf(id->search_buf, PATH_MAX, "%s", name);
-		if (len > 0 && len < PATH_MAX &&
-		    path_resolve(pid, AT_FDCWD, id->search_buf, 0, out, PATH_MAX) == 0 &&
-		    identity_usable(&cr, out, by == RULES_LOOKUP_BY_PERL))
-			return true;
-		d += n;
-		if (!*d)
-			return false;
-	}
+	return path_resolve(t->pid, AT_FDCWD, candidate, 0, t->id->script_buf, PATH_MAX) == 0 &&
+	       identity_usable(&t->cr, t->id->script_buf, exec);
 }
 
 /* The script NAME of an interpreter that LK says looks it up otherwise
@@ -462,40 +442,27 @@ static bool identity_lookup(struct identity *id, pid_t pid, const struct rules_l
 			    const char *name, const struct identity_env *env)
 {
 	static struct identity_search_env se;
-	char dir[PATH_MAX] = "", at[PATH_MAX];
-	bool ruby = lk->by == RULES_LOOKUP_BY_RUBY, shell = lk->by == RULES_LOOKUP_BY_SHELL;
-	size_t used = 0;
+	static struct identity_try t;
+	char dir[PATH_MAX], at[PATH_MAX];
+	bool absent;
 
-	/* ruby -C A -C B changes to A/B first */
-	for (size_t k = 0; k < lk->n_dirs; k++) {
-		const char *d = id->argv[lk->dir_arg[k]] + lk->dir_off[k];
-		int n = d[0] == '/' ? snprintf(dir, sizeof(dir), "%s", d)
-				    : snprintf(dir + used, sizeof(dir) - used, "%s%s", used ? "/" : "", d);
-
-		if (n < 0 || (size_t)n >= sizeof(dir) - used)
-			return false;
-		used = d[0] == '/' ? (size_t)n : used + (size_t)n;
-	}
-	/* A name searched for: none with a '/' (ruby: an absolute one), and
-	 * for a shell one that names no file from the working directory. */
-	if (lk->how != RULES_LOOKUP_NAME && env && env->envp && name[0] != '/' &&
-	    (ruby || !strchr(name, '/')) &&
-	    !(lk->how == RULES_LOOKUP_PATH_IF_ABSENT &&
-	      path_resolve(pid, AT_FDCWD, name, 0, at, PATH_MAX) == 0 && access(at, F_OK) == 0)) {
-		if (!identity_env_read(id, pid, env, !shell, &se)) {
+	if (!rules_interp_chdir(lk, id->argv, dir))
+		return false;
+	absent = lk->how == RULES_LOOKUP_PATH_IF_ABSENT &&
+		 !(path_resolve(pid, AT_FDCWD, name, 0, at, PATH_MAX) == 0 && access(at, F_OK) == 0);
+	if (env && env->envp && rules_interp_searches(lk, name, absent)) {
+		if (!identity_env_read(id, pid, env, lk->by != RULES_LOOKUP_BY_SHELL, &se)) {
 			/* Not read whole: the exec event finds another digest. */
 			id->env_searched = true;
 			strcpy(id->env_sha, "unread");
 		} else {
-			if (ruby && se.rubypath[0] &&
-			    identity_search_dirs(id, pid, lk->by, se.rubypath, dir, se.home, name,
-						 id->script_buf))
-				return true;
-			if (!se.path[0] && shell)
-				/* bash's own when PATH is not set (config-top.h) */
-				strcpy(se.path, "/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.");
-			if (se.path[0] && identity_search_dirs(id, pid, lk->by, se.path, dir, se.home, name,
-							       id->script_buf))
+			t.id = id;
+			t.pid = pid;
+			if (creds_of_task(pid, &t.cr) == 0 &&
+			    rules_interp_search(lk, name, dir, se.path[0] ? se.path : NULL,
+						se.rubypath[0] ? se.rubypath : NULL,
+						se.home[0] ? se.home : NULL, identity_try_one, &t,
+						id->search_buf))
 				return true;
 		}
 	}
