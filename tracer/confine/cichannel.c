@@ -293,28 +293,11 @@ static const char *cichannel_rule(enum cichannel_kind kind)
 	       "write.ci-channel.gitlab-dotenv";
 }
 
+/* The processes are gone: the record names the command. */
 static void cichannel_record(struct session *s, const struct cichannel *ch, const char *rule,
 			     const char *why, const char *detail, bool audit)
 {
-	struct record r = { 0 };
-
-	/* The processes are gone: the record names the command. */
-	r.pid = s->main_pid;
-	if (s->main_info) {
-		r.exe = s->main_info->exe;
-		r.argv = (const char *const *)s->main_info->argv;
-		r.argc = s->main_info->argc;
-	}
-	r.no_cwd = true;
-	r.event = "alert";
-	r.action = audit ? "alert" : "deny";
-	r.kind = SESSION_KIND_WRITE;
-	r.port = -1;
-	r.path = ch->path;
-	r.rule = rule;
-	r.why = why;
-	r.detail = detail;
-	record_emit(s, &r);
+	record_end_write(s, 0, NULL, ch->path, rule, why, detail, audit);
 }
 
 /* Judges the entries of SEG; the kept ones are appended to OUT (*OUT_LEN).

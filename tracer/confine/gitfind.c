@@ -189,7 +189,7 @@ struct gitfind_look {
 	uint64_t judged[GITFIND_JUDGED];
 	size_t n_judged;
 	/* Who is named in the records: the process that wrote the noted
-	 * directory, else the command. */
+	 * directory (PID 0: the command; record_end_write()). */
 	pid_t pid;
 	const struct tracee_info *info;
 };
@@ -246,24 +246,7 @@ static bool gitfind_unwritable(const struct rules_policy *p, const char *dir, co
 static void gitfind_record(struct gitfind_look *l, const char *path, const char *why,
 			   const char *detail)
 {
-	struct record r = { 0 };
-
-	r.pid = l->pid ? l->pid : l->s->main_pid;
-	if (l->info) {
-		r.exe = l->info->exe;
-		r.argv = (const char *const *)l->info->argv;
-		r.argc = l->info->argc;
-	}
-	r.no_cwd = true;
-	r.event = "alert";
-	r.action = l->audit ? "alert" : "deny";
-	r.kind = SESSION_KIND_WRITE;
-	r.port = -1;
-	r.path = path;
-	r.rule = l->rule;
-	r.why = why;
-	r.detail = detail;
-	record_emit(l->s, &r);
+	record_end_write(l->s, l->pid, l->info, path, l->rule, why, detail, l->audit);
 }
 
 /* COMMON/config or G/config.worktree (at PATH) read as git reads it:
@@ -779,7 +762,6 @@ void gitfind_finish(struct session *s, struct gitfind *g)
 	l.rule = rules_string(s->policy, r->id);
 	l.audit = s->policy->mode == RULES_MODE_AUDIT;
 	l.start = s->started_coarse;
-	l.info = s->main_info;
 	if (s->preload_only || g->overflow) {
 		/* Nothing noted, or not all: what changed anywhere. */
 		l.since = true;
@@ -793,7 +775,7 @@ void gitfind_finish(struct session *s, struct gitfind *g)
 				continue;
 			memcpy(path, g->v[i].path, n + 1);
 			l.pid = g->v[i].info ? g->v[i].pid : 0;
-			l.info = g->v[i].info ? g->v[i].info : s->main_info;
+			l.info = g->v[i].info;
 			if (g->v[i].flags & GITFIND_NAMED)
 				gitfind_dir(&l, path, n, true);
 			if (g->v[i].flags & GITFIND_MOVED)
@@ -807,7 +789,6 @@ void gitfind_finish(struct session *s, struct gitfind *g)
 	}
 	if (l.cut) {
 		l.pid = 0;
-		l.info = s->main_info;
 		l.audit = true; /* nothing to rename: said, not refused */
 		gitfind_record(&l, g->root, "the session changed more than agenttrace looks at when it "
 			       "ends: not every place where git finds a repository in it was judged",

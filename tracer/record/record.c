@@ -468,6 +468,32 @@ const char *record_family_name(int family)
 	}
 }
 
+void record_end_write(struct session *s, pid_t pid, const struct tracee_info *info,
+		      const char *path, const char *rule, const char *why, const char *detail,
+		      bool audit)
+{
+	struct record r = { 0 };
+
+	r.pid = pid ? pid : s->main_pid;
+	if (!pid)
+		info = s->main_info;
+	if (info) {
+		r.exe = info->exe;
+		r.argv = (const char *const *)info->argv;
+		r.argc = info->argc;
+	}
+	r.no_cwd = true;
+	r.event = "alert";
+	r.action = audit ? "alert" : "deny";
+	r.kind = SESSION_KIND_WRITE;
+	r.port = -1;
+	r.path = path;
+	r.rule = rule;
+	r.why = why;
+	r.detail = detail;
+	record_emit(s, &r);
+}
+
 void record_who(struct record *r, const struct tracee *t)
 {
 	r->pid = t->tgid;

@@ -98,6 +98,16 @@ void record_exec_evidence(struct session *s, struct record *r, struct evidence_f
  * the tools show), and what it runs when known. */
 void record_who(struct record *r, const struct tracee *t);
 
+struct tracee_info;
+
+/* A write refused (an alert in audit mode) when the session ends, its
+ * processes gone (cichannel.h, gitfind.h): PATH, RULE, WHY and DETAIL
+ * (may be NULL), naming process PID running INFO (the command when PID
+ * is 0), with no working directory. */
+void record_end_write(struct session *s, pid_t pid, const struct tracee_info *info,
+		      const char *path, const char *rule, const char *why, const char *detail,
+		      bool audit);
+
 struct alerted_change;
 
 /* What the session's end knows besides the session's own counters. */
